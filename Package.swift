@@ -1,0 +1,68 @@
+// swift-tools-version:6.0
+// tagrouter: NFC tag taps → actions. See README.md for the layout of the package.
+import PackageDescription
+
+/// C libraries from Debian, each wrapped once and imported by exactly one Swift module.
+let systemLibraries: [Target] = [
+    .systemLibrary(name: "CNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
+    .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+    .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+    .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+]
+
+/// The NDEF codec: pure Swift, no C, no Foundation networking.
+let ndef: [Target] = [
+    .target(name: "NDEF"),
+    .testTarget(name: "NDEFTests", dependencies: ["NDEF"], resources: [.copy("Vectors")]),
+]
+
+/// The vocabulary every layer shares: tag events, JSON values, the log.
+let core: [Target] = [
+    .target(name: "TagCore"),
+    .testTarget(name: "TagCoreTests", dependencies: ["TagCore"]),
+]
+
+/// Tags: transports, drivers, in-memory models, the PN532 simulator, the libnfc reader loop.
+let tags: [Target] = [
+    .target(name: "TagKit", dependencies: ["NDEF"]),
+    .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF"]),
+    .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC"]),
+]
+
+/// Routing: config, matching, templates, queues, delivery, the plugin protocol.
+let routing: [Target] = [
+    .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
+]
+
+/// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
+let plugins: [Target] = [
+    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "CMosquitto"], path: "Plugins/MQTTPlugin"),
+    .target(name: "ShellPlugin", dependencies: ["TagRouter", "TagCore"], path: "Plugins/ShellPlugin"),
+    .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore"], path: "Plugins/OpenURLPlugin"),
+    .target(name: "WebhookPlugin", dependencies: ["TagRouter", "TagCore", "CCurl", "CCrypto"], path: "Plugins/WebhookPlugin"),
+    .target(name: "ExecPlugin", dependencies: ["TagRouter", "TagCore"], path: "Plugins/ExecPlugin"),
+]
+
+/// The command-line tool and daemon.
+let executable: [Target] = [
+    .executableTarget(
+        name: "tagrouter",
+        dependencies: [
+            "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
+            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin",
+        ],
+        resources: [.embedInCode("Resources/tagrouter.yaml")]
+    ),
+]
+
+let package = Package(
+    name: "tagrouter",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tagrouter", targets: ["tagrouter"]),
+        .library(name: "NDEF", targets: ["NDEF"]),
+    ],
+    targets: systemLibraries + ndef + core + tags + routing + plugins + executable,
+    swiftLanguageModes: [.v6]
+)

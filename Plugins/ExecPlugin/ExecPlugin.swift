@@ -1,0 +1,1 @@
+// Module ExecPlugin: see README.md (Layout) for what it is for.

@@ -1,0 +1,1 @@
+// Module MQTTPlugin: see README.md (Layout) for what it is for.

@@ -1,0 +1,1 @@
+// Module OpenURLPlugin: see README.md (Layout) for what it is for.

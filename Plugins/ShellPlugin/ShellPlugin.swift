@@ -1,0 +1,1 @@
+// Module ShellPlugin: see README.md (Layout) for what it is for.

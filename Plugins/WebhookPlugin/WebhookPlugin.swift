@@ -1,0 +1,1 @@
+// Module WebhookPlugin: see README.md (Layout) for what it is for.

@@ -1,0 +1,1 @@
+// Module NDEF: see README.md (Layout) for what it is for.

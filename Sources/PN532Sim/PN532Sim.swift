@@ -1,0 +1,1 @@
+// Module PN532Sim: see README.md (Layout) for what it is for.

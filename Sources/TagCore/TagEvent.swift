@@ -1,0 +1,131 @@
+import Foundation
+
+/// One thing that happened at a reader — a tag arrived or left, a reader came or
+/// went — as the reader loop emits it and the router consumes it. Its `json` form
+/// is the documented event format (README "Event format").
+public struct TagEvent: Sendable, Equatable {
+    /// What happened; the raw value is the `event` field of the JSON.
+    public enum Kind: String, Sendable, CaseIterable {
+        case tagArrived = "tag.arrived"
+        case tagRemoved = "tag.removed"
+        case readerConnected = "reader.connected"
+        case readerDisconnected = "reader.disconnected"
+        case readerError = "reader.error"
+    }
+
+    public var kind: Kind
+    /// A unique id (UUID) for this event: idempotency key for webhooks, dedup key for consumers.
+    public var id: String
+    public var time: Date
+    /// The configured name of the reader.
+    public var reader: String
+    /// The tag, for `tag.*` events.
+    public var tag: TagInfo?
+    /// The decoded NDEF message as `{"records": […]}`; nil when the tag holds none.
+    public var ndef: JSONValue?
+    /// Why the NDEF message could not be read or decoded, when it could not.
+    public var ndefError: String?
+    /// The first URI of the message (URI record, Smart Poster or absolute URI).
+    public var uri: String?
+    /// The text of the first Text record.
+    public var text: String?
+    /// How long the tag was in the field, for `tag.removed`.
+    public var dwellMs: Int?
+    /// What went wrong, for `reader.error` and `reader.disconnected`.
+    public var message: String?
+
+    public init(
+        kind: Kind, id: String = UUID().uuidString.lowercased(), time: Date = Date(), reader: String,
+        tag: TagInfo? = nil, ndef: JSONValue? = nil, ndefError: String? = nil, uri: String? = nil,
+        text: String? = nil, dwellMs: Int? = nil, message: String? = nil
+    ) {
+        self.kind = kind
+        self.id = id
+        self.time = time
+        self.reader = reader
+        self.tag = tag
+        self.ndef = ndef
+        self.ndefError = ndefError
+        self.uri = uri
+        self.text = text
+        self.dwellMs = dwellMs
+        self.message = message
+    }
+
+    /// The prefix of a Home Assistant tag URL; what follows it is the HA tag id.
+    public static let homeAssistantTagPrefix = "https://www.home-assistant.io/tag/"
+
+    /// The id Home Assistant knows the tag by: the `<id>` of a first URI
+    /// `https://www.home-assistant.io/tag/<id>`, otherwise the UID.
+    public var tagID: String? {
+        if let uri, uri.hasPrefix(Self.homeAssistantTagPrefix) {
+            let id = uri.dropFirst(Self.homeAssistantTagPrefix.count)
+            if !id.isEmpty { return String(id) }
+        }
+        return tag?.uid.hex
+    }
+
+    /// The event in the documented JSON form, fields in documented order.
+    public var json: JSONValue {
+        var object = JSONObject()
+        object["event"] = .string(kind.rawValue)
+        object["id"] = .string(id)
+        object["time"] = .string(time.formatted(Self.timeFormat))
+        object["reader"] = .string(reader)
+        if let tag {
+            object["tag"] = tag.json
+            object["tag_id"] = tagID.map(JSONValue.string)
+        }
+        if kind == .tagArrived {
+            object["ndef"] = ndef ?? .null
+            object["ndefError"] = ndefError.map(JSONValue.string)
+            object["uri"] = uri.map(JSONValue.string)
+            object["text"] = text.map(JSONValue.string)
+        }
+        object["dwellMs"] = dwellMs.map { .int(Int64($0)) }
+        object["message"] = message.map(JSONValue.string)
+        return .object(object)
+    }
+
+    private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+}
+
+/// What the reader learned about a tag in the field.
+public struct TagInfo: Sendable, Equatable {
+    public var uid: TagUID
+    /// Product name in lowercase, e.g. `ntag215`, `mifare-ultralight`, `mifare-classic-1k`, `type4`.
+    public var type: String
+    /// NFC Forum tag type 1…5, nil when the tag is not an NFC Forum tag.
+    public var nfcForumType: Int?
+    public var atqa: [UInt8]
+    public var sak: UInt8?
+    /// Bytes available for an NDEF message, when known.
+    public var ndefCapacity: Int?
+    public var writable: Bool?
+
+    public init(
+        uid: TagUID, type: String, nfcForumType: Int? = nil, atqa: [UInt8] = [], sak: UInt8? = nil,
+        ndefCapacity: Int? = nil, writable: Bool? = nil
+    ) {
+        self.uid = uid
+        self.type = type
+        self.nfcForumType = nfcForumType
+        self.atqa = atqa
+        self.sak = sak
+        self.ndefCapacity = ndefCapacity
+        self.writable = writable
+    }
+
+    public var json: JSONValue {
+        var object = JSONObject()
+        object["uid"] = .string(uid.hex)
+        object["uid_dashed"] = .string(uid.dashed)
+        object["type"] = .string(type)
+        object["nfcForumType"] = nfcForumType.map { .int(Int64($0)) }
+        if !atqa.isEmpty { object["atqa"] = .string(TagUID(bytes: atqa).hex) }
+        object["sak"] = sak.map { .string(TagUID(bytes: [$0]).hex) }
+        object["ndefCapacity"] = ndefCapacity.map { .int(Int64($0)) }
+        object["writable"] = writable.map(JSONValue.bool)
+        return .object(object)
+    }
+}

@@ -1,0 +1,1 @@
+// Module TagReader: see README.md (Layout) for what it is for.

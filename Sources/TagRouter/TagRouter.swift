@@ -1,0 +1,1 @@
+// Module TagRouter: see README.md (Layout) for what it is for.

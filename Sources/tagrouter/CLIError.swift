@@ -1,0 +1,24 @@
+/// A failure the command line reports on stderr as `error: …` with the exit
+/// status of its kind (sysexits: 64 usage, 65 bad data, 1 runtime).
+enum CLIError: Error {
+    /// The arguments are wrong; the usage of the command follows the message.
+    case usage(String)
+    /// The input (a tag, a message, a config file) is wrong.
+    case data(String)
+    /// Something failed at run time (no reader, a timeout, a device error).
+    case runtime(String)
+
+    var exitStatus: Int32 {
+        switch self {
+        case .usage: return 64
+        case .data: return 65
+        case .runtime: return 1
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .usage(let message), .data(let message), .runtime(let message): return message
+        }
+    }
+}

@@ -1,0 +1,61 @@
+@preconcurrency import Glibc
+import Foundation
+
+/// Every subcommand, in the order `tagrouter --help` lists them.
+let commands: [any Command.Type] = [
+    RunCommand.self, CheckConfigCommand.self,
+    ReadCommand.self, WriteCommand.self, WatchCommand.self, DevicesCommand.self,
+    DecodeCommand.self, EncodeCommand.self, SimulateCommand.self,
+]
+
+let version = "0.1.0"
+
+setvbuf(stdout, nil, _IOLBF, 0)
+
+func printToStderr(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+let toolUsage = """
+    tagrouter \(version) — NFC tag taps to actions
+
+    Usage: tagrouter <command> [options]
+
+    Commands:
+    \(commands.map { "  " + $0.name.padding(toLength: 14, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+
+    Run `tagrouter <command> --help` for the options of a command.
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let first = arguments.first else {
+    printToStderr(toolUsage)
+    exit(64)
+}
+switch first {
+case "--help", "-h", "help":
+    print(toolUsage)
+    exit(0)
+case "--version":
+    print("tagrouter \(version)")
+    exit(0)
+default:
+    break
+}
+guard let command = commands.first(where: { $0.name == first }) else {
+    printToStderr("error: unknown command '\(first)'\n\n" + toolUsage)
+    exit(64)
+}
+arguments.removeFirst()
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(command.usage)
+    exit(0)
+}
+do {
+    try await command.run(Arguments(arguments))
+    exit(0)
+} catch {
+    printToStderr("error: \(error.message)")
+    if case .usage = error { printToStderr("\n" + command.usage) }
+    exit(error.exitStatus)
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import TagCore
+
+@Test(arguments: ["04:A2:24:B2", "04-a2-24-b2", "04 a2 24 b2", "04A224B2", "0x04a224b2"])
+func uidSpellingsAreEquivalent(spelling: String) throws {
+    let uid = try #require(TagUID(spelling))
+    #expect(uid.hex == "04a224b2")
+    #expect(uid.dashed == "04-A2-24-B2")
+}
+
+@Test(arguments: ["", "04:A", "zz", "04;a2"])
+func invalidUIDsAreRejected(spelling: String) {
+    #expect(TagUID(spelling) == nil)
+}
+
+@Test func jsonSerializationKeepsOrderAndEscapes() {
+    let value: JSONValue = ["b": 1, "a": "x/\"y\"\n\u{1}", "c": [true, nil, 1.5]]
+    #expect(value.serialized() == #"{"b":1,"a":"x/\"y\"\n\u0001","c":[true,null,1.5]}"#)
+}
+
+@Test func jsonParseDistinguishesBoolFromNumber() throws {
+    let value = try JSONValue.parse(#"{"t": true, "one": 1, "half": 0.5, "s": "x", "n": null}"#)
+    #expect(value["t"] == .bool(true))
+    #expect(value["one"] == .int(1))
+    #expect(value["half"] == .double(0.5))
+    #expect(value["n"] == .null)
+    #expect(throws: JSONParseError.self) { try JSONValue.parse("{") }
+}
+
+@Test func pathLookupWalksObjectsAndArrays() {
+    let value: JSONValue = ["ndef": ["records": [["text": "hi"]]]]
+    #expect(value.value(atPath: "ndef.records.0.text") == "hi")
+    #expect(value.value(atPath: "ndef.records.1.text") == nil)
+}
+
+@Test func arrivedEventHasDocumentedShape() {
+    let uid = TagUID(bytes: [0x04, 0xA2, 0x24])
+    let event = TagEvent(
+        kind: .tagArrived, id: "e1", time: Date(timeIntervalSince1970: 0), reader: "door",
+        tag: TagInfo(uid: uid, type: "ntag215", nfcForumType: 2, atqa: [0, 0x44], sak: 0, ndefCapacity: 492, writable: true),
+        uri: TagEvent.homeAssistantTagPrefix + "abc-123")
+    let json = event.json
+    #expect(json["event"] == "tag.arrived")
+    #expect(json["time"] == "1970-01-01T00:00:00.000Z")
+    #expect(json.value(atPath: "tag.uid") == "04a224")
+    #expect(json.value(atPath: "tag.uid_dashed") == "04-A2-24")
+    #expect(json.value(atPath: "tag.atqa") == "0044")
+    #expect(json["tag_id"] == "abc-123")
+    #expect(json["ndef"] == .null)
+}
+
+@Test func tagIDFallsBackToUID() {
+    let event = TagEvent(kind: .tagArrived, reader: "r", tag: TagInfo(uid: TagUID(bytes: [1, 2]), type: "x"), uri: "https://example.com")
+    #expect(event.tagID == "0102")
+}

@@ -28,6 +28,7 @@ let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
     .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF"]),
     .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC"]),
+    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "TagKit", "NDEF", "TagCore"]),
 ]
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.

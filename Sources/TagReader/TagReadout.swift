@@ -1,3 +1,4 @@
+import NDEF
 import TagCore
 import TagKit
 
@@ -24,6 +25,16 @@ struct TagReadout: Sendable {
         self.ndefError = ndefError
         self.uri = uri
         self.text = text
+    }
+
+    /// Fills the NDEF fields from the message bytes read off the tag: whatever
+    /// decodes goes into `ndef`, the first defect into `ndefError`.
+    mutating func decode(message bytes: [UInt8]) {
+        let (message, error) = NDEFMessage.decodeLenient(bytes)
+        ndef = try? JSONValue(encoding: message)
+        uri = message.firstURI
+        text = message.firstText
+        ndefError = error.map { "NDEF message: \($0)" }
     }
 
     /// The `tag.arrived` event for this readout.

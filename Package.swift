@@ -28,7 +28,9 @@ let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
     .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF"]),
     .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC"]),
-    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "TagKit", "NDEF", "TagCore"]),
+    .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
+    .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
+    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore"]),
 ]
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.

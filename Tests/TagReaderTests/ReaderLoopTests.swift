@@ -1,0 +1,106 @@
+import Foundation
+import NDEF
+import PN532Sim
+import TagCore
+import TagKit
+import Testing
+
+@testable import TagReader
+
+/// The reader loop through libnfc against the PN532 simulator: exact event
+/// sequences for the things that happen at a real reader.
+@Suite(.serialized) struct ReaderLoopTests {
+    static let uidA: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
+    static let uidB: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+
+    static func ntag215(_ uid: [UInt8], _ records: [NDEFRecord]) throws -> Type2Tag {
+        let area = try Type2TLVArea.build(message: NDEFMessage(records: records).encoded(), dataAreaSize: Type2Tag.Variant.ntag215.userBytes)
+        return try Type2Tag(variant: .ntag215, uid: uid, dataArea: area)
+    }
+
+    static func config(_ device: String, ignoreOnConnect: Bool = false) -> ReaderConfig {
+        ReaderConfig(name: "desk", device: device, cooldown: .zero, exitDelay: .zero, ignoreOnConnect: ignoreOnConnect, pollInterval: .milliseconds(20))
+    }
+}
+
+extension ReaderLoopTests {
+    /// A simulator and a supervisor watching it, torn down together.
+    struct Bench {
+        let sim: PN532Simulator
+        let supervisor: ReaderSupervisor
+        let log: EventLog
+
+        init(ignoreOnConnect: Bool = false, placed: [any SimulatedTag] = []) throws {
+            sim = try PN532Simulator(pacing: .none)
+            sim.place(placed)
+            supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(sim.connstring, ignoreOnConnect: ignoreOnConnect)])
+            log = EventLog(supervisor)
+        }
+
+        func close() {
+            supervisor.stop()
+            sim.close()
+        }
+    }
+
+    @Test func replacingATagRemovesTheOldOneThenReportsTheNewOne() async throws {
+        let bench = try Bench()
+        defer { bench.close() }
+        try await bench.log.wait(for: 1)
+        bench.sim.place(try Self.ntag215(Self.uidA, [.uri("https://example.com/a")]))
+        try await bench.log.wait(for: 2)
+        bench.sim.replaceAll(with: [try Self.ntag215(Self.uidB, [.uri("https://example.com/b")])])
+        try await bench.log.wait(for: 4)
+        bench.sim.removeAll()
+        #expect(try await bench.log.kinds(5) == [
+            "reader.connected", "tag.arrived 04a224b2c35e80", "tag.removed 04a224b2c35e80",
+            "tag.arrived 04112233445566", "tag.removed 04112233445566",
+        ])
+    }
+
+    @Test func twoTagsInTheFieldEachGetTheirOwnEvents() async throws {
+        let bench = try Bench()
+        defer { bench.close() }
+        try await bench.log.wait(for: 1)
+        bench.sim.place([try Self.ntag215(Self.uidA, [.uri("https://example.com/a")]), try Self.ntag215(Self.uidB, [.uri("https://example.com/b")])])
+        // In the order the reader lists them: the order they were placed.
+        #expect(try await bench.log.kinds(3) == ["reader.connected", "tag.arrived 04a224b2c35e80", "tag.arrived 04112233445566"])
+        bench.sim.remove(uid: Self.uidA)
+        try await bench.log.wait(for: 4)
+        bench.sim.remove(uid: Self.uidB)
+        #expect(Array(try await bench.log.kinds(5).dropFirst(3)) == ["tag.removed 04a224b2c35e80", "tag.removed 04112233445566"])
+    }
+
+    @Test func aSecondTagJoiningAHeldOneArrivesAlone() async throws {
+        let bench = try Bench()
+        defer { bench.close() }
+        try await bench.log.wait(for: 1)
+        bench.sim.place(try Self.ntag215(Self.uidA, [.uri("https://example.com/a")]))
+        try await bench.log.wait(for: 2)
+        bench.sim.place(try Self.ntag215(Self.uidB, [.uri("https://example.com/b")]))
+        try await bench.log.wait(for: 3)
+        bench.sim.removeAll()
+        // Both leave in one poll: removals come in UID order.
+        #expect(try await bench.log.kinds(5) == [
+            "reader.connected", "tag.arrived 04a224b2c35e80", "tag.arrived 04112233445566",
+            "tag.removed 04112233445566", "tag.removed 04a224b2c35e80",
+        ])
+    }
+
+    @Test func ignoreOnConnectSilencesATagAlreadyLyingThere() async throws {
+        let bench = try Bench(ignoreOnConnect: true, placed: [try Self.ntag215(Self.uidA, [.uri("https://example.com/a")])])
+        defer { bench.close() }
+        try await bench.log.wait(for: 1)
+        bench.sim.place(try Self.ntag215(Self.uidB, [.uri("https://example.com/b")]))
+        try await bench.log.wait(for: 2)
+        bench.sim.remove(uid: Self.uidA)
+        bench.sim.remove(uid: Self.uidB)
+        #expect(try await bench.log.kinds(3) == ["reader.connected", "tag.arrived 04112233445566", "tag.removed 04112233445566"])
+    }
+
+    @Test func aTagAlreadyLyingThereArrivesWithoutIgnoreOnConnect() async throws {
+        let bench = try Bench(placed: [try Self.ntag215(Self.uidA, [.uri("https://example.com/a")])])
+        defer { bench.close() }
+        #expect(try await bench.log.kinds(2) == ["reader.connected", "tag.arrived 04a224b2c35e80"])
+    }
+}

@@ -31,6 +31,7 @@ let tags: [Target] = [
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
     .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
     .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore"]),
+    .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
 ]
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.

@@ -13,6 +13,8 @@ struct PendingPoll: Sendable {
     var started: ContinuousClock.Instant
     /// When the chip gives up and answers "no target"; nil: it polls for ever.
     var deadline: ContinuousClock.Instant?
+    /// When InAutoPoll's next polling slot reports a tag that has entered the field.
+    var answerAt: ContinuousClock.Instant?
 }
 
 /// What the chip does with one command.
@@ -112,7 +114,7 @@ struct PN532Chip: Sendable {
 
     /// Tries a waiting command again: the answer when it is due, otherwise when to look next
     /// (nil: only when the field changes).
-    mutating func resume(_ pending: PendingPoll, field: inout RFField, now: ContinuousClock.Instant)
+    mutating func resume(_ pending: inout PendingPoll, field: inout RFField, now: ContinuousClock.Instant)
         -> (answer: [UInt8]?, next: ContinuousClock.Instant?)
     {
         switch pending.kind {
@@ -121,14 +123,16 @@ struct PN532Chip: Sendable {
             if !found.isEmpty { return (found, nil) }
         case .autoPoll(let types, let period):
             let eligible = field.entries.contains { !$0.halted && Self.pollType($0.tag.activation, types) != nil }
-            if eligible {
-                let elapsed = now - pending.started
-                let slots = (elapsed / period).rounded(.up)
-                let slotStart = pending.started + period * slots
-                if !pacing.modelsRadio || elapsed < .milliseconds(1) || slotStart <= now {
-                    return (activate(field: &field, maxTargets: 2, uid: []) { Self.pollType($0, types) }, nil)
+            if !eligible {
+                pending.answerAt = nil
+            } else {
+                if pending.answerAt == nil {
+                    // The tag is seen at the first polling slot after it arrived.
+                    let slots = ((now - pending.started) / period).rounded(.up)
+                    pending.answerAt = pacing.modelsRadio ? pending.started + period * slots : now
                 }
-                return (nil, slotStart)
+                if let answerAt = pending.answerAt, answerAt > now { return (nil, answerAt) }
+                return (activate(field: &field, maxTargets: 2, uid: []) { Self.pollType($0, types) }, nil)
             }
         }
         if let deadline = pending.deadline, deadline <= now { return ([0x00], nil) }
@@ -260,6 +264,8 @@ struct PN532Chip: Sendable {
         let types = Array(params.dropFirst(2))
         let period = Duration.milliseconds(150) * Int(params[1])
         let deadline = params[0] == 0xFF ? nil : now + period * (Int(params[0]) * types.count)
+        let found = activate(field: &field, maxTargets: 2, uid: []) { Self.pollType($0, types) }
+        if !found.isEmpty { return .reply(found, after: pacing.radio(sent: 12, received: 16, programming: false)) }
         return .waiting(PendingPoll(code: PN532Command.inAutoPoll.rawValue, kind: .autoPoll(types: types, period: period),
                                     started: now, deadline: deadline))
     }

@@ -146,8 +146,9 @@ final class SimulatorEngine: Sendable {
 
     private func resumePending() {
         let answer: (code: UInt8, data: [UInt8])? = state.withLock { state in
-            guard let pending = state.pending else { return nil }
-            let (answer, next) = state.chip.resume(pending, field: &state.field, now: .now)
+            guard var pending = state.pending else { return nil }
+            let (answer, next) = state.chip.resume(&pending, field: &state.field, now: .now)
+            state.pending = pending
             state.nextCheck = next
             guard let answer else { return nil }
             state.pending = nil

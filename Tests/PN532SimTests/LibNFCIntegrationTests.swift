@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import NDEF
 import TagKit
 @testable import PN532Sim
 
@@ -12,7 +13,7 @@ struct LibNFCIntegrationTests {
     func nfcList() throws {
         let sim = try PN532Simulator(pacing: .uart115200)
         defer { sim.close() }
-        sim.place(try Type2Tag(variant: .ntag215, uid: Self.uid, dataArea: [0x03, 0x00, 0xFE]))
+        sim.place(try Type2Tag(.ntag215, uid: Self.uid, message: []))
         let output = try LibNFCTool.run("nfc-list", connstring: sim.connstring)
         #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
         #expect(output.stdout.contains("NFC device: user defined device opened"))
@@ -28,7 +29,7 @@ extension LibNFCIntegrationTests {
     func nfcPoll() throws {
         let sim = try PN532Simulator(pacing: .uart115200)
         defer { sim.close() }
-        sim.place(try Type2Tag(variant: .ntag213, uid: Self.uid, dataArea: [0x03, 0x00, 0xFE]))
+        sim.place(try Type2Tag(.ntag213, uid: Self.uid, message: []))
         let poll = try LibNFCTool("nfc-poll", connstring: sim.connstring)
         try poll.waitForOutput("Waiting for card removing...")
         #expect(poll.stdout.contains("UID (NFCID1): 04  a2  24  b2  c3  5e  80"))
@@ -42,7 +43,7 @@ extension LibNFCIntegrationTests {
     func nfcMfultralight() throws {
         let sim = try PN532Simulator(pacing: .uart115200)
         defer { sim.close() }
-        let tag = try Type2Tag(variant: .ntag213, uid: Self.uid, dataArea: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x02, 0xFE])
+        let tag = try Type2Tag(.ntag213, uid: Self.uid, message: NDEFMessage(records: [.uri("https://example.com/a")]).encoded())
         sim.place(tag)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pn532sim-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

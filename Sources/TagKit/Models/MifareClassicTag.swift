@@ -29,7 +29,7 @@ public struct MifareClassicTag: SimulatedTag {
         image[5...7] = [0x08, 0x04, 0x00]
         let aids = (1...15).flatMap { _ in MAD.ndefAID }
         let info: UInt8 = 0x00
-        image[32...63] = ArraySlice([MAD.crc([info] + aids), info] + aids)
+        image[16...47] = ArraySlice([MAD.crc([info] + aids), info] + aids)
         image.replaceSubrange(48..<64, with: MAD.publicKey + [0x78, 0x77, 0x88, 0xC1] + keyB)
         var padded = dataArea
         for sector in 1...15 {

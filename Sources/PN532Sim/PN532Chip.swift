@@ -214,13 +214,13 @@ struct PN532Chip: Sendable {
     }
 
     private mutating func communicateThru(_ params: [UInt8], field: inout RFField) -> ChipOutcome {
-        guard !params.isEmpty else { return .syntaxError }
+        // An empty frame (libnfc's NFC Barcode listen) gets what a field without a barcode tag gives: a timeout.
         registers[Register.control] = 0
         let crcOut = (registers[Register.txMode] ?? 0) & 0x80 != 0
         let crcIn = (registers[Register.rxMode] ?? 0) & 0x80 != 0
         let partialBits = (registers[Register.bitFraming] ?? 0) & 0x07
         let frame = crcOut ? params : ISO14443CRC.strip(params)
-        guard let id = targets.first, partialBits == 0, let frame else {
+        guard let id = targets.first, partialBits == 0, let frame, !frame.isEmpty else {
             tagTimeouts += 1
             return .reply([PN532Status.timeout], after: retryTimeout)
         }

@@ -10,11 +10,11 @@ public struct Type2Tag: SimulatedTag {
     public private(set) var memory: [UInt8]
 
     /// A fresh, NFC Forum–formatted tag holding `message` (encoded NDEF message bytes)
-    /// in an NDEF TLV, laid out by `Type2Memory.image`.
-    public init(_ tagType: Type2TagType, uid: [UInt8], message: [UInt8]) throws(TagModelError) {
+    /// in an NDEF TLV, laid out by `Type2Memory.image`; `readOnly` sets the CC and static lock bytes.
+    public init(_ tagType: Type2TagType, uid: [UInt8], message: [UInt8], readOnly: Bool = false) throws(TagModelError) {
         guard uid.count == 7 else { throw .uidLength(expected: [7], got: uid.count) }
         do {
-            memory = try Type2Memory.image(uid: uid, tagType: tagType, message: message)
+            memory = try Type2Memory.image(uid: uid, tagType: tagType, message: message, readOnly: readOnly)
         } catch {
             throw .doesNotFit(size: message.count, capacity: Type2TLVArea.capacity(dataAreaSize: tagType.dataAreaSize))
         }

@@ -199,11 +199,9 @@ struct PN532Chip: Sendable {
 
     private mutating func dataExchange(_ params: [UInt8], field: inout RFField) -> ChipOutcome {
         guard params.count >= 2 else { return .syntaxError }
-        guard let id = targetID(params[0]), let index = field.index(of: id) else {
-            return .reply([PN532Status.notAcceptable], after: .zero)
-        }
+        guard let id = targetID(params[0]) else { return .reply([PN532Status.notAcceptable], after: .zero) }
         let command = Array(params.dropFirst())
-        let isoDEP = field.entries[index].tag.activation.sak & 0x20 != 0
+        let isoDEP = field.index(of: id).map { field.entries[$0].tag.activation.sak & 0x20 != 0 } ?? false
         if !isoDEP, command[0] == 0x60 || command[0] == 0x61, command.count != 12 {
             // The chip reads 60/61 as MIFARE authentication and checks its parameters itself.
             return .reply([PN532Status.invalidParameter], after: .zero)

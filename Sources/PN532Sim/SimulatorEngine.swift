@@ -103,7 +103,7 @@ final class SimulatorEngine: Sendable {
                     return state.lastResponse
                 }
                 if let last { send(last) }
-            case .malformed:
+            case .malformed, .applicationError:
                 state.withLock {
                     $0.counters.malformedFrames += 1
                     $0.counters.nacksSent += 1

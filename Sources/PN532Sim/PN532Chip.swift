@@ -226,6 +226,9 @@ struct PN532Chip: Sendable {
             field.halt(id: id)
             return .reply([PN532Status.timeout], after: retryTimeout)
         }
+        if let index = field.index(of: id), field.entries[index].tag.activation.sak & 0x20 != 0 {
+            return isoDEPBlock(frame, id: id, field: &field, crc: !crcIn)
+        }
         var result = exchange(id: id, frame, field: &field)
         if result.status == PN532Status.mifareError || (result.status == PN532Status.ok && result.data.isEmpty) {
             // A 4-bit ACK (0xA) or NAK (0x0) comes back as one byte with 4 valid bits.
@@ -235,6 +238,34 @@ struct PN532Chip: Sendable {
         }
         guard result.status == PN532Status.ok else { return .reply([result.status], after: result.time) }
         return .reply([PN532Status.ok] + result.data + (crcIn ? [] : ISO14443CRC.crcA(result.data)), after: result.time)
+    }
+
+    /// An ISO-DEP block sent raw (libnfc's presence check sends R(NAK) `B2`):
+    /// I-blocks carry an APDU to the tag, R(NAK) gets R(ACK), S(DESELECT) halts.
+    private mutating func isoDEPBlock(_ frame: [UInt8], id: Int, field: inout RFField, crc: Bool) -> ChipOutcome {
+        let pcb = frame[0]
+        let answer: [UInt8]
+        var time = pacing.radio(sent: frame.count, received: 1, programming: false)
+        switch pcb & 0xF6 {
+        case 0x02:  // I-block without CID or NAD
+            let result = exchange(id: id, Array(frame.dropFirst()), field: &field)
+            guard result.status == PN532Status.ok else { return .reply([result.status], after: result.time) }
+            answer = [pcb] + result.data
+            time = result.time
+        case 0xB2:  // R(NAK): the tag acknowledges its last block
+            guard let index = field.index(of: id), !field.entries[index].halted else {
+                tagTimeouts += 1
+                return .reply([PN532Status.timeout], after: retryTimeout)
+            }
+            answer = [0xA2 | (pcb & 0x01)]
+        case 0xC2 where pcb == 0xC2:  // S(DESELECT)
+            field.halt(id: id)
+            answer = [0xC2]
+        default:
+            tagTimeouts += 1
+            return .reply([PN532Status.timeout], after: retryTimeout)
+        }
+        return .reply([PN532Status.ok] + answer + (crc ? ISO14443CRC.crcA(answer) : []), after: time)
     }
 
     private mutating func listPassiveTarget(_ params: [UInt8], field: inout RFField, now: ContinuousClock.Instant) -> ChipOutcome {

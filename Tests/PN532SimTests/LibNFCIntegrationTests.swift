@@ -25,14 +25,21 @@ struct LibNFCIntegrationTests {
 }
 
 extension LibNFCIntegrationTests {
-    @Test("nfc-poll finds the tag through InAutoPoll and sees it leave")
-    func nfcPoll() throws {
+    static let pollCases: [(name: String, tag: any SimulatedTag, uid: String)] = [
+        ("ntag213", try! Type2Tag(.ntag213, uid: uid, message: []), "04  a2  24  b2  c3  5e  80"),
+        ("type4", try! Type4Tag(uid: uid, message: []), "04  a2  24  b2  c3  5e  80"),
+        ("mifare-classic-1k", try! MifareClassicTag(uid: [0x94, 0xD8, 0xFC, 0x5F], message: []), "94  d8  fc  5f"),
+    ]
+
+    @Test("nfc-poll finds the tag through InAutoPoll and sees it leave", arguments: 0..<3)
+    func nfcPoll(index: Int) throws {
+        let (_, tag, uid) = Self.pollCases[index]
         let sim = try PN532Simulator(pacing: .uart115200)
         defer { sim.close() }
-        sim.place(try Type2Tag(.ntag213, uid: Self.uid, message: []))
+        sim.place(tag)
         let poll = try ToolProcess("nfc-poll", connstring: sim.connstring)
         try poll.waitForOutput("Waiting for card removing...")
-        #expect(poll.stdout.contains("UID (NFCID1): 04  a2  24  b2  c3  5e  80"))
+        #expect(poll.stdout.contains("UID (NFCID1): \(uid)"))
         sim.removeAll()
         try poll.waitForOutput("done.")
         #expect(try poll.finish() == 0)

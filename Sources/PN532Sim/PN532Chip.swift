@@ -13,6 +13,8 @@ struct PendingPoll: Sendable {
     var started: ContinuousClock.Instant
     /// When the chip gives up and answers "no target"; nil: it polls for ever.
     var deadline: ContinuousClock.Instant?
+    /// When InAutoPoll's next polling slot reports a tag that has entered the field.
+    var answerAt: ContinuousClock.Instant?
 }
 
 /// What the chip does with one command.
@@ -112,7 +114,7 @@ struct PN532Chip: Sendable {
 
     /// Tries a waiting command again: the answer when it is due, otherwise when to look next
     /// (nil: only when the field changes).
-    mutating func resume(_ pending: PendingPoll, field: inout RFField, now: ContinuousClock.Instant)
+    mutating func resume(_ pending: inout PendingPoll, field: inout RFField, now: ContinuousClock.Instant)
         -> (answer: [UInt8]?, next: ContinuousClock.Instant?)
     {
         switch pending.kind {
@@ -121,14 +123,16 @@ struct PN532Chip: Sendable {
             if !found.isEmpty { return (found, nil) }
         case .autoPoll(let types, let period):
             let eligible = field.entries.contains { !$0.halted && Self.pollType($0.tag.activation, types) != nil }
-            if eligible {
-                let elapsed = now - pending.started
-                let slots = (elapsed / period).rounded(.up)
-                let slotStart = pending.started + period * slots
-                if !pacing.modelsRadio || elapsed < .milliseconds(1) || slotStart <= now {
-                    return (activate(field: &field, maxTargets: 2, uid: []) { Self.pollType($0, types) }, nil)
+            if !eligible {
+                pending.answerAt = nil
+            } else {
+                if pending.answerAt == nil {
+                    // The tag is seen at the first polling slot after it arrived.
+                    let slots = ((now - pending.started) / period).rounded(.up)
+                    pending.answerAt = pacing.modelsRadio ? pending.started + period * slots : now
                 }
-                return (nil, slotStart)
+                if let answerAt = pending.answerAt, answerAt > now { return (nil, answerAt) }
+                return (activate(field: &field, maxTargets: 2, uid: []) { Self.pollType($0, types) }, nil)
             }
         }
         if let deadline = pending.deadline, deadline <= now { return ([0x00], nil) }
@@ -195,11 +199,9 @@ struct PN532Chip: Sendable {
 
     private mutating func dataExchange(_ params: [UInt8], field: inout RFField) -> ChipOutcome {
         guard params.count >= 2 else { return .syntaxError }
-        guard let id = targetID(params[0]), let index = field.index(of: id) else {
-            return .reply([PN532Status.notAcceptable], after: .zero)
-        }
+        guard let id = targetID(params[0]) else { return .reply([PN532Status.notAcceptable], after: .zero) }
         let command = Array(params.dropFirst())
-        let isoDEP = field.entries[index].tag.activation.sak & 0x20 != 0
+        let isoDEP = field.index(of: id).map { field.entries[$0].tag.activation.sak & 0x20 != 0 } ?? false
         if !isoDEP, command[0] == 0x60 || command[0] == 0x61, command.count != 12 {
             // The chip reads 60/61 as MIFARE authentication and checks its parameters itself.
             return .reply([PN532Status.invalidParameter], after: .zero)
@@ -210,19 +212,22 @@ struct PN532Chip: Sendable {
     }
 
     private mutating func communicateThru(_ params: [UInt8], field: inout RFField) -> ChipOutcome {
-        guard !params.isEmpty else { return .syntaxError }
+        // An empty frame (libnfc's NFC Barcode listen) gets what a field without a barcode tag gives: a timeout.
         registers[Register.control] = 0
         let crcOut = (registers[Register.txMode] ?? 0) & 0x80 != 0
         let crcIn = (registers[Register.rxMode] ?? 0) & 0x80 != 0
         let partialBits = (registers[Register.bitFraming] ?? 0) & 0x07
         let frame = crcOut ? params : ISO14443CRC.strip(params)
-        guard let id = targets.first, partialBits == 0, let frame else {
+        guard let id = targets.first, partialBits == 0, let frame, !frame.isEmpty else {
             tagTimeouts += 1
             return .reply([PN532Status.timeout], after: retryTimeout)
         }
         if frame.count == 2, frame[0] == 0x50 {  // HLTA: the tag halts and never answers
             field.halt(id: id)
             return .reply([PN532Status.timeout], after: retryTimeout)
+        }
+        if let index = field.index(of: id), field.entries[index].tag.activation.sak & 0x20 != 0 {
+            return isoDEPBlock(frame, id: id, field: &field, crc: !crcIn)
         }
         var result = exchange(id: id, frame, field: &field)
         if result.status == PN532Status.mifareError || (result.status == PN532Status.ok && result.data.isEmpty) {
@@ -233,6 +238,34 @@ struct PN532Chip: Sendable {
         }
         guard result.status == PN532Status.ok else { return .reply([result.status], after: result.time) }
         return .reply([PN532Status.ok] + result.data + (crcIn ? [] : ISO14443CRC.crcA(result.data)), after: result.time)
+    }
+
+    /// An ISO-DEP block sent raw (libnfc's presence check sends R(NAK) `B2`):
+    /// I-blocks carry an APDU to the tag, R(NAK) gets R(ACK), S(DESELECT) halts.
+    private mutating func isoDEPBlock(_ frame: [UInt8], id: Int, field: inout RFField, crc: Bool) -> ChipOutcome {
+        let pcb = frame[0]
+        let answer: [UInt8]
+        var time = pacing.radio(sent: frame.count, received: 1, programming: false)
+        switch pcb & 0xF6 {
+        case 0x02:  // I-block without CID or NAD
+            let result = exchange(id: id, Array(frame.dropFirst()), field: &field)
+            guard result.status == PN532Status.ok else { return .reply([result.status], after: result.time) }
+            answer = [pcb] + result.data
+            time = result.time
+        case 0xB2:  // R(NAK): the tag acknowledges its last block
+            guard let index = field.index(of: id), !field.entries[index].halted else {
+                tagTimeouts += 1
+                return .reply([PN532Status.timeout], after: retryTimeout)
+            }
+            answer = [0xA2 | (pcb & 0x01)]
+        case 0xC2 where pcb == 0xC2:  // S(DESELECT)
+            field.halt(id: id)
+            answer = [0xC2]
+        default:
+            tagTimeouts += 1
+            return .reply([PN532Status.timeout], after: retryTimeout)
+        }
+        return .reply([PN532Status.ok] + answer + (crc ? ISO14443CRC.crcA(answer) : []), after: time)
     }
 
     private mutating func listPassiveTarget(_ params: [UInt8], field: inout RFField, now: ContinuousClock.Instant) -> ChipOutcome {
@@ -260,6 +293,8 @@ struct PN532Chip: Sendable {
         let types = Array(params.dropFirst(2))
         let period = Duration.milliseconds(150) * Int(params[1])
         let deadline = params[0] == 0xFF ? nil : now + period * (Int(params[0]) * types.count)
+        let found = activate(field: &field, maxTargets: 2, uid: []) { Self.pollType($0, types) }
+        if !found.isEmpty { return .reply(found, after: pacing.radio(sent: 12, received: 16, programming: false)) }
         return .waiting(PendingPoll(code: PN532Command.inAutoPoll.rawValue, kind: .autoPoll(types: types, period: period),
                                     started: now, deadline: deadline))
     }

@@ -22,9 +22,7 @@ let baselineTaps = max(10, taps / 4)
 
 let uid: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
 let message = NDEFMessage(records: [.uri("https://www.home-assistant.io/tag/front-door")]).encoded()
-let tag = try Type2Tag(
-    variant: .ntag215, uid: uid,
-    dataArea: try Type2TLVArea.build(message: message, dataAreaSize: Type2Tag.Variant.ntag215.userBytes))
+let tag = try Type2Tag(.ntag215, uid: uid, message: message)
 
 /// Median and 99th percentile in milliseconds.
 func summary(_ samples: [Duration]) -> String {

@@ -14,12 +14,30 @@ import Testing
     static let uidB: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
 
     static func ntag215(_ uid: [UInt8], _ records: [NDEFRecord]) throws -> Type2Tag {
-        let area = try Type2TLVArea.build(message: NDEFMessage(records: records).encoded(), dataAreaSize: Type2Tag.Variant.ntag215.userBytes)
-        return try Type2Tag(variant: .ntag215, uid: uid, dataArea: area)
+        try Type2Tag(.ntag215, uid: uid, message: NDEFMessage(records: records).encoded())
     }
 
     static func config(_ device: String, ignoreOnConnect: Bool = false) -> ReaderConfig {
         ReaderConfig(name: "desk", device: device, cooldown: .zero, exitDelay: .zero, ignoreOnConnect: ignoreOnConnect, pollInterval: .milliseconds(20))
+    }
+
+    @Test func placeThenRemoveGivesOneArrivalAndOneRemoval() async throws {
+        let sim = try PN532Simulator(pacing: .none)
+        defer { sim.close() }
+        let supervisor = ReaderSupervisor(readers: [Self.config(sim.connstring)])
+        defer { supervisor.stop() }
+        let log = EventLog(supervisor)
+        #expect(try await log.kinds(1) == ["reader.connected"])
+        sim.place(try Self.ntag215(Self.uidA, [.uri("https://example.com/a"), .text("Cheek to Cheek")]))
+        let arrived = try await log.wait(for: 2)[1]
+        #expect(arrived.kind == .tagArrived)
+        #expect(arrived.tag?.uid == TagUID(bytes: Self.uidA))
+        #expect(arrived.tag?.type == "ntag215")
+        #expect(arrived.uri == "https://example.com/a")
+        #expect(arrived.text == "Cheek to Cheek")
+        sim.removeAll()
+        #expect(try await log.kinds(3) == ["reader.connected", "tag.arrived 04a224b2c35e80", "tag.removed 04a224b2c35e80"])
+        #expect(log.events[2].dwellMs != nil)
     }
 }
 
@@ -102,5 +120,41 @@ extension ReaderLoopTests {
         let bench = try Bench(placed: [try Self.ntag215(Self.uidA, [.uri("https://example.com/a")])])
         defer { bench.close() }
         #expect(try await bench.log.kinds(2) == ["reader.connected", "tag.arrived 04a224b2c35e80"])
+    }
+}
+
+/// A tag that goes mute after `answers` exchanges, as if pulled away mid-read
+/// while still close enough to answer anticollision.
+struct FadingTag: SimulatedTag {
+    var inner: Type2Tag
+    var answers: Int
+
+    var activation: TagActivation { inner.activation }
+    var typeName: String { inner.typeName }
+    var memory: [UInt8] { inner.memory }
+    mutating func reset() { inner.reset() }
+
+    mutating func exchange(_ command: [UInt8]) throws(TagTransportError) -> [UInt8] {
+        guard answers > 0 else { throw .tagRemoved }
+        answers -= 1
+        return try inner.exchange(command)
+    }
+}
+
+extension ReaderLoopTests {
+    @Test func aTagRemovedMidReadArrivesWithAnErrorThenLeaves() async throws {
+        let bench = try Bench()
+        defer { bench.close() }
+        try await bench.log.wait(for: 1)
+        // GET_VERSION and the CC answer; the data area does not.
+        let records: [NDEFRecord] = [.text(String(repeating: "long text ", count: 40))]
+        bench.sim.place(FadingTag(inner: try Self.ntag215(Self.uidA, records), answers: 2))
+        let arrived = try await bench.log.wait(for: 2)[1]
+        #expect(arrived.kind == .tagArrived)
+        #expect(arrived.ndefError == "tag removed during read")
+        #expect(arrived.json["ndef"] == .null)
+        #expect(arrived.tag?.type == "ntag215")
+        bench.sim.removeAll()
+        #expect(try await bench.log.kinds(3) == ["reader.connected", "tag.arrived 04a224b2c35e80", "tag.removed 04a224b2c35e80"])
     }
 }

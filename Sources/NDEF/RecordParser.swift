@@ -93,7 +93,7 @@ enum RecordParser {
 
             let payload = UnsafeBufferPointer(rebasing: bytes[payloadStart..<end])
             var completed: (record: NDEFRecord, payloadOffset: Int, recordIndex: Int)?
-            if var chunk = pending {
+            if var chunk = pending.take() {  // taken out, so appending does not copy the joined payload
                 guard tnf == .unchanged, typeLength == 0, !hasID else {
                     return fail(.badChunkSequence, start, "a continuation chunk must have TNF 6, no TYPE and no ID")
                 }
@@ -101,7 +101,6 @@ enum RecordParser {
                 if chunked {
                     pending = chunk
                 } else {
-                    pending = nil
                     completed = chunk
                 }
             } else {

@@ -15,6 +15,9 @@ let systemLibraries: [Target] = [
 let ndef: [Target] = [
     .target(name: "NDEF"),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF"], resources: [.copy("Vectors")]),
+    /// Runs the built `tagrouter decode` / `encode` binary.
+    .testTarget(name: "NDEFCLITests", dependencies: ["NDEF"]),
+    .executableTarget(name: "ndef-bench", dependencies: ["NDEF"], path: "Benchmarks/NDEFBench"),
 ]
 
 /// The vocabulary every layer shares: tag events, JSON values, the log.

@@ -19,8 +19,6 @@ final class LibNFCReader: Sendable {
     private let lastProgress = Atomic<Int64>(0)
     private let watchdogFired = Atomic<Bool>(false)
 
-    /// How many InAutoPoll rounds one blocking call covers (× 150 ms × 2 target types).
-    static let autoPollRounds: UInt8 = 10
     /// Protocol errors in a row after which the device is reopened.
     static let protocolErrorLimit = 5
 

@@ -54,7 +54,7 @@ struct ScanSession {
     /// blocks in the PN532's InAutoPoll; otherwise it takes a quick inventory.
     private mutating func observe() throws(NFCError) -> [NFCTarget] {
         if model.isHolding || config.polling == .listPassive { return try inventory() }
-        let polled = try device.autoPoll(pollCount: LibNFCReader.autoPollRounds, period: 1)
+        let polled = try device.autoPoll(pollCount: config.autoPollRounds, period: 1)
         switch (polled.count, polled.target) {
         case (1, let target?):
             selected = target.uid

@@ -41,6 +41,11 @@ struct ScanSession {
         pauseBeforeNextStep = model.isHolding || config.polling == .listPassive ? config.pollInterval : nil
     }
 
+    /// The chip was re-initialised (field reset): no tag is selected any more.
+    mutating func chipWasReset() {
+        selected = nil
+    }
+
     /// The device was lost: the removal of every reported tag.
     mutating func readerLost() -> [TagEvent] {
         model.disconnected().compactMap { decision in

@@ -5,13 +5,15 @@ import Synchronization
 
 /// A pseudo-terminal relaying bytes to and from another one (the simulator's),
 /// which a test can freeze: while frozen, what either side sends is dropped, as
-/// with a reader that hangs without closing its device.
+/// with a reader that hangs without closing its device. It can also garble the
+/// next frame the simulator sends (one flipped byte: a bad checksum).
 final class FreezableLink: Sendable {
     struct Failure: Error {}
 
     private final class Switches: Sendable {
         let frozen = Atomic<Bool>(false)
         let running = Atomic<Bool>(true)
+        let garble = Atomic<Bool>(false)
     }
 
     /// The pty path libnfc opens (`pn532_uart:` + this).
@@ -36,6 +38,8 @@ final class FreezableLink: Sendable {
                 guard poll(&fds, 2, 50) >= 0 else { continue }
                 for (from, to) in [(0, simulator), (1, host)] where fds[from].revents & Int16(POLLIN) != 0 {
                     let count = read(fds[from].fd, &buffer, buffer.count)
+                    // The chip's ACK is 6 bytes; the first longer chunk is an answer frame.
+                    if from == 1, count > 6, switches.garble.exchange(false, ordering: .relaxed) { buffer[count - 3] ^= 0x5A }
                     if count > 0, !switches.frozen.load(ordering: .relaxed) { _ = write(to, buffer, count) }
                 }
             }
@@ -44,6 +48,7 @@ final class FreezableLink: Sendable {
         }
     }
 
+    func garbleNextAnswer() { switches.garble.store(true, ordering: .relaxed) }
     func freeze() { switches.frozen.store(true, ordering: .relaxed) }
     func thaw() { switches.frozen.store(false, ordering: .relaxed) }
     func close() { switches.running.store(false, ordering: .relaxed) }

@@ -125,3 +125,23 @@ extension ReaderSupervisionTests {
         #expect(log.events[1].message == "watchdog: no answer for 1.0 seconds")
     }
 }
+
+extension ReaderSupervisionTests {
+    @Test func aGarbledFrameIsRetriedInPlace() async throws {
+        let sim = try PN532Simulator(pacing: .none)
+        defer { sim.close() }
+        let link = try FreezableLink(to: sim.devicePath)
+        defer { link.close() }
+        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config("pn532_uart:" + link.devicePath)])
+        defer { supervisor.stop() }
+        let log = EventLog(supervisor)
+        try await log.wait(for: 1)
+        link.garbleNextAnswer()
+        sim.place(try ReaderLoopTests.ntag215(ReaderLoopTests.uidA, [.uri("https://example.com/a")]))
+        let events = try await log.wait(for: 2)
+        #expect(EventLog.summary(events) == ["reader.connected", "tag.arrived 04a224b2c35e80"])
+        #expect(events[1].uri == "https://example.com/a")
+        // The garbled answer was dropped and the poll asked again on the same device.
+        #expect(sim.counters.commands["InAutoPoll"] == 2)
+    }
+}

@@ -31,6 +31,8 @@ let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
     .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF"]),
     .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC"]),
+    .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
+    .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
 ]
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.

@@ -33,6 +33,7 @@ let tags: [Target] = [
     .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC"]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
     .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
+    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "TagKit", "NDEF", "TagCore"]),
 ]
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.

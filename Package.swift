@@ -33,6 +33,7 @@ let tags: [Target] = [
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.
 let routing: [Target] = [
     .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
+    .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
 ]
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.

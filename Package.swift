@@ -45,6 +45,9 @@ let plugins: [Target] = [
     .target(name: "WebhookPlugin", dependencies: ["TagRouter", "TagCore", "CCurl", "CCrypto"], path: "Plugins/WebhookPlugin"),
     .target(name: "ExecPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ExecPlugin"),
     .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"]),
+    .testTarget(
+        name: "ActionPluginTests",
+        dependencies: ["ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore"]),
 ]
 
 /// The command-line tool and daemon.

@@ -15,8 +15,8 @@ final class CurlEasy {
 
     /// Sends `request` and waits for the whole answer or the timeout.
     func perform(_ request: HTTPRequest) -> Result<HTTPResponse, HTTPTransportError> {
-        for header in request.headers where (header.name + header.value).contains(where: { $0 == "\r" || $0 == "\n" }) {
-            return .failure(HTTPTransportError(kind: .invalidRequest, message: "header '\(header.name)' contains a line break; refusing to send it"))
+        for header in request.headers where (header.name + header.value).utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+            return .failure(HTTPTransportError(kind: .invalidRequest, message: "header '\(header.name)' contains a line break or NUL; refusing to send it"))
         }
         curl_easy_reset(handle)
         var headerList: UnsafeMutablePointer<curl_slist>?

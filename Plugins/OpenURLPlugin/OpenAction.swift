@@ -33,9 +33,9 @@ struct OpenAction: Action {
         do {
             (target, command) = try plan(delivery)
         } catch {
+            // The router logs this with the event id and counts it as failed.
             refusals.increment()
-            Log.warning("open: refused", JSONObject(["route": .string(route), "uri": .string(uri.render(delivery.variables)), "reason": .string(error.description)]))
-            throw .permanent("open: refused: \(error)")
+            throw .permanent("open: refused \(JSONValue.string(uri.render(delivery.variables)).serialized()): \(error)")
         }
         if let confirmation, await !confirmation.ask(toOpen: target) {
             Log.info("open: not confirmed", JSONObject(["route": .string(route), "uri": .string(target)]))

@@ -65,6 +65,8 @@ actor ExecSession {
         timer.cancel()
         if generation == self.generation { replies = iterator }
         guard let reply else {
+            // Its stdout is closed: without answers it is of no use, even if still running.
+            child.terminate()
             if ContinuousClock.now - sent >= timeout { throw .retryable("exec: \(program) gave no answer within \(timeout); restarting it") }
             throw .retryable("exec: \(program) exited before answering")
         }

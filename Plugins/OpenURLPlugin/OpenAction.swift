@@ -13,7 +13,7 @@ struct OpenAction: Action {
 
     /// How long to wait for the opener's exit status; one still running then
     /// (a browser it started in the foreground) is left running.
-    static let exitWait: Duration = .seconds(10)
+    static let exitWait: Duration = .seconds(3)
 
     /// The checked URI and the command that opens it.
     func plan(_ delivery: Delivery) throws(SchemePolicy.Refusal) -> (uri: String, command: ChildCommand) {

@@ -16,8 +16,10 @@ struct WebhookAction: Action {
 
     /// The request for one delivery: body, user headers, then the ones tagrouter owns.
     func request(for delivery: Delivery) -> HTTPRequest {
-        let payload = Array((body?.render(delivery.variables) ?? delivery.event.json.serialized()).utf8)
-        var fields: [(name: String, value: String)] = [("Content-Type", contentType)]
+        // GET and DELETE carry no body unless `body` says otherwise.
+        let bodiless = body == nil && (method == "GET" || method == "DELETE")
+        let payload = bodiless ? [] : Array((body?.render(delivery.variables) ?? delivery.event.json.serialized()).utf8)
+        var fields: [(name: String, value: String)] = bodiless ? [] : [("Content-Type", contentType)]
         fields += headers.map { ($0.0, $0.1.render(delivery.variables)) }
         fields.append(("Idempotency-Key", delivery.event.id))
         if let signer, let signature = signer.headerValue(for: payload) { fields.append((signer.header, signature)) }

@@ -38,10 +38,15 @@ final class HTTPTestServer: Sendable {
     private let process: ChildProcess
     private let received: Received
 
-    init(_ plan: [Answer], hmacKey: String = "") async throws {
+    /// The scheme of `url`: `https` when started with a certificate.
+    let scheme: String
+
+    /// `certificate`: PEM files of a certificate and its key, for HTTPS.
+    init(_ plan: [Answer], hmacKey: String = "", certificate: (cert: String, key: String)? = nil) async throws {
         let planText = JSONValue.array(plan.map(\.json)).serialized()
+        scheme = certificate == nil ? "http" : "https"
         process = try ChildProcess(
-            ChildCommand(["python3", "-c", Self.script, planText, hmacKey]),
+            ChildCommand(["python3", "-c", Self.script, planText, hmacKey, certificate?.cert ?? "", certificate?.key ?? ""]),
             options: ChildOptions(input: .stream, stdout: .lines, stderr: .inherit))
         let received = Received()
         let stream = process.stdoutLines
@@ -80,7 +85,7 @@ final class HTTPTestServer: Sendable {
 
     deinit { process.terminate() }
 
-    var url: String { "http://127.0.0.1:\(port)/hook" }
+    var url: String { "\(scheme)://127.0.0.1:\(port)/hook" }
 
     /// The requests so far.
     var requests: [Request] { get async { await received.requests } }
@@ -106,7 +111,7 @@ final class HTTPTestServer: Sendable {
     struct ServerError: Error { var message: String }
 
     private static let script = #"""
-    import base64, hashlib, hmac, json, os, sys, threading, time
+    import hashlib, hmac, json, os, ssl, sys, threading, time
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     plan = json.loads(sys.argv[1])
     key = sys.argv[2].encode()
@@ -136,6 +141,10 @@ final class HTTPTestServer: Sendable {
             pass
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if sys.argv[3]:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[3], sys.argv[4])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(json.dumps({"port": server.server_address[1]}), flush=True)
     threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
     server.serve_forever()

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import TagCore
 import TagRouter
@@ -95,6 +96,26 @@ import Testing
         let error = try #require(await failure(of: action, Delivery(event: tagEvent(text: "a\r\nX-Evil: 1"), route: "test")))
         #expect(!error.isRetryable)
         #expect(await server.requests.isEmpty)
+    }
+
+    @Test func tlsIsVerifiedUnlessInsecure() async throws {
+        let sandbox = try Sandbox()
+        let generated = try await ChildProcess.run(
+            ChildCommand([
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                "-keyout", sandbox.file("key.pem"), "-out", sandbox.file("cert.pem"),
+            ]), options: ChildOptions(timeout: .seconds(20)))
+        #expect(generated.succeeded, "openssl: \(generated.stderrText)")
+        let server = try await HTTPTestServer([.init()], certificate: (sandbox.file("cert.pem"), sandbox.file("key.pem")))
+        let (_, verifying) = try makeAction(WebhookPlugin.self, "url: \(server.url)")
+        let error = try #require(await failure(of: verifying, Delivery(event: tagEvent(), route: "test")))
+        #expect(error.description.lowercased().contains("certificate"))
+        #expect(await server.requests.isEmpty)
+        let (_, insecure) = try makeAction(WebhookPlugin.self, "{url: \(server.url), insecure: true, method: GET}")
+        try await insecure.perform(Delivery(event: tagEvent(), route: "test"))
+        let request = try #require(await server.waitForRequests(1).first)
+        #expect(request.method == "GET" && request.body.isEmpty && request.headers["content-type"] == nil)
     }
 
     @Test func retryAfterParsesSecondsAndDates() {

@@ -15,6 +15,9 @@ let systemLibraries: [Target] = [
 let ndef: [Target] = [
     .target(name: "NDEF"),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF"], resources: [.copy("Vectors")]),
+    /// Runs the built `tagrouter decode` / `encode` binary.
+    .testTarget(name: "NDEFCLITests", dependencies: ["NDEF"]),
+    .executableTarget(name: "ndef-bench", dependencies: ["NDEF"], path: "Benchmarks/NDEFBench"),
 ]
 
 /// The vocabulary every layer shares: tag events, JSON values, the log.
@@ -28,6 +31,9 @@ let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
     .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF"]),
     .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC"]),
+    .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
+    .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
+    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "TagKit", "NDEF", "TagCore"]),
 ]
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.

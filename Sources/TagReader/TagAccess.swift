@@ -1,0 +1,63 @@
+import CNFC
+import Foundation
+import TagCore
+import TagKit
+
+/// Why `TagAccess.withTag` could not reach a tag.
+public enum TagAccessError: Error, Sendable, CustomStringConvertible {
+    /// The device did not open (missing, busy, no permission).
+    case noReader(device: String)
+    /// No tag came into the field in time.
+    case noTag(device: String, timeout: Duration)
+    /// The device failed while polling.
+    case device(NFCError)
+
+    public var description: String {
+        switch self {
+        case .noReader(let device): return "could not open the reader '\(device)'; `tagrouter devices` says why"
+        case .noTag(let device, let timeout): return "no tag arrived on '\(device)' within \(timeout / .seconds(1)) s"
+        case .device(let error): return "reader failed: \(error)"
+        }
+    }
+}
+
+/// One-shot access to a tag for `tagrouter write` and tools: open a reader, wait
+/// for a tag (one already lying there counts), and hand its transport to a body
+/// that runs on a dedicated thread, where blocking libnfc calls belong.
+public enum TagAccess {
+    /// Runs `body` with the first tag to arrive on `device` within `timeout`.
+    /// `body`'s own errors come back unchanged; reaching the tag fails with `TagAccessError`.
+    public static func withTag<T: Sendable>(
+        device: String, timeout: Duration,
+        _ body: @escaping @Sendable (_ tag: NFCTarget, _ transport: any TagTransport) throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try reachTag(device: device, timeout: timeout, body) })
+            }
+            thread.name = "tag access \(device)"
+            thread.start()
+        }
+    }
+
+    private static func reachTag<T>(
+        device connstring: String, timeout: Duration, _ body: (NFCTarget, any TagTransport) throws -> T
+    ) throws -> T {
+        guard let context = NFCContext(), let device = context.open(connstring) else {
+            throw TagAccessError.noReader(device: connstring)
+        }
+        let deadline = ContinuousClock.now + timeout
+        do {
+            try device.initiatorInit()
+            try device.setProperty(NP_INFINITE_SELECT, false, "disable infinite select")
+            while ContinuousClock.now < deadline {
+                if let target = try device.autoPoll(pollCount: 1, period: 1).target {
+                    return try body(target, LibNFCTransport(device: device))
+                }
+            }
+        } catch let error as NFCError {
+            throw TagAccessError.device(error)
+        }
+        throw TagAccessError.noTag(device: connstring, timeout: timeout)
+    }
+}

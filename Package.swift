@@ -40,15 +40,21 @@ let tags: [Target] = [
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.
 let routing: [Target] = [
     .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
+    .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
 ]
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
 let plugins: [Target] = [
     .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "CMosquitto"], path: "Plugins/MQTTPlugin"),
-    .target(name: "ShellPlugin", dependencies: ["TagRouter", "TagCore"], path: "Plugins/ShellPlugin"),
-    .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore"], path: "Plugins/OpenURLPlugin"),
+    .target(name: "ChildProcess"),
+    .target(name: "ShellPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ShellPlugin"),
+    .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/OpenURLPlugin"),
     .target(name: "WebhookPlugin", dependencies: ["TagRouter", "TagCore", "CCurl", "CCrypto"], path: "Plugins/WebhookPlugin"),
-    .target(name: "ExecPlugin", dependencies: ["TagRouter", "TagCore"], path: "Plugins/ExecPlugin"),
+    .target(name: "ExecPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ExecPlugin"),
+    .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"]),
+    .testTarget(
+        name: "ActionPluginTests",
+        dependencies: ["ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore"]),
 ]
 
 /// The command-line tool and daemon.

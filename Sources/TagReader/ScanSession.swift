@@ -55,10 +55,19 @@ struct ScanSession {
         }
     }
 
-    /// The tags in the field now. With nothing held and auto-poll configured it
-    /// blocks in the PN532's InAutoPoll; otherwise it takes a quick inventory.
+    /// The tags in the field now. With nothing held, auto-poll blocks in the
+    /// PN532's InAutoPoll and list-passive takes one quick look; with tags held,
+    /// an inventory answers for all of them.
     private mutating func observe() throws(NFCError) -> [NFCTarget] {
-        if model.isHolding || config.polling == .listPassive { return try inventory() }
+        if model.isHolding { return try inventory() }
+        if config.polling == .listPassive {
+            // Nothing is held, so nothing in the field is halted: no field reset. One
+            // tag at most, which libnfc then leaves selected for the read; a second
+            // one placed at the same moment is found by the next inventory.
+            let targets = try device.listPassiveTargets(max: 1)
+            selected = targets.first?.uid
+            return targets
+        }
         let polled = try device.autoPoll(pollCount: config.autoPollRounds, period: 1)
         switch (polled.count, polled.target) {
         case (1, let target?):

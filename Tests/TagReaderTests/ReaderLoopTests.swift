@@ -48,10 +48,12 @@ extension ReaderLoopTests {
         let supervisor: ReaderSupervisor
         let log: EventLog
 
-        init(ignoreOnConnect: Bool = false, placed: [any SimulatedTag] = []) throws {
+        init(ignoreOnConnect: Bool = false, polling: ReaderConfig.Polling = .autoPoll, placed: [any SimulatedTag] = []) throws {
             sim = try PN532Simulator(pacing: .none)
             sim.place(placed)
-            supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(sim.connstring, ignoreOnConnect: ignoreOnConnect)])
+            var config = ReaderLoopTests.config(sim.connstring, ignoreOnConnect: ignoreOnConnect)
+            config.polling = polling
+            supervisor = ReaderSupervisor(readers: [config])
             log = EventLog(supervisor)
         }
 
@@ -61,8 +63,9 @@ extension ReaderLoopTests {
         }
     }
 
-    @Test func replacingATagRemovesTheOldOneThenReportsTheNewOne() async throws {
-        let bench = try Bench()
+    @Test(arguments: ReaderConfig.Polling.allCases)
+    func replacingATagRemovesTheOldOneThenReportsTheNewOne(polling: ReaderConfig.Polling) async throws {
+        let bench = try Bench(polling: polling)
         defer { bench.close() }
         try await bench.log.wait(for: 1)
         bench.sim.place(try Self.ntag215(Self.uidA, [.uri("https://example.com/a")]))
@@ -76,8 +79,9 @@ extension ReaderLoopTests {
         ])
     }
 
-    @Test func twoTagsInTheFieldEachGetTheirOwnEvents() async throws {
-        let bench = try Bench()
+    @Test(arguments: ReaderConfig.Polling.allCases)
+    func twoTagsInTheFieldEachGetTheirOwnEvents(polling: ReaderConfig.Polling) async throws {
+        let bench = try Bench(polling: polling)
         defer { bench.close() }
         try await bench.log.wait(for: 1)
         bench.sim.place([try Self.ntag215(Self.uidA, [.uri("https://example.com/a")]), try Self.ntag215(Self.uidB, [.uri("https://example.com/b")])])

@@ -126,6 +126,17 @@ import Testing
         #expect(run.stderr.contains("error: no tag arrived on '\(sim.connstring)' within 0.5 s"))
     }
 
+    @Test func writeSaysSoWhenTheTagLeavesMidWrite() async throws {
+        let sim = try Self.simulator()
+        defer { sim.close() }
+        // GET_VERSION, the CC and the first page answer; the tag is gone after that.
+        let tag = try Type2Tag(.ntag215, uid: Self.uid, message: NDEFMessage(records: [.text("old")]).encoded())
+        sim.place(FadingTag(inner: tag, answers: 3))
+        let run = try await CLIProcess.run(["write", "--device", sim.connstring, "--text", String(repeating: "new ", count: 20)])
+        #expect(run.status == 1)
+        #expect(run.stderr == "error: the tag left the field before the write was done and verified; hold it still and write again\n")
+    }
+
     @Test func lockNeedsYesThenMakesTheTagReadOnly() async throws {
         let sim = try Self.simulator(with: [.text("old")], .ntag213)
         defer { sim.close() }

@@ -1,7 +1,7 @@
 /// Names a tag's type from what activation and GET_VERSION told the reader,
 /// with the spelling events use (`ntag213`, `ntag215`, `ntag216`,
 /// `mifare-ultralight`, `mifare-ultralight-ev1`, `mifare-classic-1k`,
-/// `mifare-classic-4k`, `mifare-mini`, `type4`, `iso14443a`).
+/// `mifare-classic-4k`, `mifare-mini`, `type4`, `iso14443a`; for FeliCa `type3`, `felica`).
 public enum TagIdentity {
     /// The type name and NFC Forum tag type (nil for MIFARE Classic and unknown tags).
     ///
@@ -23,6 +23,12 @@ public enum TagIdentity {
         default:
             return ("iso14443a", nil)
         }
+    }
+
+    /// A FeliCa tag's type from the system code it answered polling with: `type3`
+    /// (NFC Forum Type 3, system code 12FC) or `felica`.
+    public static func identify(felicaSystemCode systemCode: [UInt8]) -> (type: String, nfcForumType: Int?) {
+        systemCode == [0x12, 0xFC] ? ("type3", 3) : ("felica", nil)
     }
 
     /// Whether `type` names an NFC Forum Type 2 tag.

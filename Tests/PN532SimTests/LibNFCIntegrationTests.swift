@@ -29,9 +29,11 @@ extension LibNFCIntegrationTests {
         ("ntag213", try! Type2Tag(.ntag213, uid: uid, message: []), "04  a2  24  b2  c3  5e  80"),
         ("type4", try! Type4Tag(uid: uid, message: []), "04  a2  24  b2  c3  5e  80"),
         ("mifare-classic-1k", try! MifareClassicTag(uid: [0x94, 0xD8, 0xFC, 0x5F], message: []), "94  d8  fc  5f"),
+        ("type3", try! Type3Tag(idm: felicaIDm, message: []), "ID (NFCID2): 01  2e  45  7a  9b  11  22  33"),
     ]
+    static let felicaIDm: [UInt8] = [0x01, 0x2E, 0x45, 0x7A, 0x9B, 0x11, 0x22, 0x33]
 
-    @Test("nfc-poll finds the tag through InAutoPoll and sees it leave", arguments: 0..<3)
+    @Test("nfc-poll finds the tag through InAutoPoll and sees it leave", arguments: 0..<4)
     func nfcPoll(index: Int) throws {
         let (_, tag, uid) = Self.pollCases[index]
         let sim = try PN532Simulator(pacing: .uart115200)
@@ -39,7 +41,7 @@ extension LibNFCIntegrationTests {
         sim.place(tag)
         let poll = try ToolProcess("nfc-poll", connstring: sim.connstring)
         try poll.waitForOutput("Waiting for card removing...")
-        #expect(poll.stdout.contains("UID (NFCID1): \(uid)"))
+        #expect(poll.stdout.contains(uid.hasPrefix("ID") ? uid : "UID (NFCID1): \(uid)"))
         sim.removeAll()
         try poll.waitForOutput("done.")
         #expect(try poll.finish() == 0)
@@ -106,5 +108,36 @@ extension LibNFCIntegrationTests {
             let range = (block * 16)..<(block * 16 + (block % 4 == 3 ? 10 : 16))  // trailers: key A and access bits
             #expect(dump[range] == tag.memory[range], "block \(block)")
         }
+    }
+}
+
+extension LibNFCIntegrationTests {
+    @Test("nfc-list shows a FeliCa Type 3 tag with its IDm, PMm and system code 12FC")
+    func nfcListFeliCa() throws {
+        let sim = try PN532Simulator(pacing: .uart115200)
+        defer { sim.close() }
+        sim.place(try Type3Tag(idm: Self.felicaIDm, message: []))
+        let output = try ToolProcess.run("nfc-list", connstring: sim.connstring)
+        #expect(output.stdout.contains("1 Felica (212 kbps) passive target(s) found"), "\(output.stdout)\n\(output.stderr)")
+        #expect(output.stdout.contains("ID (NFCID2): 01  2e  45  7a  9b  11  22  33"))
+        #expect(output.stdout.contains("Parameter (PAD): 00  f1  00  00  00  01  43  00"))
+        #expect(output.stdout.contains("System Code (SC): 12  fc"))
+    }
+
+    @Test("nfc-read-forum-tag3 extracts the NDEF message of a Type 3 tag")
+    func nfcReadForumTag3() throws {
+        let sim = try PN532Simulator(pacing: .uart115200)
+        defer { sim.close() }
+        // nfc-read-forum-tag3 1.8.0 reads only the first Nbr (4) blocks: its loop counts chunks and blocks alike.
+        let message = NDEFMessage(records: [.uri("https://example.com/felica"), .text("Cheek to Cheek")]).encoded()
+        #expect(message.count < 64)
+        sim.place(try Type3Tag(idm: Self.felicaIDm, message: message))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pn532sim-t3-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try ToolProcess.run("nfc-read-forum-tag3", ["-o", "ndef.bin"], connstring: sim.connstring, currentDirectory: directory)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("* Mapping version: 1.0"))
+        #expect(try [UInt8](Data(contentsOf: directory.appendingPathComponent("ndef.bin"))) == message)
     }
 }

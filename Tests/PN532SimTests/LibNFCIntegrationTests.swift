@@ -9,6 +9,13 @@ import TagKit
 struct LibNFCIntegrationTests {
     static let uid: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
 
+    /// A fresh folder for the files a tool writes; the caller removes it.
+    static func scratchDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pn532sim-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     @Test("nfc-list shows a placed NTAG215 with its ATQA, UID and SAK")
     func nfcList() throws {
         let sim = try PN532Simulator(pacing: .uart115200)
@@ -54,8 +61,7 @@ extension LibNFCIntegrationTests {
         defer { sim.close() }
         let tag = try Type2Tag(.ntag213, uid: Self.uid, message: NDEFMessage(records: [.uri("https://example.com/a")]).encoded())
         sim.place(tag)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pn532sim-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try ToolProcess.run("nfc-mfultralight", ["r", "dump.mfd"], connstring: sim.connstring, currentDirectory: directory)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
@@ -96,8 +102,7 @@ extension LibNFCIntegrationTests {
         defer { sim.close() }
         let tag = try MifareClassicTag(uid: [0x94, 0xD8, 0xFC, 0x5F], message: NDEFMessage(records: [.text("hello classic")]).encoded())
         sim.place(tag)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pn532sim-mfc-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try ToolProcess.run("nfc-mfclassic", ["r", "a", "u", "dump.mfd"], connstring: sim.connstring,
                                          currentDirectory: directory, timeout: 60)
@@ -132,8 +137,7 @@ extension LibNFCIntegrationTests {
         let message = NDEFMessage(records: [.uri("https://example.com/felica"), .text("Cheek to Cheek")]).encoded()
         #expect(message.count < 64)
         sim.place(try Type3Tag(idm: Self.felicaIDm, message: message))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pn532sim-t3-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try ToolProcess.run("nfc-read-forum-tag3", ["-o", "ndef.bin"], connstring: sim.connstring, currentDirectory: directory)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")

@@ -25,7 +25,9 @@ enum Selection: Sendable {
     case felica(request: [UInt8])
     /// InAutoPoll with these target types.
     case autoPoll(types: [UInt8])
-    /// A modulation no simulated tag answers (ISO 14443-B, Jewel).
+    /// InListPassiveTarget for Jewel (Type 1) tags.
+    case jewel
+    /// A modulation no simulated tag answers (ISO 14443-B).
     case nothing
 }
 
@@ -213,7 +215,8 @@ struct PN532Chip: Sendable {
         guard params.count >= 2 else { return .syntaxError }
         guard let id = targetID(params[0]) else { return .reply([PN532Status.notAcceptable], after: .zero) }
         let command = Array(params.dropFirst())
-        let mifare = field.index(of: id).map { field.entries[$0].tag.activation }.map { !$0.isISODEP && $0.felica == nil } ?? false
+        let mifare = field.index(of: id).map { field.entries[$0].tag.activation }
+            .map { !$0.isISODEP && !$0.isJewel && $0.felica == nil } ?? false
         if mifare, command[0] == 0x60 || command[0] == 0x61, command.count != 12 {
             // The chip reads 60/61 as MIFARE authentication and checks its parameters itself.
             return .reply([PN532Status.invalidParameter], after: .zero)
@@ -288,6 +291,7 @@ struct PN532Chip: Sendable {
         let selection: Selection = switch params[1] {
         case 0x00: .typeA(uid: initiatorData)
         case 0x01, 0x02: .felica(request: initiatorData)
+        case 0x04: .jewel
         default: .nothing
         }
         let found = activate(field: &field, maxTargets: maxTargets, selection)
@@ -316,13 +320,14 @@ struct PN532Chip: Sendable {
 
     /// The InAutoPoll target type a tag is reported under: the first requested
     /// type it answers (0x00 generic and 0x10 MIFARE: any type A tag; 0x20:
-    /// ISO-DEP; 0x01/0x02 passive 212/424 and 0x11/0x12 FeliCa: FeliCa tags).
+    /// ISO-DEP; 0x01/0x02 passive 212/424 and 0x11/0x12 FeliCa: FeliCa tags; 0x04: Jewel).
     private static func pollType(_ activation: TagActivation, _ types: [UInt8]) -> UInt8? {
         types.first { type in
             switch type {
-            case 0x00, 0x10: return activation.felica == nil
+            case 0x00, 0x10: return activation.felica == nil && !activation.isJewel
             case 0x20: return activation.isISODEP
             case 0x01, 0x02, 0x11, 0x12: return activation.felica != nil
+            case 0x04: return activation.isJewel
             default: return false
             }
         }
@@ -348,7 +353,8 @@ struct PN532Chip: Sendable {
     private func targetData(_ activation: TagActivation, number: UInt8, _ selection: Selection) -> [UInt8]? {
         switch selection {
         case .typeA(let uid):
-            guard activation.felica == nil, uid.isEmpty || uid == activation.uid || uid == Self.cascaded(activation.uid) else { return nil }
+            guard activation.felica == nil, !activation.isJewel,
+                  uid.isEmpty || uid == activation.uid || uid == Self.cascaded(activation.uid) else { return nil }
             return Self.typeAData(activation, number: number, withATS: activation.isISODEP && parameters & 0x10 != 0)
         case .felica(let request):
             guard let felica = activation.felica else { return nil }
@@ -359,8 +365,11 @@ struct PN532Chip: Sendable {
         case .autoPoll(let types):
             guard let type = Self.pollType(activation, types) else { return nil }
             let data = activation.felica.map { Self.felicaData(activation, $0, number: number, withSystemCode: true) }
-                ?? Self.typeAData(activation, number: number, withATS: type == 0x20)
+                ?? (activation.isJewel ? Self.jewelData(activation, number: number)
+                    : Self.typeAData(activation, number: number, withATS: type == 0x20))
             return [type, UInt8(data.count)] + data
+        case .jewel:
+            return activation.isJewel ? Self.jewelData(activation, number: number) : nil
         case .nothing:
             return nil
         }
@@ -371,6 +380,11 @@ struct PN532Chip: Sendable {
         data += [activation.sak, UInt8(activation.uid.count)] + activation.uid
         if withATS { data += activation.ats ?? [] }
         return data
+    }
+
+    /// `Tg SENS_RES JEWELID`: the UID's first four bytes.
+    private static func jewelData(_ activation: TagActivation, number: UInt8) -> [UInt8] {
+        [number] + activation.atqa + activation.uid.prefix(4)
     }
 
     /// `Tg POL_RES-length 01 IDm PMm [system code]`, the length counting itself.

@@ -37,10 +37,12 @@ extension LibNFCIntegrationTests {
         ("type4", try! Type4Tag(uid: uid, message: []), "04  a2  24  b2  c3  5e  80"),
         ("mifare-classic-1k", try! MifareClassicTag(uid: [0x94, 0xD8, 0xFC, 0x5F], message: []), "94  d8  fc  5f"),
         ("type3", try! Type3Tag(idm: felicaIDm, message: []), "ID (NFCID2): 01  2e  45  7a  9b  11  22  33"),
+        ("type1", try! Type1Tag(uid: topazUID, message: []), "4-LSB JEWELID: 01  6f  2a  3b"),
     ]
+    static let topazUID: [UInt8] = [0x01, 0x6F, 0x2A, 0x3B, 0x4C, 0x5D, 0x00]
     static let felicaIDm: [UInt8] = [0x01, 0x2E, 0x45, 0x7A, 0x9B, 0x11, 0x22, 0x33]
 
-    @Test("nfc-poll finds the tag through InAutoPoll and sees it leave", arguments: 0..<4)
+    @Test("nfc-poll finds the tag through InAutoPoll and sees it leave", arguments: 0..<5)
     func nfcPoll(index: Int) throws {
         let (_, tag, uid) = Self.pollCases[index]
         let sim = try PN532Simulator(pacing: .uart115200)
@@ -48,7 +50,7 @@ extension LibNFCIntegrationTests {
         sim.place(tag)
         let poll = try ToolProcess("nfc-poll", connstring: sim.connstring)
         try poll.waitForOutput("Waiting for card removing...")
-        #expect(poll.stdout.contains(uid.hasPrefix("ID") ? uid : "UID (NFCID1): \(uid)"))
+        #expect(poll.stdout.contains(uid.contains("ID") ? uid : "UID (NFCID1): \(uid)"), "\(poll.stdout)")
         sim.removeAll()
         try poll.waitForOutput("done.")
         #expect(try poll.finish() == 0)
@@ -143,5 +145,26 @@ extension LibNFCIntegrationTests {
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("* Mapping version: 1.0"))
         #expect(try [UInt8](Data(contentsOf: directory.appendingPathComponent("ndef.bin"))) == message)
+    }
+}
+
+extension LibNFCIntegrationTests {
+    @Test("nfc-list shows a Topaz; nfc-jewel reads all 15 blocks of it")
+    func nfcJewel() throws {
+        let sim = try PN532Simulator(pacing: .uart115200)
+        defer { sim.close() }
+        let tag = try Type1Tag(uid: Self.topazUID, message: NDEFMessage(records: [.uri("https://example.com/topaz")]).encoded())
+        sim.place(tag)
+        let list = try ToolProcess.run("nfc-list", connstring: sim.connstring)
+        #expect(list.stdout.contains("1 ISO14443A-3 Jewel passive target(s) found"), "\(list.stdout)\n\(list.stderr)")
+        #expect(list.stdout.contains("ATQA (SENS_RES): 0c  00"))
+        #expect(list.stdout.contains("4-LSB JEWELID: 01  6f  2a  3b"))
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let read = try ToolProcess.run("nfc-jewel", ["r", "dump.jwd"], connstring: sim.connstring, currentDirectory: directory)
+        #expect(read.status == 0, "\(read.stdout)\n\(read.stderr)")
+        #expect(read.stdout.contains("Found Jewel card with UID: 016f2a3b"))
+        #expect(read.stdout.contains("Done, 15 of 15 blocks read."))
+        #expect(try [UInt8](Data(contentsOf: directory.appendingPathComponent("dump.jwd"))) == tag.memory)
     }
 }

@@ -1,0 +1,167 @@
+import Foundation
+import TagCore
+
+/// A config node that passed its `OptionSpec`: plugins read their options
+/// through its typed getters, which return the declared default when the key
+/// is absent and nil when there is neither. Because the node was validated, a
+/// getter never meets the wrong type; checks the spec cannot express are
+/// reported with `error(_:_:)`, which points at the key's line and column.
+public struct ConfigValue: Sendable {
+    /// The node: a section given as a lone scalar (`- open: "{{uri}}"`) or as
+    /// nothing (`- log`) is already turned into a mapping here.
+    public let node: ConfigNode
+    /// Where it is in the document, e.g. `routes[1].actions[0].mqtt`.
+    public let path: String
+    /// The type it was validated against (nil: not declared, e.g. an `any` value's insides).
+    public let type: OptionType?
+    public let context: ConfigContext
+
+    init(node: ConfigNode, path: String, type: OptionType?, context: ConfigContext) {
+        self.type = type
+        self.path = path
+        self.context = context
+        if case .section(let spec)? = type {
+            self.node = Self.normalized(node, spec: spec)
+        } else {
+            self.node = node
+        }
+    }
+
+    /// The spec of a section value.
+    public var spec: OptionSpec? {
+        if case .section(let spec)? = type { return spec }
+        return nil
+    }
+
+    /// Parses and validates YAML text against `spec` in one go (for tests and tools).
+    public static func parse(_ yaml: String, spec: OptionSpec, path: String = "", file: String = "config.yaml", context: ConfigContext = ConfigContext()) throws(ConfigErrors) -> ConfigValue {
+        let node = try YAMLParser.parse(yaml, file: file)
+        var errors = ConfigErrors()
+        let value = OptionValidator(context: context).validate(node, as: .section(spec), path: path, errors: &errors)
+        if !errors.isEmpty { throw errors }
+        return value
+    }
+
+    public var mark: SourceMark { node.mark }
+
+    /// True when the user wrote `key` (defaults do not count).
+    public func has(_ key: String) -> Bool { node[key] != nil }
+
+    /// The value of `key`, or its default, as a ConfigValue.
+    public func child(_ key: String) -> ConfigValue? {
+        let option = spec?.option(key)
+        let childPath = path.isEmpty ? key : "\(path).\(key)"
+        if let value = node[key] {
+            return ConfigValue(node: value, path: childPath, type: option?.type, context: context)
+        }
+        guard let text = option?.defaultValue, let parsed = try? YAMLParser.parse(text, file: "default of \(childPath)") else {
+            if case .section? = option?.type {
+                return ConfigValue(node: ConfigNode(.mapping([]), mark: mark), path: childPath, type: option?.type, context: context)
+            }
+            return nil
+        }
+        return ConfigValue(node: parsed, path: childPath, type: option?.type, context: context)
+    }
+
+    // MARK: Typed getters for a member
+
+    public func string(_ key: String) -> String? { child(key)?.stringValue }
+    public func int(_ key: String) -> Int? { child(key)?.intValue }
+    public func bool(_ key: String) -> Bool? { child(key)?.boolValue }
+    public func duration(_ key: String) -> Duration? { child(key)?.durationValue }
+    public func template(_ key: String) -> Template? { child(key)?.templateValue }
+    /// A list of strings; a single scalar reads as a list of one.
+    public func strings(_ key: String) -> [String]? { child(key)?.stringList }
+    /// A list of templates; a single scalar reads as a list of one.
+    public func templates(_ key: String) -> [Template]? { child(key)?.templateList }
+    /// A nested section (an absent section reads as one with all defaults).
+    public func section(_ key: String) -> ConfigValue? { child(key) }
+
+    /// A secret: the value of `key`, or else the trimmed contents of the file named by `<key>_file`.
+    public func secret(_ key: String) -> String? {
+        if let value = node[key]?.scalar { return value }
+        return child(key + "_file")?.fileContents
+    }
+
+    /// The elements of a list member, each validated against the element spec.
+    public func list(_ key: String) -> [ConfigValue] { child(key)?.elements ?? [] }
+
+    /// The members of a map member (`headers`, `env`, `handlers`), in file order.
+    public func entries(_ key: String) -> [(key: String, value: ConfigValue)] { child(key)?.members ?? [] }
+
+    // MARK: The value itself
+
+    public var stringValue: String? { node.isNull ? nil : node.scalar }
+    public var intValue: Int? { node.scalar.flatMap { Int($0) } }
+    public var boolValue: Bool? { node.scalar.flatMap(OptionValidator.bool) }
+    public var durationValue: Duration? { node.scalar.flatMap { Duration(configText: $0) } }
+    public var templateValue: Template? { stringValue.flatMap { try? Template($0, environment: context.environment) } }
+    public var stringList: [String]? {
+        if let elements = node.elements { return elements.compactMap(\.scalar) }
+        return stringValue.map { [$0] }
+    }
+    public var templateList: [Template]? {
+        stringList?.compactMap { try? Template($0, environment: context.environment) }
+    }
+    /// The trimmed contents of the file this value names (a `*_file` option).
+    public var fileContents: String? {
+        guard let path = stringValue, let data = FileManager.default.contents(atPath: context.resolve(path)) else { return nil }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    public var elements: [ConfigValue] {
+        (node.elements ?? []).enumerated().map { index, element in
+            ConfigValue(node: element, path: "\(path)[\(index)]", type: elementType, context: context)
+        }
+    }
+    public var members: [(key: String, value: ConfigValue)] {
+        (node.entries ?? []).map { entry in
+            (entry.key, ConfigValue(node: entry.value, path: "\(path).\(entry.key)", type: elementType, context: context))
+        }
+    }
+
+    private var elementType: OptionType? {
+        switch type {
+        case .list(let element)?, .oneOrMany(let element)?, .map(let element)?: return element
+        default: return nil
+        }
+    }
+
+    /// The node as JSON (scalars typed the YAML way: plain `true`, `3`, `1.5`, `null`).
+    public var json: JSONValue { Self.json(node) }
+
+    // MARK: Reporting
+
+    /// A problem with `key` (or with this value when nil), at the key's value or this node.
+    public func error(_ key: String? = nil, _ message: String) -> ConfigErrors {
+        guard let key else { return ConfigErrors(mark: mark, path: path, message: message) }
+        let at = node[key]?.mark ?? mark
+        return ConfigErrors(mark: at, path: path.isEmpty ? key : "\(path).\(key)", message: message)
+    }
+
+    private static func normalized(_ node: ConfigNode, spec: OptionSpec?) -> ConfigNode {
+        guard let spec else { return node }
+        if node.isNull { return ConfigNode(.mapping([]), mark: node.mark) }
+        if let option = spec.scalarOption, node.scalar != nil || node.elements != nil {
+            return ConfigNode(.mapping([ConfigNode.Entry(key: option, keyMark: node.mark, value: node)]), mark: node.mark)
+        }
+        return node
+    }
+
+    private static func json(_ node: ConfigNode) -> JSONValue {
+        switch node.content {
+        case .scalar(let text, let plain):
+            guard plain else { return .string(text) }
+            if node.isNull { return .null }
+            if let bool = OptionValidator.bool(text) { return .bool(bool) }
+            if let int = Int64(text) { return .int(int) }
+            if let double = Double(text), text.contains(".") { return .double(double) }
+            return .string(text)
+        case .sequence(let elements):
+            return .array(elements.map(json))
+        case .mapping(let entries):
+            var object = JSONObject()
+            for entry in entries { object[entry.key] = json(entry.value) }
+            return .object(object)
+        }
+    }
+}

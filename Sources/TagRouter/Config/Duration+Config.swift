@@ -1,0 +1,40 @@
+import Foundation
+
+extension Duration {
+    /// Parses a config duration: a number with a unit (`ms`, `s`, `m`, `h`),
+    /// several in a row (`1m30s`), decimals (`1.5s`), or a bare `0`.
+    /// Nil when the text is anything else.
+    public init?(configText text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed == "0" {
+            self = .zero
+            return
+        }
+        var total = Duration.zero
+        var rest = Substring(trimmed)
+        guard !rest.isEmpty else { return nil }
+        while !rest.isEmpty {
+            let number = rest.prefix { $0.isNumber || $0 == "." }
+            rest = rest.dropFirst(number.count)
+            let unit = rest.prefix { $0.isLetter }
+            rest = rest.dropFirst(unit.count)
+            guard let value = Double(number), value >= 0 else { return nil }
+            let milliseconds: Double
+            switch unit {
+            case "ms": milliseconds = value
+            case "s": milliseconds = value * 1000
+            case "m": milliseconds = value * 60_000
+            case "h": milliseconds = value * 3_600_000
+            default: return nil
+            }
+            total += .microseconds(Int64((milliseconds * 1000).rounded()))
+        }
+        self = total
+    }
+
+    /// The duration in seconds as a Double.
+    public var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,134 @@
+import CYAML
+
+/// Parses YAML (and therefore JSON) text into a `ConfigNode` tree with libyaml's
+/// event API, keeping every node's line and column. Anchors and aliases are
+/// resolved; duplicate mapping keys and multiple documents are errors.
+public enum YAMLParser {
+    /// Parses one document. An empty document is an empty mapping.
+    public static func parse(_ text: String, file: String) throws(ConfigErrors) -> ConfigNode {
+        var builder = TreeBuilder(file: file)
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else {
+            throw ConfigErrors(mark: SourceMark(file: file, line: 1, column: 1), path: "", message: "out of memory starting the YAML parser")
+        }
+        defer { yaml_parser_delete(&parser) }
+        let bytes = Array(text.utf8)
+        return try bytes.withUnsafeBufferPointer { buffer throws(ConfigErrors) -> ConfigNode in
+            yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+            var event = yaml_event_t()
+            while true {
+                guard yaml_parser_parse(&parser, &event) == 1 else {
+                    throw builder.syntaxError(parser)
+                }
+                defer { yaml_event_delete(&event) }
+                if event.type == YAML_STREAM_END_EVENT { break }
+                try builder.consume(event)
+            }
+            return builder.root ?? ConfigNode(.mapping([]), mark: SourceMark(file: file, line: 1, column: 1))
+        }
+    }
+}
+
+/// Turns the flat stream of parser events into nested nodes.
+private struct TreeBuilder {
+    private enum Open {
+        case sequence([ConfigNode], mark: SourceMark, anchor: String?)
+        case mapping([ConfigNode.Entry], pendingKey: ConfigNode?, mark: SourceMark, anchor: String?)
+    }
+
+    let file: String
+    var root: ConfigNode?
+    private var stack: [Open] = []
+    private var anchors: [String: ConfigNode] = [:]
+    private var documents = 0
+
+    init(file: String) { self.file = file }
+
+    func mark(_ mark: yaml_mark_t) -> SourceMark {
+        SourceMark(file: file, line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+    }
+
+    func syntaxError(_ parser: yaml_parser_t) -> ConfigErrors {
+        let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
+        let context = parser.context.map { String(cString: $0) + ": " } ?? ""
+        return ConfigErrors(mark: mark(parser.problem_mark), path: "", message: "\(context)\(problem)")
+    }
+
+    private static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?, length: Int? = nil) -> String? {
+        guard let pointer else { return nil }
+        if let length {
+            return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
+        }
+        return String(cString: UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))
+    }
+
+    mutating func consume(_ event: yaml_event_t) throws(ConfigErrors) {
+        let start = mark(event.start_mark)
+        switch event.type {
+        case YAML_DOCUMENT_START_EVENT:
+            documents += 1
+            if documents > 1 {
+                throw ConfigErrors(mark: start, path: "", message: "a config file holds one YAML document; remove the second '---'")
+            }
+        case YAML_SCALAR_EVENT:
+            let scalar = event.data.scalar
+            let text = Self.string(scalar.value, length: Int(scalar.length)) ?? ""
+            let node = ConfigNode(.scalar(text, plain: scalar.style == YAML_PLAIN_SCALAR_STYLE), mark: start)
+            if let anchor = Self.string(scalar.anchor) { anchors[anchor] = node }
+            try add(node)
+        case YAML_ALIAS_EVENT:
+            let name = Self.string(event.data.alias.anchor) ?? ""
+            guard let node = anchors[name] else {
+                throw ConfigErrors(mark: start, path: "", message: "unknown alias '*\(name)'")
+            }
+            try add(node)
+        case YAML_SEQUENCE_START_EVENT:
+            stack.append(.sequence([], mark: start, anchor: Self.string(event.data.sequence_start.anchor)))
+        case YAML_MAPPING_START_EVENT:
+            stack.append(.mapping([], pendingKey: nil, mark: start, anchor: Self.string(event.data.mapping_start.anchor)))
+        case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+            guard let open = stack.popLast() else { return }
+            let node: ConfigNode
+            let anchor: String?
+            switch open {
+            case .sequence(let elements, let mark, let name):
+                node = ConfigNode(.sequence(elements), mark: mark)
+                anchor = name
+            case .mapping(let entries, _, let mark, let name):
+                node = ConfigNode(.mapping(entries), mark: mark)
+                anchor = name
+            }
+            if let anchor { anchors[anchor] = node }
+            try add(node)
+        default:
+            break
+        }
+    }
+
+    private mutating func add(_ node: ConfigNode) throws(ConfigErrors) {
+        guard let top = stack.popLast() else {
+            root = node
+            return
+        }
+        switch top {
+        case .sequence(var elements, let mark, let anchor):
+            elements.append(node)
+            stack.append(.sequence(elements, mark: mark, anchor: anchor))
+        case .mapping(var entries, let pendingKey, let mark, let anchor):
+            if let key = pendingKey {
+                entries.append(ConfigNode.Entry(key: key.scalar ?? "", keyMark: key.mark, value: node))
+                stack.append(.mapping(entries, pendingKey: nil, mark: mark, anchor: anchor))
+            } else {
+                guard let name = node.scalar else {
+                    stack.append(top)
+                    throw ConfigErrors(mark: node.mark, path: "", message: "a mapping key must be a plain name, not \(node.kindDescription)")
+                }
+                if let first = entries.first(where: { $0.key == name }) {
+                    stack.append(top)
+                    throw ConfigErrors(mark: node.mark, path: "", message: "duplicate key '\(name)' (first at line \(first.keyMark.line))")
+                }
+                stack.append(.mapping(entries, pendingKey: node, mark: mark, anchor: anchor))
+            }
+        }
+    }
+}

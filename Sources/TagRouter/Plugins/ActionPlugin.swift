@@ -1,0 +1,44 @@
+/// A kind of action (`mqtt`, `shell`, `log`…), listed once in the registry.
+/// The router builds one instance per config load — it owns anything the
+/// actions share, such as a broker connection — and asks it for one `Action`
+/// per `- <name>: <options>` in the routes.
+public protocol ActionPlugin: Sendable {
+    /// The key users write in `- <name>: <options>`, and of its top-level section.
+    static var name: String { get }
+    /// The top-level section the plugin owns (`mqtt:`, `open:`); nil (the default) if none.
+    static var sectionSpec: OptionSpec? { get }
+    /// The options of one action; its `scalarOption` declares the short form (`- open: "{{uri}}"`).
+    static var actionSpec: OptionSpec { get }
+    /// Builds the plugin from its validated section (nil when absent from the
+    /// config); throws every problem the spec could not catch, via `ConfigValue.error`.
+    init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors)
+    /// Builds one action from its validated options (defaults applied by the getters).
+    func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action
+    /// Called once before the first delivery (connect here). Default: nothing.
+    func start() async
+    /// Called after the last delivery of this config (flush, disconnect). Default: nothing.
+    func stop() async
+}
+
+extension ActionPlugin {
+    public static var sectionSpec: OptionSpec? { nil }
+    public func start() async {}
+    public func stop() async {}
+}
+
+/// One configured action. The router gives each its own bounded queue and task,
+/// so `perform` may take its time without holding back other actions; it is
+/// never called concurrently for the same action.
+public protocol Action: Sendable {
+    /// Does the work for one delivery. Throw `.retryable` for a target that may
+    /// recover (the delivery policy retries, then spools) and `.permanent` for
+    /// one that will not (logged, counted, dropped).
+    func perform(_ delivery: Delivery) async throws(ActionError)
+    /// What `perform` would do, in one line, for `--dry-run` and
+    /// `check-config --explain` (e.g. `publish to home/nfc/door qos 1`).
+    func describe(_ delivery: Delivery) -> String
+}
+
+extension Action {
+    public func describe(_ delivery: Delivery) -> String { "would run" }
+}

@@ -1,0 +1,32 @@
+import TagCore
+
+/// The built-in `log` action: one line per event on stdout — its `template`
+/// rendered, or by default `{"route": <route name>, "event": <event JSON>}`.
+public struct LogPlugin: ActionPlugin {
+    public static let name = "log"
+    public static let actionSpec = OptionSpec("print one line per event on stdout", scalarOption: "template", [
+        Option("template", .template, "the line to print; default: `{\"route\": …, \"event\": …}` as one JSON line"),
+    ])
+
+    public init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {}
+
+    public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
+        LogAction(template: options.template("template"))
+    }
+}
+
+/// One `log` action.
+struct LogAction: Action {
+    let template: Template?
+
+    func line(_ delivery: Delivery) -> String {
+        if let template { return template.render(delivery.variables) }
+        return JSONValue.object(JSONObject(["route": .string(delivery.route), "event": delivery.event.json])).serialized()
+    }
+
+    func perform(_ delivery: Delivery) async throws(ActionError) {
+        StandardOutput.writeLine(line(delivery))
+    }
+
+    func describe(_ delivery: Delivery) -> String { "print \(line(delivery))" }
+}

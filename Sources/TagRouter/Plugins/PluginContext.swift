@@ -1,0 +1,18 @@
+/// What a plugin may need to know about the run it is built for.
+public struct PluginContext: Sendable {
+    /// Where plugins may keep state across restarts (created on demand).
+    public var stateDirectory: String
+    /// Environment and config directory, for secrets and relative paths.
+    public var config: ConfigContext
+    /// True under `--dry-run` and `check-config`: build everything, connect to nothing.
+    public var dryRun: Bool
+    /// The configured readers (Home Assistant discovery announces one scanner per reader).
+    public var readers: [ReaderSettings]
+
+    public init(stateDirectory: String, config: ConfigContext = ConfigContext(), dryRun: Bool = false, readers: [ReaderSettings] = []) {
+        self.stateDirectory = stateDirectory
+        self.config = config
+        self.dryRun = dryRun
+        self.readers = readers
+    }
+}

@@ -1,1 +1,0 @@
-// Module TagRouter: see README.md (Layout) for what it is for.

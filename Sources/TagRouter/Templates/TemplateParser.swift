@@ -1,0 +1,142 @@
+import Foundation
+import TagCore
+
+/// Splits template text into literals and `{{ path | filter }}` expressions and
+/// checks every path against the event's known fields.
+struct TemplateParser {
+    let source: String
+    let environment: [String: String]
+
+    /// Top-level variables and, for those with known members, the members.
+    /// `nil` members: the variable has no members; `ndef` and `json` are walked freely.
+    static let eventFields: [String: [String]?] = [
+        "event": nil, "id": nil, "time": nil, "reader": nil, "tag_id": nil, "ndefError": nil,
+        "uri": nil, "text": nil, "dwellMs": nil, "message": nil, "route": nil,
+        "tag": ["uid", "uid_dashed", "type", "nfcForumType", "atqa", "sak", "ndefCapacity", "writable"],
+        "ndef": [], "json": [],
+    ]
+
+    func parse() throws(TemplateError) -> [Template.Part] {
+        var parts: [Template.Part] = []
+        var literal = ""
+        let characters = Array(source)
+        var index = 0
+        while index < characters.count {
+            if characters[index] == "{", index + 1 < characters.count, characters[index + 1] == "{" {
+                guard let close = Self.find("}}", in: characters, from: index + 2) else {
+                    throw TemplateError(offset: index, message: "'{{' is not closed by '}}'")
+                }
+                let body = String(characters[(index + 2)..<close])
+                let part = try expression(body, offset: index)
+                if case .literal(let text) = part {
+                    literal += text
+                } else {
+                    if !literal.isEmpty { parts.append(.literal(literal)) }
+                    literal = ""
+                    parts.append(part)
+                }
+                index = close + 2
+            } else {
+                literal.append(characters[index])
+                index += 1
+            }
+        }
+        if !literal.isEmpty { parts.append(.literal(literal)) }
+        return parts
+    }
+
+    private static func find(_ needle: String, in characters: [Character], from start: Int) -> Int? {
+        let pattern = Array(needle)
+        var index = start
+        while index + pattern.count <= characters.count {
+            if Array(characters[index..<(index + pattern.count)]) == pattern { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    private func expression(_ body: String, offset: Int) throws(TemplateError) -> Template.Part {
+        let pieces = Self.splitFilters(body)
+        let path = pieces[0].trimmingCharacters(in: .whitespaces)
+        guard !path.isEmpty else { throw TemplateError(offset: offset, message: "empty '{{ }}'; name a variable such as {{uri}}") }
+        var filters: [TemplateFilter] = []
+        for piece in pieces.dropFirst() {
+            filters.append(try filter(piece.trimmingCharacters(in: .whitespaces), offset: offset))
+        }
+        if path.hasPrefix("env.") {
+            let name = String(path.dropFirst(4))
+            let fallback = filters.lazy.compactMap { if case .defaultValue(let text) = $0 { text } else { nil } }.first
+            guard let value = environment[name] ?? fallback else {
+                throw TemplateError(offset: offset, message: "environment variable '\(name)' is not set (add | default: \"…\" to allow that)")
+            }
+            var rendered: JSONValue? = .string(value)
+            for filter in filters { rendered = filter.apply(to: rendered) }
+            return .literal(rendered?.plainText ?? "")
+        }
+        try check(path, offset: offset)
+        return .expression(path: path, filters: filters)
+    }
+
+    /// Splits on `|` outside quotes.
+    private static func splitFilters(_ body: String) -> [String] {
+        var pieces = [""]
+        var quote: Character?
+        for character in body {
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "\"" || character == "'" {
+                quote = character
+            } else if character == "|" {
+                pieces.append("")
+                continue
+            }
+            pieces[pieces.count - 1].append(character)
+        }
+        return pieces
+    }
+
+    private func filter(_ text: String, offset: Int) throws(TemplateError) -> TemplateFilter {
+        let name = text.prefix { $0 != ":" }.trimmingCharacters(in: .whitespaces)
+        switch name {
+        case "json": return .json
+        case "urlencode": return .urlencode
+        case "upper": return .upper
+        case "lower": return .lower
+        case "default":
+            guard let colon = text.firstIndex(of: ":") else {
+                throw TemplateError(offset: offset, message: "filter 'default' needs a value: default: \"x\"")
+            }
+            var argument = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if argument.count >= 2, let first = argument.first, first == "\"" || first == "'", argument.last == first {
+                argument = String(argument.dropFirst().dropLast())
+            }
+            return .defaultValue(argument)
+        default:
+            let hint = DidYouMean.suggestion(for: name, among: TemplateFilter.names).map { " (did you mean '\($0)'?)" }
+                ?? "; filters are " + TemplateFilter.names.joined(separator: ", ")
+            throw TemplateError(offset: offset, message: "unknown filter '\(name)'\(hint)")
+        }
+    }
+
+    private func check(_ path: String, offset: Int) throws(TemplateError) {
+        var components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if components.first == "json", components.count > 1 { components.removeFirst() }
+        let root = components[0]
+        guard let members = Self.eventFields[root] else {
+            let names = Self.eventFields.keys.sorted() + ["env.NAME"]
+            let hint = DidYouMean.suggestion(for: root, among: names).map { " (did you mean '\($0)'?)" }
+                ?? "; variables are " + names.joined(separator: ", ")
+            throw TemplateError(offset: offset, message: "unknown variable '\(path)'\(hint)")
+        }
+        guard components.count > 1 else { return }
+        guard let members else {
+            throw TemplateError(offset: offset, message: "unknown variable '\(path)': '\(root)' has no members")
+        }
+        if members.isEmpty { return }
+        let member = components[1]
+        guard members.contains(member), components.count == 2 else {
+            let hint = DidYouMean.suggestion(for: member, among: members).map { " (did you mean '\(root).\($0)'?)" } ?? ""
+            throw TemplateError(offset: offset, message: "unknown variable '\(path)'\(hint); '\(root)' has " + members.joined(separator: ", "))
+        }
+    }
+}

@@ -13,7 +13,7 @@ struct HostileTagTests {
 
         init(_ tag: Tag, seed: UInt64) {
             self.tag = tag
-            generator = SplitMix64(seed: seed)
+            generator = SeededGenerator(seed: seed)
         }
 
         func transceive(_ command: [UInt8]) throws(TagTransportError) -> [UInt8] {
@@ -30,16 +30,13 @@ struct HostileTagTests {
         }
     }
 
-    /// A small seeded generator, so a failure can be replayed.
-    struct SplitMix64: RandomNumberGenerator {
+    /// Knuth's MMIX linear congruential generator, seeded, so a failure can be replayed.
+    struct SeededGenerator: RandomNumberGenerator {
         var state: UInt64
         init(seed: UInt64) { state = seed }
         mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state ^ (state >> 29)
         }
     }
 

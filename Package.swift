@@ -43,6 +43,8 @@ let plugins: [Target] = [
     .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore"], path: "Plugins/OpenURLPlugin"),
     .target(name: "WebhookPlugin", dependencies: ["TagRouter", "TagCore", "CCurl", "CCrypto"], path: "Plugins/WebhookPlugin"),
     .target(name: "ExecPlugin", dependencies: ["TagRouter", "TagCore"], path: "Plugins/ExecPlugin"),
+    .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin"], path: "Plugins/MQTTBench"),
+    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "mqtt-bench"]),
 ]
 
 /// The command-line tool and daemon.

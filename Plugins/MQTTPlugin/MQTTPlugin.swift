@@ -1,1 +1,0 @@
-// Module MQTTPlugin: see README.md (Layout) for what it is for.

@@ -1,10 +1,80 @@
-/// `tagrouter check-config`: validate a config file; --explain shows which routes an event matches
+import TagCore
+import TagRouter
+
+/// `tagrouter check-config`: validates a config and prints its problems, or a
+/// summary; with `--explain`, shows for one sample event every route with the
+/// condition that matched or failed, and what each action would do.
 enum CheckConfigCommand: Command {
     static let name = "check-config"
     static let summary = "validate a config file; --explain shows which routes an event matches"
-    static let usage = "Usage: tagrouter check-config (not built yet)"
+    static let usage = """
+        Usage: tagrouter check-config [FILE] [--explain [--event JSON | --uri URI --text TEXT --uid UID --reader NAME --tag-type TYPE --kind KIND]]
+
+        Prints every problem as file:line:column: key: message (exit 65), or a
+        summary of readers, routes and actions (exit 0). Without FILE it checks
+        the file `run` would use.
+
+        Options:
+          --explain          for a sample event, show each route's verdict, condition by
+                             condition, and what the actions would do (nothing is done)
+          --event JSON       the sample event, as printed by `tagrouter watch`
+          --uri URI          a tag whose first record is this URI
+          --text TEXT        a tag with this Text record (after the URI, if both)
+          --uid UID          the tag's UID (default 04a224b2c35e80)
+          --reader NAME      the reader (default: the first configured)
+          --tag-type TYPE    the tag type (default ntag215)
+          --kind KIND        the event kind (default tag.arrived)
+        """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
-        throw .runtime("'tagrouter check-config' is not built yet")
+        var arguments = arguments
+        let explain = arguments.flag("--explain")
+        let sample = try CheckConfigSampleEvent(&arguments)
+        let files = arguments.positionals()
+        try arguments.finish()
+        guard files.count <= 1 else { throw .usage("give one config file, not \(files.count)") }
+        if !explain && sample.given { throw .usage("--event, --uri, --text, --uid, --reader, --tag-type and --kind go with --explain") }
+
+        let file = try RunConfigFile(explicit: files.first)
+        let config = try file.loadOrExit(ConfigLoader(registry: builtinPlugins, dryRun: true))
+        if explain {
+            let event = try sample.event(defaultReader: config.readers.first?.name ?? "reader")
+            print(explanation(Router(config: config, dryRun: true).explain(event), event: event))
+        } else {
+            print(summary(config, file: file.name))
+        }
+    }
+
+    static func summary(_ config: RouterConfig, file: String) -> String {
+        var lines = ["\(file): OK"]
+        lines.append("readers: \(config.readers.count)")
+        for reader in config.readers { lines.append("  \(reader.name): \(reader.device)") }
+        lines.append("routes: \(config.routes.count)")
+        for route in config.routes {
+            let actions = route.actions.map(\.plugin).joined(separator: ", ")
+            lines.append("  \(route.name): \(route.actions.count) action\(route.actions.count == 1 ? "" : "s") (\(actions))\(route.continues ? ", continue" : "")")
+        }
+        lines.append("actions: \(config.actions.count)")
+        lines.append("state_dir: \(config.stateDirectory)")
+        return lines.joined(separator: "\n")
+    }
+
+    static func explanation(_ routes: [RouteExplanation], event: TagEvent) -> String {
+        var lines = ["event: " + event.json.serialized()]
+        var winner: String?
+        for route in routes {
+            let verdict: String
+            if !route.tried {
+                verdict = "not tried (route '\(winner ?? "")' matched first and does not say continue: true)"
+            } else {
+                verdict = route.matched ? "MATCH" : "no match"
+            }
+            lines.append("route \(route.route): \(verdict)")
+            for condition in route.conditions { lines.append("  \(condition)") }
+            for action in route.actions { lines.append("  → \(action)") }
+            if route.matched { winner = route.route }
+        }
+        if routes.allSatisfy({ !$0.matched }) { lines.append("no route matches: nothing would be done") }
+        return lines.joined(separator: "\n")
     }
 }

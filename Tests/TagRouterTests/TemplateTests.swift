@@ -13,3 +13,48 @@ import Testing
         #expect(try Template("{{uri | json}}").render(variables) == "\"spotify:track:1 x\"")
     }
 }
+
+@Suite struct TemplateErrorTests {
+    struct Case: Sendable {
+        let template: String
+        let message: String
+    }
+
+    static let cases: [Case] = [
+        Case(template: "{{urii}}", message: "at character 1: unknown variable 'urii' (did you mean 'uri'?)"),
+        Case(template: "x {{tag.uuid}}", message: "at character 3: unknown variable 'tag.uuid' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfcForumType, atqa, sak, ndefCapacity, writable"),
+        Case(template: "{{uri.host}}", message: "at character 1: unknown variable 'uri.host': 'uri' has no members"),
+        Case(template: "{{uri | uper}}", message: "at character 1: unknown filter 'uper' (did you mean 'upper'?)"),
+        Case(template: "{{uri | default}}", message: "at character 1: filter 'default' needs a value: default: \"x\""),
+        Case(template: "{{uri", message: "at character 1: '{{' is not closed by '}}'"),
+        Case(template: "{{ }}", message: "at character 1: empty '{{ }}'; name a variable such as {{uri}}"),
+        Case(template: "{{env.MISSING}}", message: "at character 1: environment variable 'MISSING' is not set (add | default: \"…\" to allow that)"),
+    ]
+
+    @Test(arguments: cases) func rejected(_ example: Case) {
+        do {
+            let template = try Template(example.template, environment: [:])
+            Issue.record("accepted \(template)")
+        } catch {
+            #expect(error.description == example.message)
+        }
+    }
+
+    @Test func knownPathsAndEnvironment() throws {
+        let event = tagEvent(uri: "https://a/b?c=d", text: "Hi")
+        let variables = Template.variables(for: event, route: "r")
+        let env = ["TOKEN": "s3cr3t"]
+        #expect(try Template("{{ndef.records.1.text}} {{json.tag.uid}}", environment: env).render(variables) == "Hi 04a224b2c35e80")
+        #expect(try Template("Bearer {{env.TOKEN}}", environment: env).render(variables) == "Bearer s3cr3t")
+        #expect(try Template("{{env.NONE | default: 'x'}}", environment: env).render(variables) == "x")
+        #expect(try Template("{{event}} {{route}} {{tag_id}}", environment: env).render(variables) == "tag.arrived r 04a224b2c35e80")
+        #expect(try Template("{{tag.type | upper}}|{{text | lower}}|{{dwellMs | default: \"0\"}}", environment: env).render(variables) == "NTAG215|hi|0")
+        #expect(try Template("{{uri | urlencode}}", environment: env).render(variables) == "https%3A%2F%2Fa%2Fb%3Fc%3Dd")
+        #expect(try Template("{{text | json}} {{ndefError | json}}", environment: env).render(variables) == "\"Hi\" null")
+        let whole = try Template("{{json}}", environment: env).render(variables)
+        #expect(try JSONValue.parse(whole)["tag"]?["uid"] == "04a224b2c35e80")
+        #expect(try Template("{{tag}}", environment: env).render(variables).hasPrefix("{\"uid\":\"04a224b2c35e80\""))
+        #expect(try Template("no variables", environment: env).isConstant)
+        #expect(try Template("{{ uri|upper }}", environment: env).render(variables) == "HTTPS://A/B?C=D")
+    }
+}

@@ -16,6 +16,13 @@ public struct Delivery: Sendable {
         self.attempt = attempt
         self.variables = Template.variables(for: event, route: route)
     }
+
+    init(event: TagEvent, route: String, variables: JSONValue) {
+        self.event = event
+        self.route = route
+        self.attempt = 1
+        self.variables = variables
+    }
 }
 
 /// Why an action failed, and so what the delivery policy does next.

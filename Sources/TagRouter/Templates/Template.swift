@@ -60,7 +60,11 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// The variables templates see for `event` delivered by route `route`:
     /// the event's JSON members, plus `route` and `json` (the whole event).
     public static func variables(for event: TagEvent, route: String) -> JSONValue {
-        let json = event.json
+        variables(json: event.json, route: route)
+    }
+
+    /// The variables for an event already in JSON form.
+    static func variables(json: JSONValue, route: String) -> JSONValue {
         guard case .object(var object) = json else { return json }
         object["route"] = .string(route)
         object["json"] = json

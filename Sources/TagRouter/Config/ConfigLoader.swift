@@ -1,0 +1,147 @@
+import Foundation
+import TagCore
+
+/// Reads a config file into a `RouterConfig`: YAML → nodes → checked against the
+/// specs (the top level, readers, routes, matches, and each plugin's own) →
+/// plugins built → routes compiled. Every problem is reported, all at once.
+public struct ConfigLoader: Sendable {
+    public let registry: PluginRegistry
+    public let environment: [String: String]
+    /// Passed to plugins: build everything, connect to nothing.
+    public let dryRun: Bool
+
+    public init(registry: PluginRegistry, environment: [String: String] = ProcessInfo.processInfo.environment, dryRun: Bool = false) {
+        self.registry = registry
+        self.environment = environment
+        self.dryRun = dryRun
+    }
+
+    /// The top-level keys: the fixed ones, then one section per plugin that has one.
+    public var spec: OptionSpec {
+        var options = [
+            Option("readers", .list(.section(ReaderSettings.spec)), default: "[{name: reader, device: auto}]", "the NFC readers to watch"),
+            Option("routes", .list(.section(Route.spec)), default: "[]", "the rules, tried in file order; the first match wins unless it says `continue: true`"),
+            Option("state_dir", .string, "where spools and plugin state are kept (default `$STATE_DIRECTORY`, else `$XDG_STATE_HOME/tagrouter`, else `~/.local/state/tagrouter`)"),
+            Option("shutdown_timeout", .duration, default: "5s", "on SIGTERM, how long queued events may take to deliver before the rest is spooled"),
+        ]
+        for plugin in registry.plugins {
+            if let section = plugin.sectionSpec { options.append(Option(plugin.name, .section(section), "settings shared by every `\(plugin.name)` action")) }
+        }
+        return OptionSpec("the config file", options)
+    }
+
+    /// Loads the file at `path` (relative `*_file` paths then start from its directory).
+    public func load(file path: String) throws(ConfigErrors) -> RouterConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigErrors(mark: SourceMark(file: path, line: 1, column: 1), path: "", message: "cannot read the config file")
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        return try load(text: String(decoding: data, as: UTF8.self), file: path, directory: directory.isEmpty ? "." : directory)
+    }
+
+    /// Loads config text; `file` names it in messages.
+    public func load(text: String, file: String, directory: String = FileManager.default.currentDirectoryPath) throws(ConfigErrors) -> RouterConfig {
+        let context = ConfigContext(environment: environment, directory: directory)
+        let root = try YAMLParser.parse(text, file: file)
+        var errors = ConfigErrors()
+        let top = OptionValidator(context: context).validate(root, as: .section(spec), path: "", errors: &errors)
+        let readers = top.list("readers").map(ReaderSettings.init)
+        checkUnique(top.list("readers"), key: "name", what: "reader", &errors)
+        let pluginContext = PluginContext(stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers)
+        let plugins = buildPlugins(top, pluginContext, &errors)
+        var routes: [Route] = []
+        var names: [String: SourceMark] = [:]
+        for (index, route) in top.list("routes").enumerated() {
+            let name = route.string("name") ?? "route-\(index + 1)"
+            if let first = names[name] {
+                errors.append(contentsOf: route.error("name", "route name '\(name)' is already used at line \(first.line)"))
+            }
+            names[name] = names[name] ?? route.mark
+            if let compiled = compile(route, name: name, plugins: plugins, &errors) { routes.append(compiled) }
+        }
+        if !errors.isEmpty { throw errors }
+        return RouterConfig(
+            file: file, readers: readers, stateDirectory: pluginContext.stateDirectory,
+            shutdownTimeout: top.duration("shutdown_timeout") ?? .seconds(5), plugins: plugins.map(\.value), routes: routes)
+    }
+
+    private func stateDirectory(_ top: ConfigValue) -> String {
+        if let configured = top.string("state_dir") { return top.context.resolve(configured) }
+        if let systemd = environment["STATE_DIRECTORY"], !systemd.isEmpty { return systemd }
+        if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/tagrouter" }
+        return (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/tagrouter"
+    }
+
+    private func checkUnique(_ items: [ConfigValue], key: String, what: String, _ errors: inout ConfigErrors) {
+        var seen: [String: Int] = [:]
+        for item in items {
+            guard let value = item.string(key) else { continue }
+            if let line = seen[value] {
+                errors.append(contentsOf: item.error(key, "\(what) name '\(value)' is already used at line \(line)"))
+            }
+            seen[value] = seen[value] ?? item.mark.line
+        }
+    }
+
+    /// The plugins named by an action or given a section, in registry order.
+    private func buildPlugins(_ top: ConfigValue, _ context: PluginContext, _ errors: inout ConfigErrors) -> [(key: String, value: any ActionPlugin)] {
+        let used = Set(top.list("routes").flatMap { route in
+            (route.node["actions"]?.elements ?? []).compactMap { Self.actionName($0)?.name }
+        })
+        var plugins: [(key: String, value: any ActionPlugin)] = []
+        for plugin in registry.plugins where used.contains(plugin.name) || top.has(plugin.name) {
+            let section = plugin.sectionSpec != nil && top.has(plugin.name) ? top.section(plugin.name) : nil
+            do {
+                plugins.append((plugin.name, try plugin.init(section: section, context: context)))
+            } catch {
+                errors.append(contentsOf: error)
+            }
+        }
+        return plugins
+    }
+
+    /// An action's plugin name and options: `- log`, `- log:`, `- mqtt: {…}`, `- open: "{{uri}}"`.
+    private static func actionName(_ node: ConfigNode) -> (name: String, options: ConfigNode)? {
+        if let name = node.scalar, !node.isNull { return (name, ConfigNode(.scalar("", plain: true), mark: node.mark)) }
+        if let entries = node.entries, entries.count == 1 { return (entries[0].key, entries[0].value) }
+        return nil
+    }
+
+    private func compile(_ route: ConfigValue, name: String, plugins: [(key: String, value: any ActionPlugin)], _ errors: inout ConfigErrors) -> Route? {
+        var matcher: Matcher?
+        do {
+            matcher = try Matcher(route.child("match"))
+        } catch {
+            errors.append(contentsOf: error)
+        }
+        var actions: [ConfiguredAction] = []
+        for (index, node) in (route.node["actions"]?.elements ?? []).enumerated() {
+            let path = "\(route.path).actions[\(index)]"
+            guard let (pluginName, optionsNode) = Self.actionName(node) else {
+                errors.append(ConfigError(mark: node.mark, path: path, message: "expected one `<action>: <options>` pair such as `- log` or `- mqtt: {topic: …}`, got \(node.kindDescription)"))
+                continue
+            }
+            guard let pluginType = registry[pluginName] else {
+                let hint = DidYouMean.suggestion(for: pluginName, among: registry.names).map { " (did you mean '\($0)'?)" } ?? ""
+                errors.append(ConfigError(mark: node.mark, path: path, message: "unknown action '\(pluginName)'\(hint); actions are " + registry.names.joined(separator: ", ")))
+                continue
+            }
+            var problems = ConfigErrors()
+            let spec = pluginType.actionSpec.adding(DeliveryPolicy.options)
+            let options = OptionValidator(context: route.context).validate(optionsNode, as: .section(spec), path: "\(path).\(pluginName)", errors: &problems)
+            guard problems.isEmpty else {
+                errors.append(contentsOf: problems)
+                continue
+            }
+            guard let plugin = plugins.first(where: { $0.key == pluginName })?.value else { continue }
+            do {
+                let action = try plugin.makeAction(options, route: name)
+                actions.append(ConfiguredAction(plugin: pluginName, route: name, index: index, action: action, policy: DeliveryPolicy(options), mark: node.mark))
+            } catch {
+                errors.append(contentsOf: error)
+            }
+        }
+        guard let matcher else { return nil }
+        return Route(name: name, matcher: matcher, actions: actions, continues: route.bool("continue") ?? false, mark: route.mark)
+    }
+}

@@ -1,0 +1,16 @@
+/// A loaded, validated config: readers, plugin instances and compiled routes.
+public struct RouterConfig: Sendable {
+    /// The file it came from, as named by the user (or `embedded default`).
+    public var file: String
+    public var readers: [ReaderSettings]
+    /// Where spools and plugin state live.
+    public var stateDirectory: String
+    /// How long `SIGTERM` waits for queues to drain before spooling the rest.
+    public var shutdownTimeout: Duration
+    /// One instance per plugin the config uses or configures.
+    public var plugins: [any ActionPlugin]
+    public var routes: [Route]
+
+    /// Every action of every route, in file order.
+    public var actions: [ConfiguredAction] { routes.flatMap(\.actions) }
+}

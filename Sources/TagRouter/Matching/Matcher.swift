@@ -1,0 +1,132 @@
+import TagCore
+
+/// A route's compiled `match:` section: every condition must hold; a condition
+/// with several values holds when any of them matches.
+public struct Matcher: Sendable {
+    /// One compiled condition: its key, what it wants, and where it looks.
+    struct Condition: Sendable {
+        let key: String
+        let patterns: [TextPattern]
+        /// The event's values this condition looks at, and what to call them when there are none.
+        let values: @Sendable (TagEvent) -> [String]
+        let missing: String
+
+        func evaluate(_ event: TagEvent) -> ConditionResult {
+            let found = values(event)
+            let wanted = patterns.map(\.description).joined(separator: " or ")
+            guard !found.isEmpty else { return ConditionResult(key: key, passed: false, detail: "\(missing), expected \(wanted)") }
+            for value in found {
+                if let pattern = patterns.first(where: { $0.matches(value) }) {
+                    return ConditionResult(key: key, passed: true, detail: "\(JSONValue.string(value).serialized()) matches \(pattern)")
+                }
+            }
+            let shown = found.map { JSONValue.string($0).serialized() }.joined(separator: ", ")
+            return ConditionResult(key: key, passed: false, detail: "\(shown) does not match \(wanted)")
+        }
+    }
+
+    let kinds: Set<TagEvent.Kind>
+    let conditions: [Condition]
+
+    /// Compiles a validated `match:` section (nil: no `match`, every `tag.arrived`).
+    public init(_ match: ConfigValue?) throws(ConfigErrors) {
+        let match = match ?? ConfigValue(node: ConfigNode(.mapping([]), mark: SourceMark(file: "", line: 0, column: 0)), path: "match", type: .section(MatchSpec.spec), context: ConfigContext())
+        kinds = Set((match.strings("event") ?? []).compactMap(TagEvent.Kind.init(rawValue:)))
+        let anyRecord = match.string("records") == "any"
+        var errors = ConfigErrors()
+        var conditions: [Condition] = []
+        func add(_ key: String, missing: String, _ compile: (String) throws -> TextPattern, _ values: @escaping @Sendable (TagEvent) -> [String]) {
+            guard let texts = match.strings(key) else { return }
+            var patterns: [TextPattern] = []
+            for (index, text) in texts.enumerated() {
+                do {
+                    patterns.append(try compile(text))
+                } catch {
+                    let node = match.child(key)?.node
+                    let at = node?.elements?[index].mark ?? node?.mark ?? match.mark
+                    errors.append(ConfigError(mark: at, path: "\(match.path).\(key)", message: "\(error)"))
+                }
+            }
+            conditions.append(Condition(key: key, patterns: patterns, values: values, missing: missing))
+        }
+        let glob: (String) -> TextPattern = { .glob(Glob($0)) }
+        let regex: (String) throws -> TextPattern = { text in
+            do { return .regex(try SendableRegex(text)) } catch { throw MatchPatternError(message: "invalid regular expression '\(text)': \(error)") }
+        }
+        let uid: (String) throws -> TextPattern = { text in
+            guard let uid = TagUID(text) else { throw MatchPatternError(message: "'\(text)' is not a tag UID (hex digits, optionally separated by ':', '-' or spaces)") }
+            return .uid(uid)
+        }
+        let uris: @Sendable (TagEvent) -> [String] = { event in
+            anyRecord ? EventRecords.values(event, "uri") : [event.uri].compactMap { $0 }
+        }
+        let texts: @Sendable (TagEvent) -> [String] = { event in
+            anyRecord ? EventRecords.values(event, "text", type: "T") : [event.text].compactMap { $0 }
+        }
+        add("uri", missing: "no URI on the tag", glob, uris)
+        add("uri_regex", missing: "no URI on the tag", regex, uris)
+        add("text", missing: "no Text record on the tag", glob, texts)
+        add("text_regex", missing: "no Text record on the tag", regex, texts)
+        add("mime", missing: "no MIME record on the tag", glob) { event in
+            let mimes = EventRecords.values(event, "mime_type")
+            return anyRecord ? mimes : Array(mimes.prefix(1))
+        }
+        add("uid", missing: "no tag in this event", uid) { $0.tag.map { [$0.uid.hex] } ?? [] }
+        add("tag_id", missing: "no tag in this event", { text in
+            TagUID(text).map(TextPattern.uid) ?? .glob(Glob(text))
+        }) { event in [event.tagID, event.tag?.uid.hex].compactMap { $0 } }
+        add("reader", missing: "no reader", glob) { [$0.reader] }
+        add("tag_type", missing: "no tag in this event", glob) { $0.tag.map { [$0.type] } ?? [] }
+        if let record = match.child("record"), record.has("tnf") || record.has("type") {
+            conditions.append(Self.recordCondition(record, anyRecord: anyRecord))
+        }
+        for (path, value) in match.entries("json") {
+            let wanted = value.json
+            let alternatives: [JSONValue] = if case .array(let list) = wanted { list } else { [wanted] }
+            let patterns = alternatives.map { TextPattern.glob(Glob($0.plainText)) }
+            conditions.append(Condition(key: "json.\(path)", patterns: patterns, values: { event in
+                event.json.value(atPath: path).map { [$0.plainText] } ?? []
+            }, missing: "no '\(path)' in the event"))
+        }
+        if !errors.isEmpty { throw errors }
+        self.conditions = conditions
+    }
+
+    /// The `record: {tnf, type}` condition: the record's TNF and type written as `tnf/type`.
+    private static func recordCondition(_ record: ConfigValue, anyRecord: Bool) -> Condition {
+        let tnfs = Set((record.child("tnf")?.stringList ?? []).compactMap { Int($0) })
+        let types = record.strings("type").map { $0.map(Glob.init) }
+        let wanted = (tnfs.isEmpty ? "*" : tnfs.sorted().map(String.init).joined(separator: "|")) + "/" + (types?.map(\.pattern).joined(separator: "|") ?? "*")
+        return Condition(key: "record", patterns: [.glob(Glob(wanted))], values: { event in
+            let records = EventRecords.all(event)
+            let candidates = anyRecord ? records : Array(records.prefix(1))
+            // A record that meets both parts is reported in the wanted form so the glob matches it.
+            return candidates.map { record in
+                let tnf = record["tnf"].flatMap { if case .int(let value) = $0 { Int(value) } else { nil } }
+                let type = record["type"]?.stringValue ?? ""
+                let tnfOK = tnfs.isEmpty || tnf.map(tnfs.contains) == true
+                let typeOK = types?.contains { $0.matches(type) } ?? true
+                return tnfOK && typeOK ? wanted : "\(tnf.map(String.init) ?? "?")/\(type)"
+            }
+        }, missing: "no NDEF record on the tag")
+    }
+
+    /// True when `event` is of a wanted kind and meets every condition.
+    public func matches(_ event: TagEvent) -> Bool {
+        guard kinds.contains(event.kind) else { return false }
+        return conditions.allSatisfy { $0.evaluate(event).passed }
+    }
+
+    /// Every condition's result, the event kind first (for `--explain`).
+    public func explain(_ event: TagEvent) -> [ConditionResult] {
+        let wanted = kinds.map(\.rawValue).sorted().joined(separator: " or ")
+        let kind = ConditionResult(key: "event", passed: kinds.contains(event.kind), detail: kinds.contains(event.kind) ? event.kind.rawValue : "\(event.kind.rawValue), expected \(wanted)")
+        return [kind] + conditions.map { $0.evaluate(event) }
+    }
+}
+
+/// A value in `match:` that cannot be compiled.
+struct MatchPatternError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

@@ -1,0 +1,42 @@
+import TagCore
+
+/// One accepted value of a match condition: a glob, a regular expression
+/// (Swift `Regex`, searched anywhere in the text), or a tag UID (compared by bytes,
+/// so any spelling matches).
+enum TextPattern: Sendable, CustomStringConvertible {
+    case glob(Glob)
+    case regex(SendableRegex)
+    case uid(TagUID)
+
+    func matches(_ text: String) -> Bool {
+        switch self {
+        case .glob(let glob): return glob.matches(text)
+        case .regex(let regex): return regex.matches(text)
+        case .uid(let uid): return TagUID(text)?.bytes == uid.bytes
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .glob(let glob): return glob.pattern
+        case .regex(let regex): return "/\(regex.source)/"
+        case .uid(let uid): return uid.hex
+        }
+    }
+}
+
+/// A compiled `Regex` with its source text. `Regex` holds no shared mutable
+/// state once built, but the standard library does not mark it `Sendable`.
+struct SendableRegex: @unchecked Sendable {
+    let source: String
+    private let regex: Regex<AnyRegexOutput>
+
+    init(_ source: String) throws {
+        self.source = source
+        regex = try Regex(source)
+    }
+
+    func matches(_ text: String) -> Bool {
+        (try? regex.firstMatch(in: text)) != nil
+    }
+}

@@ -1,0 +1,156 @@
+import Synchronization
+import TagCore
+
+/// Runs one configured action: its bounded queue, its task, retries with
+/// backoff, and its spool. Events for the same action are delivered in order.
+final class ActionWorker: Sendable {
+    private enum Outcome {
+        case delivered, failed
+        case gaveUp(Duration?)
+    }
+
+    let configured: ConfiguredAction
+    private let queue: BoundedQueue<Delivery>
+    private let spool: Spool?
+    private let dryRun: Bool
+    private let counters = Mutex(ActionCounters())
+
+    init(_ configured: ConfiguredAction, stateDirectory: String?, dryRun: Bool) {
+        self.configured = configured
+        self.queue = BoundedQueue(capacity: configured.policy.queueCapacity)
+        self.spool = configured.policy.spool && !dryRun ? stateDirectory.map { Spool(directory: $0 + "/spool/" + configured.id) } : nil
+        self.dryRun = dryRun
+    }
+
+    var snapshot: ActionCounters { counters.withLock { $0 } }
+
+    private var fields: JSONObject { JSONObject(["action": .string(configured.id)]) }
+
+    private func fields(_ event: TagEvent, _ extra: KeyValuePairs<String, JSONValue> = [:]) -> JSONObject {
+        var object = fields
+        object["event_id"] = .string(event.id)
+        for (key, value) in extra { object[key] = value }
+        return object
+    }
+
+    /// Queues a delivery without waiting; a full queue drops its oldest.
+    func enqueue(_ delivery: Delivery) {
+        guard let dropped = queue.push(delivery) else { return }
+        counters.withLock { $0.dropped += 1 }
+        let reason = dropped.event.id == delivery.event.id ? "router is shutting down" : "queue full (\(queue.capacity)); oldest event dropped"
+        Log.warning("event dropped", fields(dropped.event, ["reason": .string(reason)]))
+    }
+
+    /// No more deliveries; `run` returns once the queue is empty (or spooled).
+    func finish() { queue.finish() }
+
+    /// The worker's loop: spooled deliveries first, then the queue, until finished.
+    func run() async {
+        var spooled = spool?.entries() ?? []
+        var lastSequence = spooled.last?.sequence
+        var spoolWait = configured.policy.backoff
+        if !spooled.isEmpty { Log.info("delivering spooled events", fields.merging(JSONObject(["count": .int(Int64(spooled.count))]))) }
+        while true {
+            if let spool, let entry = spooled.first {
+                switch await deliver(Delivery(event: entry.event, route: entry.route)) {
+                case .delivered, .failed:
+                    spool.remove(entry)
+                    spooled.removeFirst()
+                    spoolWait = configured.policy.backoff
+                case .gaveUp(let requested):
+                    spoolArrivals(spool, &spooled, &lastSequence)
+                    if queue.isFinished || Task.isCancelled { return }
+                    let wait = requested ?? spoolWait
+                    spoolWait = min(spoolWait * 2, configured.policy.maxBackoff)
+                    if await !pause(wait, spool, &spooled, &lastSequence) { return }
+                }
+                continue
+            }
+            guard let delivery = await queue.next() else { return }
+            guard case .gaveUp = await deliver(delivery) else { continue }
+            guard let spool else {
+                counters.withLock { $0.failed += 1 }
+                Log.error("delivery failed; event dropped (no spool)", fields(delivery.event))
+                continue
+            }
+            save(delivery, to: spool, &spooled, &lastSequence)
+            spoolArrivals(spool, &spooled, &lastSequence)
+        }
+    }
+
+    /// Tries a delivery up to `attempts` times with backoff.
+    private func deliver(_ delivery: Delivery) async -> Outcome {
+        var delivery = delivery
+        let policy = configured.policy
+        if dryRun {
+            Log.info("dry run: \(configured.plugin) would \(configured.action.describe(delivery))", fields(delivery.event))
+            counters.withLock { $0.delivered += 1 }
+            return .delivered
+        }
+        for attempt in 1...max(1, policy.attempts) {
+            delivery.attempt = attempt
+            do {
+                try await configured.action.perform(delivery)
+                counters.withLock { $0.delivered += 1 }
+                return .delivered
+            } catch {
+                switch error {
+                case .permanent(let reason):
+                    counters.withLock { $0.failed += 1 }
+                    Log.error("delivery failed", fields(delivery.event, ["reason": .string(reason)]))
+                    return .failed
+                case .retryable(let reason, let after):
+                    if attempt == policy.attempts || Task.isCancelled {
+                        Log.warning("delivery failed; retries used up", fields(delivery.event, ["reason": .string(reason), "attempts": .int(Int64(attempt))]))
+                        return .gaveUp(after)
+                    }
+                    let wait = policy.delay(afterAttempt: attempt, requested: after)
+                    counters.withLock { $0.retried += 1 }
+                    Log.warning("delivery failed; will retry", fields(delivery.event, ["reason": .string(reason), "attempt": .int(Int64(attempt)), "retry_in_ms": .int(Int64(wait.seconds * 1000))]))
+                    do { try await Task.sleep(for: wait) } catch { return .gaveUp(nil) }
+                }
+            }
+        }
+        return .gaveUp(nil)
+    }
+
+    /// Moves everything waiting in memory to the spool, behind what is there.
+    private func spoolArrivals(_ spool: Spool, _ spooled: inout [Spool.Entry], _ lastSequence: inout UInt64?) {
+        for delivery in queue.drain() { save(delivery, to: spool, &spooled, &lastSequence) }
+    }
+
+    private func save(_ delivery: Delivery, to spool: Spool, _ spooled: inout [Spool.Entry], _ lastSequence: inout UInt64?) {
+        do {
+            let entry = try spool.append(delivery.event, route: delivery.route, after: lastSequence)
+            lastSequence = entry.sequence
+            spooled.append(entry)
+            counters.withLock { $0.spooled += 1 }
+            Log.info("event spooled", fields(delivery.event))
+        } catch {
+            counters.withLock { $0.failed += 1 }
+            Log.error("event lost: the spool cannot be written", fields(delivery.event, ["reason": .string(error.description)]))
+        }
+    }
+
+    /// Waits `duration` before the spool is retried, spooling arrivals meanwhile
+    /// so they are on disk while the target is down. False when cancelled or finished.
+    private func pause(_ duration: Duration, _ spool: Spool, _ spooled: inout [Spool.Entry], _ lastSequence: inout UInt64?) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + duration
+        while clock.now < deadline {
+            do { try await Task.sleep(for: min(.milliseconds(200), deadline - clock.now)) } catch { return false }
+            spoolArrivals(spool, &spooled, &lastSequence)
+            if queue.isFinished { return false }
+        }
+        return true
+    }
+}
+
+extension JSONObject {
+    /// This object with `other`'s members added.
+    func merging(_ other: JSONObject) -> JSONObject {
+        var merged = self
+        for (key, value) in other { merged[key] = value }
+        return merged
+    }
+}

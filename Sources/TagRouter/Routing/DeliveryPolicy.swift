@@ -1,0 +1,54 @@
+/// How an action's deliveries are retried and kept: the options the router adds
+/// to every action (`queue`, `retry: {attempts, backoff, max_backoff}`, `spool`).
+public struct DeliveryPolicy: Sendable, Equatable {
+    /// Events waiting in memory for this action; when full, the oldest is dropped (logged, counted).
+    public var queueCapacity: Int
+    /// Tries in all, the first included (1: no retry).
+    public var attempts: Int
+    /// The wait before the first retry; it doubles for each further one, with jitter.
+    public var backoff: Duration
+    /// The longest wait between tries, and between tries of a spooled event.
+    public var maxBackoff: Duration
+    /// Whether events whose retries ran out wait on disk for the target to come back.
+    public var spool: Bool
+    /// Whether the user wrote `retry:` (plugins may treat failures differently then).
+    public var retryConfigured: Bool
+
+    public init(queueCapacity: Int = 100, attempts: Int = 3, backoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(60), spool: Bool = true, retryConfigured: Bool = false) {
+        self.queueCapacity = queueCapacity
+        self.attempts = attempts
+        self.backoff = backoff
+        self.maxBackoff = maxBackoff
+        self.spool = spool
+        self.retryConfigured = retryConfigured
+    }
+
+    /// The options every action accepts besides its own.
+    public static let options: [Option] = [
+        Option("queue", .int(1...1_000_000), default: "100", "events waiting in memory for this action; when full the oldest is dropped and counted"),
+        Option("retry", .section(OptionSpec("retries of a failed delivery", [
+            Option("attempts", .int(1...1000), default: "3", "tries in all, the first included"),
+            Option("backoff", .duration, default: "1s", "wait before the first retry; doubles each time, with jitter"),
+            Option("max_backoff", .duration, default: "1m", "the longest wait between tries"),
+        ])), "retry a delivery that failed for a reason that may pass (target down, 5xx)"),
+        Option("spool", .bool, default: "true", "when retries run out, keep the event on disk under `state_dir` and deliver it, in order, when the target is back"),
+    ]
+
+    /// Reads the policy from an action's validated options.
+    public init(_ options: ConfigValue) {
+        let retry = options.section("retry")
+        self.init(
+            queueCapacity: options.int("queue") ?? 100, attempts: retry?.int("attempts") ?? 3,
+            backoff: retry?.duration("backoff") ?? .seconds(1), maxBackoff: retry?.duration("max_backoff") ?? .seconds(60),
+            spool: options.bool("spool") ?? true, retryConfigured: options.has("retry"))
+    }
+
+    /// The wait before try `attempt + 1` after try `attempt` failed: backoff·2^(attempt−1),
+    /// capped, then a random point in its upper half (so retries of many actions spread out).
+    public func delay(afterAttempt attempt: Int, requested: Duration? = nil) -> Duration {
+        if let requested { return min(requested, maxBackoff) }
+        let exponent = min(max(attempt - 1, 0), 30)
+        let base = min(backoff * (1 << exponent), maxBackoff)
+        return base / 2 + base / 2 * Double.random(in: 0...1)
+    }
+}

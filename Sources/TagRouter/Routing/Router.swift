@@ -1,0 +1,95 @@
+import Synchronization
+import TagCore
+
+/// Routes events to actions: tries the compiled routes in order (the first
+/// match wins unless it says `continue: true`) and hands each matching action
+/// the event through that action's own queue, so `dispatch` never waits for an action.
+public final class Router: Sendable {
+    public let config: RouterConfig
+    private let workers: [[ActionWorker]]
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    /// `dryRun`: actions only describe what they would do (logged), nothing is spooled.
+    public init(config: RouterConfig, dryRun: Bool = false) {
+        self.config = config
+        workers = config.routes.map { route in
+            route.actions.map { ActionWorker($0, stateDirectory: config.stateDirectory, dryRun: dryRun) }
+        }
+    }
+
+    /// Starts the plugins, then one task per action (spooled events go first).
+    public func start() async {
+        for plugin in config.plugins { await plugin.start() }
+        let started = workers.joined().map { worker in Task { await worker.run() } }
+        tasks.withLock { $0 = started }
+    }
+
+    /// Matches `event` and queues it for every action of every matching route;
+    /// returns the names of the routes that matched.
+    @discardableResult
+    public func dispatch(_ event: TagEvent) -> [String] {
+        var matched: [String] = []
+        var json: JSONValue?
+        for (route, routeWorkers) in zip(config.routes, workers) where route.matcher.matches(event) {
+            matched.append(route.name)
+            let eventJSON = json ?? event.json
+            json = eventJSON
+            let delivery = Delivery(event: event, route: route.name, variables: Template.variables(json: eventJSON, route: route.name))
+            for worker in routeWorkers { worker.enqueue(delivery) }
+            if !route.continues { break }
+        }
+        if matched.isEmpty { Log.debug("no route matched", JSONObject(["event": .string(event.kind.rawValue), "event_id": .string(event.id)])) }
+        return matched
+    }
+
+    /// Dispatches every event of `events` until the sequence ends.
+    public func route(_ events: some AsyncSequence<TagEvent, Never>) async {
+        for await event in events { dispatch(event) }
+    }
+
+    /// Every route's verdict on `event`, and what the actions of those that match would do.
+    public func explain(_ event: TagEvent) -> [RouteExplanation] {
+        var stopped = false
+        return config.routes.map { route in
+            let conditions = route.matcher.explain(event)
+            let matched = !stopped && conditions.allSatisfy(\.passed)
+            let delivery = Delivery(event: event, route: route.name)
+            let explanation = RouteExplanation(
+                route: route.name, tried: !stopped, matched: matched, conditions: conditions,
+                actions: matched ? route.actions.map { "\($0.plugin): \($0.action.describe(delivery))" } : [])
+            if matched && !route.continues { stopped = true }
+            return explanation
+        }
+    }
+
+    /// Counters per action id (`route.index.plugin`).
+    public var counters: [String: ActionCounters] {
+        Dictionary(workers.joined().map { ($0.configured.id, $0.snapshot) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Stops taking events, lets the queues drain for up to `timeout`, then
+    /// cancels what is still running (those events go to the spool), and stops the plugins.
+    public func shutdown(timeout: Duration) async {
+        for worker in workers.joined() { worker.finish() }
+        let running = tasks.withLock { $0 }
+        let drained = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for task in running { await task.value }
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? true
+            group.cancelAll()
+            return first
+        }
+        if !drained {
+            Log.warning("queues did not drain in time; spooling the rest", JSONObject(["timeout_ms": .int(Int64(timeout.seconds * 1000))]))
+            for task in running { task.cancel() }
+            for task in running { await task.value }
+        }
+        for plugin in config.plugins { await plugin.stop() }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import TagRouter
+
+/// Finds and loads the config `run` and `check-config` use: the file given,
+/// else the first of `./tagrouter.yaml`, `~/.config/tagrouter/tagrouter.yaml`,
+/// `/etc/tagrouter/tagrouter.yaml`, else the default embedded in the binary.
+struct RunConfigFile {
+    /// The path, or nil for the embedded default.
+    let path: String?
+
+    static let embeddedName = "embedded default"
+
+    static var searchPath: [String] {
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+        return ["./tagrouter.yaml", home + "/.config/tagrouter/tagrouter.yaml", "/etc/tagrouter/tagrouter.yaml"]
+    }
+
+    init(explicit: String?) throws(CLIError) {
+        if let explicit {
+            guard FileManager.default.isReadableFile(atPath: explicit) else { throw .usage("cannot read the config file '\(explicit)'") }
+            path = explicit
+        } else {
+            path = Self.searchPath.first { FileManager.default.isReadableFile(atPath: $0) }
+        }
+    }
+
+    var name: String { path ?? Self.embeddedName }
+
+    /// Loads (again: SIGHUP reloads through here) and validates the config.
+    func load(_ loader: ConfigLoader) throws(ConfigErrors) -> RouterConfig {
+        if let path { return try loader.load(file: path) }
+        return try loader.load(text: String(decoding: PackageResources.tagrouter_yaml, as: UTF8.self), file: Self.embeddedName)
+    }
+
+    /// Loads or fails with every problem on stderr and the exit status for bad data.
+    func loadOrExit(_ loader: ConfigLoader) throws(CLIError) -> RouterConfig {
+        do {
+            return try load(loader)
+        } catch {
+            printToStderr(error.description)
+            throw .data("\(name): the config has \(error.errors.count == 1 ? "1 problem" : "\(error.errors.count) problems")")
+        }
+    }
+}

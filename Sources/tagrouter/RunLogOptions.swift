@@ -1,0 +1,23 @@
+import TagCore
+
+/// `--log-level` and `--log-format`, shared by `run` and `check-config`.
+enum RunLogOptions {
+    static let usage = """
+          --log-level LEVEL    debug, info (default), warning or error
+          --log-format FORMAT  human (default on a terminal) or json (one object per line; default otherwise)
+        """
+
+    static func apply(_ arguments: inout Arguments) throws(CLIError) {
+        var level: Log.Level?
+        var format: Log.Format?
+        if let text = try arguments.option("--log-level") {
+            guard let parsed = Log.Level(name: text) else { throw .usage("--log-level must be debug, info, warning or error, not '\(text)'") }
+            level = parsed
+        }
+        if let text = try arguments.option("--log-format") {
+            guard let parsed = Log.Format(rawValue: text) else { throw .usage("--log-format must be human or json, not '\(text)'") }
+            format = parsed
+        }
+        Log.configure(level: level, format: format)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import TagCore
+import Testing
+
+@testable import TagRouter
+
+/// Loads config text with a registry holding only `log` and a test plugin with a rich spec.
+func load(_ text: String, environment: [String: String] = ["HOME": "/tmp"], directory: String = "/tmp") throws(ConfigErrors) -> RouterConfig {
+    try ConfigLoader(registry: PluginRegistry([LogPlugin.self, ProbePlugin.self]), environment: environment).load(text: text, file: "t.yaml", directory: directory)
+}
+
+/// The messages of a config that must fail, one per problem.
+func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) -> [String] {
+    do {
+        _ = try load(text, environment: environment)
+        return []
+    } catch {
+        return error.errors.map(\.description)
+    }
+}
+
+@Suite struct ConfigLoaderTests {
+    @Test func loadsReadersRoutesAndActions() throws {
+        let config = try load("""
+            readers:
+              - name: front-door
+                device: pn532_uart:/dev/ttyUSB0
+                cooldown: 1500ms
+            routes:
+              - name: music
+                match:
+                  uri: "spotify:*"
+                actions:
+                  - log
+                  - log: "{{uri}}"
+                  - probe: { qos: 2, topic: "home/{{reader}}", retry: { attempts: 5, backoff: 2s }, queue: 7 }
+                continue: true
+              - actions: [log]
+            """)
+        #expect(config.readers == [ReaderSettings(name: "front-door", device: "pn532_uart:/dev/ttyUSB0", cooldown: .milliseconds(1500))])
+        #expect(config.routes.map(\.name) == ["music", "route-2"])
+        #expect(config.routes[0].continues)
+        #expect(config.routes[0].actions.map(\.plugin) == ["log", "log", "probe"])
+        let probe = config.routes[0].actions[2]
+        #expect(probe.policy == DeliveryPolicy(queueCapacity: 7, attempts: 5, backoff: .seconds(2), retryConfigured: true))
+        #expect(probe.id == "music.2.probe")
+        #expect(config.stateDirectory == "/tmp/.local/state/tagrouter")
+    }
+
+    @Test func jsonIsAccepted() throws {
+        let config = try load(#"{"routes": [{"name": "all", "actions": ["log"]}]}"#)
+        #expect(config.routes.map(\.name) == ["all"])
+    }
+
+    @Test func reportsEveryProblemWithLineAndColumn() {
+        let found = problems("""
+            readers:
+              - name: a
+                cooldwn: 1s
+            routes:
+              - name: r
+                match:
+                  uri_regex: "("
+                  event: tag.arived
+                actions:
+                  - probe: { topic: "x", qos: 3 }
+                  - probe: { topic: "x", qso: 1 }
+                  - mqttt: {}
+                  - log: { template: "{{tag.uidd}}" }
+                  - { log: {}, probe: {} }
+                continue: maybe
+              - name: r
+                actions: []
+            """)
+        #expect(found.contains("t.yaml:3:5: readers[0]: unknown key 'cooldwn' (did you mean 'cooldown'?)"))
+        #expect(found.contains { $0.hasPrefix("t.yaml:7:18: routes[0].match.uri_regex: invalid regular expression '('") })
+        #expect(found.contains("t.yaml:8:14: routes[0].match.event: expected tag.arrived, tag.removed, reader.connected, reader.disconnected or reader.error, got \"tag.arived\" (did you mean 'tag.arrived'?)"))
+        #expect(found.contains("t.yaml:10:35: routes[0].actions[0].probe.qos: expected 0, 1 or 2, got 3"))
+        #expect(found.contains("t.yaml:11:30: routes[0].actions[1].probe: unknown key 'qso' (did you mean 'qos'?)"))
+        #expect(found.contains("t.yaml:12:9: routes[0].actions[2]: unknown action 'mqttt'; actions are log, probe"))
+        #expect(found.contains("t.yaml:13:27: routes[0].actions[3].log.template: template: unknown variable 'tag.uidd' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfcForumType, atqa, sak, ndefCapacity, writable"))
+        #expect(found.contains { $0.hasPrefix("t.yaml:14:9: routes[0].actions[4]: expected one `<action>: <options>` pair") })
+        #expect(found.contains("t.yaml:15:15: routes[0].continue: expected true or false, got \"maybe\""))
+        #expect(found.contains("t.yaml:16:11: routes[1].name: route name 'r' is already used at line 5"))
+        #expect(found.count == 10)
+    }
+
+    @Test func syntaxErrorsPointAtTheProblem() {
+        #expect(problems("routes:\n  - name: [unclosed\n") == ["t.yaml:3:1: while parsing a flow sequence: did not find expected ',' or ']'"])
+        #expect(problems("routes: []\nroutes: []\n") == ["t.yaml:2:1: duplicate key 'routes' (first at line 1)"])
+    }
+
+    @Test func pluginReportsItsOwnProblemsThroughTheSameMarks() {
+        #expect(problems("probe: { broker: \"\" }\nroutes: []\n") == ["t.yaml:1:18: probe.broker: must not be empty"])
+        #expect(problems("routes: [{actions: [{probe: {topic: \"#bad\"}}]}]") == ["t.yaml:1:37: routes[0].actions[0].probe.topic: a topic to publish to cannot hold '#'"])
+    }
+
+    @Test func environmentAndSecretFiles() throws {
+        let secret = "/tmp/tagrouter-secret-\(getpid())"
+        try "hunter2\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        defer { unlink(secret) }
+        let config = try load("""
+            probe: { broker: "{{env.BROKER}}", password_file: \(secret) }
+            routes: []
+            """, environment: ["BROKER": "mqtt.local"])
+        let probe = try #require(config.plugins.first as? ProbePlugin)
+        #expect(probe.broker == "mqtt.local")
+        #expect(probe.password == "hunter2")
+        #expect(problems("probe: { broker: \"{{env.NOPE}}\" }") == [
+            "t.yaml:1:19: probe.broker: template: environment variable 'NOPE' is not set (add | default: \"…\" to allow that)"
+        ])
+        #expect(problems("probe: { password_file: /nonexistent/x }") == ["t.yaml:1:25: probe.password_file: cannot read the file '/nonexistent/x'"])
+    }
+
+    @Test func durations() {
+        #expect(Duration(configText: "500ms") == .milliseconds(500))
+        #expect(Duration(configText: "5s") == .seconds(5))
+        #expect(Duration(configText: "2m") == .seconds(120))
+        #expect(Duration(configText: "1h") == .seconds(3600))
+        #expect(Duration(configText: "1m30s") == .seconds(90))
+        #expect(Duration(configText: "1.5s") == .milliseconds(1500))
+        #expect(Duration(configText: "0") == .zero)
+        #expect(Duration(configText: "5") == nil)
+        #expect(Duration(configText: "5 parsecs") == nil)
+        #expect(Duration(configText: "") == nil)
+        #expect(problems("shutdown_timeout: 5") == ["t.yaml:1:19: shutdown_timeout: expected a duration such as 500ms, 5s, 2m or 1h, got \"5\""])
+    }
+
+    @Test func unknownTopLevelKeysSuggest() {
+        #expect(problems("route: []") == ["t.yaml:1:1: unknown key 'route' (did you mean 'routes'?)"])
+    }
+}

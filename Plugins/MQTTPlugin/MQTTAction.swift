@@ -63,6 +63,8 @@ struct MQTTAction: Action {
         }
         do {
             try await connection.publish(message, hold: hold)
+        } catch .invalidMessage(let topic, let reason) {
+            throw .permanent(MQTTError.invalidMessage(topic: topic, reason: reason).description)
         } catch {
             throw .retryable(error.description)
         }

@@ -83,7 +83,7 @@ struct ConnectionTests {
         for index in 400..<600 { deliveries.append(connection.enqueue(MQTTMessage(topic: "seq/n", text: String(index)), hold: hold)) }
         try broker.start()
         for delivery in deliveries { try await delivery.delivered() }
-        let seen = try await subscriber.waitFor(count: 600) { $0.topic == "seq/n" }
+        let seen = try await subscriber.waitUntil("600 distinct messages") { Set($0.map(\.text)).count >= 600 }
         var firstArrivals: [Int] = []
         var distinct = Set<Int>()
         for message in seen {
@@ -118,6 +118,59 @@ struct ConnectionTests {
             try await connection.publish(MQTTMessage(topic: "x", text: "y"), hold: .milliseconds(300))
         }
         await connection.stop()
+    }
+
+    @Test func version5RefusalNamesTheCredentials() async throws {
+        var options = MosquittoBroker.Options()
+        options.users = ["reader": "right"]
+        let broker = try MosquittoBroker(options)
+        var settings = Self.settings(broker)
+        settings.protocolVersion = .v5
+        settings.username = "reader"
+        settings.password = "wrong"
+        let connection = MQTTConnection(settings)
+        connection.start()
+        for await status in connection.statusUpdates() {
+            guard case .disconnected(let error) = status, case .refused(_, let code, _) = error else { continue }
+            #expect(MQTTError.credentialCodes.contains(code), "MQTT 5 reason code \(code)")
+            #expect(error.description.contains("password_file"))
+            break
+        }
+        await connection.stop()
+    }
+
+    @Test func tlsWithTheBrokersCAConnectsAndWithoutItIsRefused() async throws {
+        var options = MosquittoBroker.Options()
+        options.tls = true
+        let broker = try MosquittoBroker(options)
+        var settings = Self.settings(broker)
+        settings.tls = MQTTSettings.TLS(caFile: broker.caFile)
+        let trusted = MQTTConnection(settings)
+        trusted.start()
+        try await trusted.publish(MQTTMessage(topic: "tls/ok", text: "x"), hold: .seconds(15))
+        await trusted.stop()
+
+        settings.tls = MQTTSettings.TLS()
+        let untrusted = MQTTConnection(settings)
+        untrusted.start()
+        for await status in untrusted.statusUpdates() {
+            guard case .disconnected(let error) = status else { continue }
+            guard case .unreachable = error else {
+                Issue.record("expected a TLS failure, got \(error)")
+                break
+            }
+            break
+        }
+        await #expect(throws: MQTTError.self) {
+            try await untrusted.publish(MQTTMessage(topic: "tls/no", text: "x"), hold: .milliseconds(300))
+        }
+        await untrusted.stop()
+
+        settings.tls = MQTTSettings.TLS(insecure: true)
+        let insecure = MQTTConnection(settings)
+        insecure.start()
+        try await insecure.publish(MQTTMessage(topic: "tls/insecure", text: "x"), hold: .seconds(15))
+        await insecure.stop()
     }
 
     @Test func aMessageThatCannotBeDeliveredIsHandedBack() async throws {

@@ -14,18 +14,19 @@ final class MosquittoBroker: @unchecked Sendable {
         var users: [String: String] = [:]
         /// Keep sessions, subscriptions and queued messages across a restart.
         var persistence = false
+        /// Serve TLS with a certificate for 127.0.0.1 signed by a throw-away CA (`caFile`).
+        var tls = false
     }
 
-    let port: Int
+    private(set) var port = 0
     let directory: URL
+    private var config: [String] = []
     private var process: ChildProcess?
 
     init(_ options: Options = Options()) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mosquitto-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        port = try Self.freePort()
         var config = [
-            "listener \(port) 127.0.0.1",
             // Run as whoever runs the tests (as root, mosquitto would otherwise
             // switch to user `mosquitto`, who cannot read this directory).
             "user \(NSUserName())",
@@ -46,11 +47,24 @@ final class MosquittoBroker: @unchecked Sendable {
             }
             config += ["allow_anonymous false", "password_file \(passwords)"]
         }
+        if options.tls {
+            try makeCertificates()
+            config += ["cafile \(caFile)", "certfile \(directory.path)/server.pem", "keyfile \(directory.path)/server.key"]
+        }
         if options.persistence {
             config += ["persistence true", "persistence_location \(directory.path)/", "autosave_interval 0"]
         }
-        try (config.joined(separator: "\n") + "\n").write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
-        try start()
+        self.config = config
+        // The free port can be taken by someone else before mosquitto binds it: then try another.
+        for attempt in 1...5 {
+            port = try Self.freePort()
+            do {
+                try start()
+                return
+            } catch where attempt < 5 && process?.isRunning == false {
+                continue
+            }
+        }
     }
 
     deinit {
@@ -58,8 +72,26 @@ final class MosquittoBroker: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// The CA that signed the broker's certificate, with `Options.tls`.
+    var caFile: String { directory.appendingPathComponent("ca.pem").path }
+
+    private func makeCertificates() throws {
+        let dir = directory.path
+        try "subjectAltName=IP:127.0.0.1\n".write(toFile: "\(dir)/san.ext", atomically: true, encoding: .utf8)
+        let openssl = "/usr/bin/openssl"
+        try Self.run(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/ca.key", "-out", caFile, "-days", "1", "-subj", "/CN=tagrouter test CA"])
+        try Self.run(openssl, ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/server.key", "-out", "\(dir)/server.csr", "-subj", "/CN=127.0.0.1"])
+        try Self.run(openssl, [
+            "x509", "-req", "-in", "\(dir)/server.csr", "-CA", caFile, "-CAkey", "\(dir)/ca.key", "-CAcreateserial",
+            "-out", "\(dir)/server.pem", "-days", "1", "-extfile", "\(dir)/san.ext",
+        ])
+    }
+
     /// Starts the broker and returns once it accepts TCP connections.
     func start() throws {
+        let text = (["listener \(port) 127.0.0.1"] + config).joined(separator: "\n") + "\n"
+        try text.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("mosquitto.log"))
         let process = try ChildProcess("/usr/sbin/mosquitto", ["-c", directory.appendingPathComponent("mosquitto.conf").path])
         self.process = process
         let deadline = ContinuousClock.now + .seconds(20)
@@ -113,6 +145,8 @@ final class MosquittoBroker: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

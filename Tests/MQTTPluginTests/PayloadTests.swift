@@ -76,4 +76,20 @@ struct PayloadTests {
         #expect(error?.description.contains("routes[0].actions[0].mqtt.payload") == true)
         #expect(error?.description.contains("keep one") == true)
     }
+
+    @Test func aTopicThatCanNeverBePublishedIsAPermanentFailure() async throws {
+        for topic in ["{{uri}}", "home/#", "a/+/b"] {
+            let action = try Self.action("{topic: \"\(topic)\"}")
+            do {
+                try await action.perform(Delivery(event: Self.arrived, route: "r"))
+                Issue.record("published to \(topic)")
+            } catch {
+                guard case .permanent(let reason) = error else {
+                    Issue.record("expected a permanent failure for \(topic), got \(error)")
+                    continue
+                }
+                #expect(reason.contains("check the action's topic template"))
+            }
+        }
+    }
 }

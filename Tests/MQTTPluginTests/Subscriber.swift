@@ -73,22 +73,22 @@ final class Subscriber: Sendable {
     /// Waits until a message satisfying `predicate` arrived and returns it.
     @discardableResult
     func waitFor(timeout: Duration = .seconds(20), _ what: String, _ predicate: @escaping (Received) -> Bool) async throws -> Received {
-        var found: Received?
-        try await poll(timeout, what) {
-            found = self.messages.first(where: predicate)
-            return found != nil
-        }
-        return found!
+        try await waitUntil(timeout: timeout, what) { $0.contains(where: predicate) }.first(where: predicate)!
     }
 
     /// Waits until `count` messages satisfying `predicate` arrived and returns all that did.
     func waitFor(count: Int, timeout: Duration = .seconds(30), _ predicate: @escaping (Received) -> Bool = { _ in true }) async throws -> [Received] {
-        var found: [Received] = []
-        try await poll(timeout, "\(count) messages") {
-            found = self.messages.filter(predicate)
-            return found.count >= count
+        try await waitUntil(timeout: timeout, "\(count) messages") { $0.filter(predicate).count >= count }.filter(predicate)
+    }
+
+    /// Waits until everything received so far satisfies `condition`, and returns it.
+    func waitUntil(timeout: Duration = .seconds(30), _ what: String, _ condition: ([Received]) -> Bool) async throws -> [Received] {
+        var seen: [Received] = []
+        try await poll(timeout, what) {
+            seen = messages
+            return condition(seen)
         }
-        return found
+        return seen
     }
 
     private func poll(_ timeout: Duration, _ what: String, _ condition: () -> Bool) async throws {

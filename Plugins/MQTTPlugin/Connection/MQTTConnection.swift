@@ -102,6 +102,10 @@ public final class MQTTConnection: Sendable {
     /// before, and returns at once; `delivered()` on the result waits for it.
     public func enqueue(_ message: MQTTMessage, hold: Duration) -> MQTTDelivery {
         let outcome = MQTTDelivery.Outcome()
+        if let reason = MQTTSession.problem(with: message) {
+            outcome.complete(.failure(.invalidMessage(topic: message.topic, reason: reason)))
+            return MQTTDelivery(outcome: outcome)
+        }
         let accepted = state.withLock { state -> Bool in
             guard !isStopping else { return false }
             _ = state.outbox.append(Pending(message: message, deadline: .now + hold, hold: hold, outcome: outcome))

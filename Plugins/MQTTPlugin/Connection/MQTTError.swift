@@ -12,6 +12,8 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// out of the backlog (never sent, or sent on a connection that died
     /// before the broker acknowledged it); `lastProblem` says why the broker was out of reach.
     case notDelivered(topic: String, waited: Duration, lastProblem: String)
+    /// The message can never be published (an empty topic, `+` or `#` in it…); retrying will not help.
+    case invalidMessage(topic: String, reason: String)
     /// The connection is stopped (shutting down, or never started).
     case stopped
 
@@ -29,6 +31,8 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
             return "MQTT settings rejected: \(message)"
         case .notDelivered(let topic, let waited, let lastProblem):
             return "MQTT message to \(topic) not acknowledged within \(waited) (\(lastProblem)); handed back for retry"
+        case .invalidMessage(let topic, let reason):
+            return "cannot publish to '\(topic)': \(reason); check the action's topic template"
         case .stopped:
             return "the MQTT connection is stopped"
         }

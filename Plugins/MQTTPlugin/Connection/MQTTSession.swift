@@ -72,10 +72,16 @@ final class MQTTSession {
     }
 
     private func configureTLS(_ tls: MQTTSettings.TLS) throws(MQTTError) {
-        if tls.caFile == nil {
+        if let caFile = tls.caFile {
+            try check(mosquitto_tls_set(handle, caFile, nil, tls.certFile, tls.keyFile, nil), "tls ca_file/cert_file/key_file")
+        } else {
+            // The system's CA store; mosquitto_tls_set needs a CA file or directory, so a client
+            // certificate without ca_file goes with the system's certificate directory.
             try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "tls (system CA store)")
+            if tls.certFile != nil {
+                try check(mosquitto_tls_set(handle, nil, "/etc/ssl/certs", tls.certFile, tls.keyFile, nil), "tls cert_file/key_file")
+            }
         }
-        try check(mosquitto_tls_set(handle, tls.caFile, nil, tls.certFile, tls.keyFile, nil), "tls ca_file/cert_file/key_file")
         if tls.insecure {
             try check(mosquitto_tls_opts_set(handle, 0, nil, nil), "tls insecure")
             try check(mosquitto_tls_insecure_set(handle, true), "tls insecure")
@@ -131,6 +137,18 @@ final class MQTTSession {
         }
         guard code == MOSQ_ERR_SUCCESS.rawValue else { return .failure(failure(code)) }
         return .success(mid)
+    }
+
+    /// Why libmosquitto would refuse to publish `message` at all, or nil:
+    /// such a message is failed at once rather than stalling the backlog.
+    static func problem(with message: MQTTMessage) -> String? {
+        if message.topic.isEmpty { return "the topic is empty" }
+        if message.topic.utf8.contains(0) { return "the topic contains a NUL character" }
+        if message.topic.utf8.count > 65_535 { return "the topic is longer than 65535 bytes" }
+        if mosquitto_pub_topic_check(message.topic) != MOSQ_ERR_SUCCESS.rawValue { return "a topic to publish to cannot contain + or #" }
+        if !(0...2).contains(message.qos) { return "QoS must be 0, 1 or 2, not \(message.qos)" }
+        if message.payload.count > 268_435_455 { return "the payload is larger than MQTT allows (256 MB)" }
+        return nil
     }
 
     func subscribe(_ filter: String) -> MQTTError? {

@@ -56,6 +56,8 @@ let plugins: [Target] = [
     .testTarget(
         name: "ActionPluginTests",
         dependencies: ["ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore"]),
+    .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin"], path: "Plugins/MQTTBench"),
+    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "mqtt-bench"]),
 ]
 
 /// The command-line tool and daemon.

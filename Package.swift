@@ -53,7 +53,10 @@ let plugins: [Target] = [
     .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"]),
     .testTarget(
         name: "ActionPluginTests",
-        dependencies: ["ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore"]),
+        dependencies: [
+            "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore",
+            "PN532Sim", "TagReader", "TagKit", "NDEF",
+        ]),
 ]
 
 /// The command-line tool and daemon.

@@ -33,7 +33,8 @@ let tags: [Target] = [
     .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC"]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
     .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
-    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "TagKit", "NDEF", "TagCore"]),
+    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore"]),
+    .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
 ]
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.

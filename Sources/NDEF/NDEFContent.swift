@@ -67,8 +67,8 @@ extension NDEFRecord {
         case .absoluteURI:
             return .absoluteURI(typeString)
         case .external:
-            if typeString.lowercased() == AndroidApplicationRecord.type,
-               let package = String(validating: payload, as: UTF8.self) {
+            if MediaTypeEssence(type).equals(MediaTypeEssence.androidApp),
+               let package = utf8String(payload) {
                 return .androidApp(package: package)
             }
             return .external(type: typeString)
@@ -79,30 +79,30 @@ extension NDEFRecord {
         }
     }
 
+    /// Checks that a URI, Text or Smart Poster payload decodes, building as little as
+    /// possible (the strict decoder runs this on every record).
+    func checkContent() throws(NDEFError) {
+        guard tnf == .wellKnown else { return }
+        switch type {
+        case [0x55]: try URIPrefix.check(payload[...])
+        case [0x54]: _ = try NDEFText.check(payload)
+        case SmartPoster.type: _ = try SmartPoster(payload: payload)
+        default: break
+        }
+    }
+
     /// The TYPE field as text (invalid UTF-8 replaced).
     public var typeString: String { String(decoding: type, as: UTF8.self) }
 
     private func mediaContent() -> NDEFContent {
-        let mediaType = typeString
-        let essence = mediaType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first
-            .map { $0.trimmingASCIISpaces().lowercased() } ?? ""
-        if essence == WiFiCredential.mediaType, let credential = WiFiCredential(payload: payload) {
+        let essence = MediaTypeEssence(type)
+        if essence.equals(MediaTypeEssence.wifi), let credential = WiFiCredential(payload: payload) {
             return .wifi(credential)
         }
-        if essence == BluetoothOOB.mediaType, let oob = BluetoothOOB(payload: payload) {
+        if essence.equals(MediaTypeEssence.bluetooth), let oob = BluetoothOOB(payload: payload) {
             return .bluetooth(oob)
         }
-        let textual = essence.hasPrefix("text/") || essence == "application/json"
-        return .mime(type: mediaType, text: textual ? String(validating: payload, as: UTF8.self) : nil)
-    }
-}
-
-extension Substring {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate func trimmingASCIISpaces() -> Substring {
-        var trimmed = self
-        while let first = trimmed.first, first == " " || first == "\t" { trimmed.removeFirst() }
-        while let last = trimmed.last, last == " " || last == "\t" { trimmed.removeLast() }
-        return trimmed
+        let textual = essence.hasPrefix(MediaTypeEssence.text) || essence.equals(MediaTypeEssence.json)
+        return .mime(type: typeString, text: textual ? utf8String(payload) : nil)
     }
 }

@@ -121,7 +121,7 @@ private struct JSONParser {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(validating: units, as: UTF8.self)
+                return utf8String(units)
             case 0x00..<0x20:
                 return nil
             case UInt8(ascii: "\\"):

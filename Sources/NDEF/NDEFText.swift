@@ -22,6 +22,18 @@ public struct NDEFText: Sendable, Equatable {
     /// big-endian otherwise (RFC 2781 §4.3).
     public init(payload: some Collection<UInt8>) throws(NDEFError) {
         let bytes = Array(payload)
+        let layout = try Self.check(bytes)
+        let language = String(decoding: bytes[1..<layout.textStart], as: UTF8.self)
+        let body = bytes[layout.textStart...]
+        switch layout.encoding {
+        case .utf8: self.init(text: String(decoding: body, as: UTF8.self), language: language, encoding: .utf8)
+        case .utf16: self.init(text: String(decoding: Self.utf16Units(body), as: UTF16.self), language: language, encoding: .utf16)
+        }
+    }
+
+    /// Checks a Text payload without building strings: status byte, language length,
+    /// and that language and text are valid in their encoding.
+    static func check(_ bytes: [UInt8]) throws(NDEFError) -> (textStart: Int, encoding: Encoding) {
         guard let status = bytes.first else {
             throw NDEFError(.textBadLangLength, at: 0, "Text payload is empty; it needs a status byte")
         }
@@ -30,22 +42,20 @@ public struct NDEFText: Sendable, Equatable {
             throw NDEFError(.textBadLangLength, at: 0,
                             "Text language length \(languageLength) must be 1…\(bytes.count - 1) for this payload")
         }
-        guard let language = String(validating: bytes[1...languageLength], as: UTF8.self) else {
+        guard isValidUTF8(bytes[1...languageLength]) else {
             throw NDEFError(.textBadEncoding, at: 1, "Text language code is not ASCII")
         }
         let start = 1 + languageLength
-        let body = bytes[start...]
         if status & 0x80 == 0 {
-            guard let text = String(validating: body, as: UTF8.self) else {
+            guard isValidUTF8(bytes[start...]) else {
                 throw NDEFError(.textBadEncoding, at: start, "Text is not valid UTF-8")
             }
-            self.init(text: text, language: language, encoding: .utf8)
-        } else {
-            guard let text = Self.utf16(body) else {
-                throw NDEFError(.textBadEncoding, at: start, "Text is not valid UTF-16 (odd length or a lone surrogate)")
-            }
-            self.init(text: text, language: language, encoding: .utf16)
+            return (start, .utf8)
         }
+        guard bytes[start...].count.isMultiple(of: 2), isValidUTF16(utf16Units(bytes[start...])) else {
+            throw NDEFError(.textBadEncoding, at: start, "Text is not valid UTF-16 (odd length or a lone surrogate)")
+        }
+        return (start, .utf16)
     }
 
     /// The Text payload: status byte, language tag, text (UTF-16 written big-endian with no BOM).
@@ -62,8 +72,8 @@ public struct NDEFText: Sendable, Equatable {
         return bytes
     }
 
-    private static func utf16(_ bytes: ArraySlice<UInt8>) -> String? {
-        guard bytes.count.isMultiple(of: 2) else { return nil }
+    /// The UTF-16 code units of a text body: byte order from a BOM (dropped), else big-endian.
+    private static func utf16Units(_ bytes: ArraySlice<UInt8>) -> [UInt16] {
         var body = bytes
         var bigEndian = true
         if body.starts(with: [0xFE, 0xFF]) {
@@ -75,11 +85,28 @@ public struct NDEFText: Sendable, Equatable {
         var units: [UInt16] = []
         units.reserveCapacity(body.count / 2)
         var index = body.startIndex
-        while index < body.endIndex {
+        while index + 1 < body.endIndex {
             let first = UInt16(body[index]), second = UInt16(body[index + 1])
             units.append(bigEndian ? first << 8 | second : second << 8 | first)
             index += 2
         }
-        return String(validating: units, as: UTF16.self)
+        return units
+    }
+
+    /// True when every surrogate is part of a high–low pair.
+    private static func isValidUTF16(_ units: [UInt16]) -> Bool {
+        var index = 0
+        while index < units.count {
+            switch units[index] {
+            case 0xD800..<0xDC00:
+                guard index + 1 < units.count, (0xDC00..<0xE000).contains(units[index + 1]) else { return false }
+                index += 2
+            case 0xDC00..<0xE000:
+                return false
+            default:
+                index += 1
+            }
+        }
+        return true
     }
 }

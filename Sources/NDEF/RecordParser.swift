@@ -10,10 +10,19 @@ enum RecordParser {
         var error: NDEFError?
     }
 
-    private static let wellKnownChecked: [[UInt8]] = [[0x55], [0x54], SmartPoster.type]
+    /// Shared TYPE arrays for the common well-known types, so decoding them allocates nothing.
+    private static let commonTypes: [[UInt8]] = [[0x55], [0x54], SmartPoster.type]
+
+    private static func type(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        if bytes.count <= 2 {
+            for common in commonTypes where common.elementsEqual(bytes) { return common }
+        }
+        return Array(bytes)
+    }
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Outcome {
         var outcome = Outcome()
+        outcome.records.reserveCapacity(4)
         guard !bytes.isEmpty else {
             outcome.error = NDEFError(.emptyMessage, at: 0, "the message is empty; the empty NDEF message is D0 00 00")
             return outcome
@@ -84,7 +93,7 @@ enum RecordParser {
 
             let payload = UnsafeBufferPointer(rebasing: bytes[payloadStart..<end])
             var completed: (record: NDEFRecord, payloadOffset: Int, recordIndex: Int)?
-            if var chunk = pending {
+            if var chunk = pending.take() {  // taken out, so appending does not copy the joined payload
                 guard tnf == .unchanged, typeLength == 0, !hasID else {
                     return fail(.badChunkSequence, start, "a continuation chunk must have TNF 6, no TYPE and no ID")
                 }
@@ -92,12 +101,11 @@ enum RecordParser {
                 if chunked {
                     pending = chunk
                 } else {
-                    pending = nil
                     completed = chunk
                 }
             } else {
                 let record = NDEFRecord(tnf: tnf,
-                                        type: Array(UnsafeBufferPointer(rebasing: bytes[typeStart..<idStart])),
+                                        type: type(UnsafeBufferPointer(rebasing: bytes[typeStart..<idStart])),
                                         id: Array(UnsafeBufferPointer(rebasing: bytes[idStart..<payloadStart])),
                                         payload: Array(payload))
                 if chunked {
@@ -108,13 +116,11 @@ enum RecordParser {
             }
             if let completed {
                 let record = completed.record
-                if record.tnf == .wellKnown, wellKnownChecked.contains(record.type) {
-                    do {
-                        _ = try record.decodedContent()
-                    } catch {
-                        outcome.error = error.relocated(by: completed.payloadOffset, record: completed.recordIndex)
-                        return outcome
-                    }
+                do {
+                    try record.checkContent()
+                } catch {
+                    outcome.error = error.relocated(by: completed.payloadOffset, record: completed.recordIndex)
+                    return outcome
                 }
                 outcome.records.append(record)
             }

@@ -69,7 +69,7 @@ public struct SmartPoster: Sendable, Equatable {
             case [0x73] where record.payload.count == 4:  // s
                 size = record.payload.reduce(0) { $0 << 8 | UInt32($1) }
             case [0x74]:  // t
-                type = String(validating: record.payload, as: UTF8.self)
+                type = utf8String(record.payload)
             default:
                 break
             }

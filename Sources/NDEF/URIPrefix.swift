@@ -26,15 +26,22 @@ enum URIPrefix {
 
     /// The URI a URI record payload stands for.
     static func decode(_ payload: ArraySlice<UInt8>) throws(NDEFError) -> String {
+        let code = try check(payload)
+        return table[Int(code)] + String(decoding: payload.dropFirst(), as: UTF8.self)
+    }
+
+    /// Checks a URI record payload without building the URI; returns the identifier code.
+    @discardableResult
+    static func check(_ payload: ArraySlice<UInt8>) throws(NDEFError) -> UInt8 {
         guard let code = payload.first else {
             throw NDEFError(.uriBadPrefixCode, at: 0, "URI payload is empty; it needs an identifier code")
         }
         guard Int(code) < table.count else {
             throw NDEFError(.uriBadPrefixCode, at: 0, "URI identifier code 0x\(Hex.string([code])) is not defined")
         }
-        guard let rest = String(validating: payload.dropFirst(), as: UTF8.self) else {
+        guard isValidUTF8(payload.dropFirst()) else {
             throw NDEFError(.uriBadUTF8, at: 1, "URI field is not valid UTF-8")
         }
-        return table[Int(code)] + rest
+        return code
     }
 }

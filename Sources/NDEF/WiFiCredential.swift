@@ -65,12 +65,11 @@ public struct WiFiCredential: Sendable, Equatable {
         self.key = key
     }
 
-    /// Reads the first Credential attribute; nil when there is none or an attribute
-    /// runs past its container.
+    /// Reads the first Credential attribute; nil when there is none. Attributes are
+    /// read up to the first one that runs past its container.
     public init?(payload: [UInt8]) {
-        guard let top = Self.attributes(payload[...]),
-              let credential = top.first(where: { $0.type == Self.credential }),
-              let fields = Self.attributes(credential.value) else { return nil }
+        guard let credential = Self.attributes(payload[...]).first(where: { $0.type == Self.credential }) else { return nil }
+        let fields = Self.attributes(credential.value)
         func value(_ type: UInt16) -> ArraySlice<UInt8>? { fields.first { $0.type == type }?.value }
         func number(_ type: UInt16) -> UInt16 {
             guard let bytes = value(type), bytes.count == 2 else { return 0 }
@@ -98,15 +97,15 @@ public struct WiFiCredential: Sendable, Equatable {
         [UInt8(type >> 8), UInt8(type & 0xFF), UInt8(value.count >> 8 & 0xFF), UInt8(value.count & 0xFF)] + value
     }
 
-    private static func attributes(_ bytes: ArraySlice<UInt8>) -> [(type: UInt16, value: ArraySlice<UInt8>)]? {
+    private static func attributes(_ bytes: ArraySlice<UInt8>) -> [(type: UInt16, value: ArraySlice<UInt8>)] {
         var found: [(type: UInt16, value: ArraySlice<UInt8>)] = []
         var index = bytes.startIndex
         while index < bytes.endIndex {
-            guard bytes.endIndex - index >= 4 else { return nil }
+            guard bytes.endIndex - index >= 4 else { break }
             let type = UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
             let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
             let start = index + 4
-            guard bytes.endIndex - start >= length else { return nil }
+            guard bytes.endIndex - start >= length else { break }
             found.append((type, bytes[start..<start + length]))
             index = start + length
         }

@@ -30,30 +30,37 @@ public enum PN532Frame {
     }
 }
 
-/// One thing the host sent, as `PN532FrameDecoder` recognised it.
-public enum HostFrame: Equatable, Sendable {
-    /// An information frame: the command code and its parameters (TFI removed).
+/// One frame as `PN532FrameDecoder` recognised it.
+public enum DecodedFrame: Equatable, Sendable {
+    /// An information frame: the command (or response) code and its data, TFI removed.
     case command([UInt8])
-    /// The host acknowledged, or (while a command runs) asked to abort it.
+    /// An ACK: the command was received, or (from the host, while a command runs) abort it.
     case ack
-    /// The host asks for the last response again.
+    /// A NACK: send the last frame again.
     case nack
-    /// A frame that failed a check; the chip answers with a NACK.
+    /// The chip's application-level error frame (unknown command, bad parameters).
+    case applicationError
+    /// A frame that failed a check; the chip answers it with a NACK.
     case malformed(String)
 }
 
-/// Turns the byte stream from the host into frames. Bytes between frames (the
-/// wake-up preamble `55 55 00 00 …`, postambles, noise) are skipped; a frame
-/// split across reads is held until complete. Never traps on any input.
+/// Turns a byte stream into frames: the host's (TFI D4) on the chip's side, the
+/// chip's (TFI D5) on a host's. Bytes between frames (the wake-up preamble
+/// `55 55 00 00 …`, postambles, noise) are skipped; a frame split across reads
+/// is held until complete. Never traps on any input.
 public struct PN532FrameDecoder: Sendable {
     private var buffer: [UInt8] = []
+    private let frameIdentifier: UInt8
 
-    public init() {}
+    /// A decoder for frames carrying `frameIdentifier` (the host's D4 unless told otherwise).
+    public init(frameIdentifier: UInt8 = PN532Frame.hostToChip) {
+        self.frameIdentifier = frameIdentifier
+    }
 
     /// Adds `bytes` and returns every frame now complete, in order.
-    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [HostFrame] {
+    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [DecodedFrame] {
         buffer.append(contentsOf: bytes)
-        var frames: [HostFrame] = []
+        var frames: [DecodedFrame] = []
         while let frame = nextFrame() { frames.append(frame) }
         return frames
     }
@@ -62,11 +69,11 @@ public struct PN532FrameDecoder: Sendable {
     public var pendingByteCount: Int { buffer.count }
 
     private enum Step {
-        case frame(HostFrame, consumed: Int)
+        case frame(DecodedFrame, consumed: Int)
         case needMore
     }
 
-    private mutating func nextFrame() -> HostFrame? {
+    private mutating func nextFrame() -> DecodedFrame? {
         while true {
             guard let start = startCodeIndex() else {
                 // Keep a trailing 0x00: it may be the first half of a start code.
@@ -95,6 +102,10 @@ public struct PN532FrameDecoder: Sendable {
         switch (buffer[2], buffer[3]) {
         case (0x00, 0xFF): return .frame(.ack, consumed: 4)
         case (0xFF, 0x00): return .frame(.nack, consumed: 4)
+        case (0x01, 0xFF):
+            guard buffer.count >= 6 else { return .needMore }
+            return buffer[4] == 0x7F && buffer[5] == 0x81
+                ? .frame(.applicationError, consumed: 6) : .frame(.malformed("malformed error frame"), consumed: 2)
         case (0xFF, 0xFF):
             guard buffer.count >= 7 else { return .needMore }
             guard (Int(buffer[4]) + Int(buffer[5]) + Int(buffer[6])) & 0xFF == 0 else {
@@ -115,8 +126,9 @@ public struct PN532FrameDecoder: Sendable {
         let sum = data.reduce(UInt8(0), &+) &+ buffer[offset + length]
         let consumed = offset + length + 1
         guard sum == 0 else { return .frame(.malformed("data checksum mismatch"), consumed: consumed) }
-        guard data.first == PN532Frame.hostToChip, data.count >= 2 else {
-            return .frame(.malformed("frame identifier is not D4 or the frame has no command"), consumed: consumed)
+        guard data.first == frameIdentifier, data.count >= 2 else {
+            let expected = String(frameIdentifier, radix: 16, uppercase: true)
+            return .frame(.malformed("frame identifier is not \(expected) or the frame has no code"), consumed: consumed)
         }
         return .frame(.command(Array(data.dropFirst())), consumed: consumed)
     }

@@ -40,9 +40,10 @@ struct RFField: Sendable {
         }
     }
 
+    /// HLTA / DESELECT: the tag stops answering activation. FeliCa has no halt state.
     mutating func halt(id: Int) {
         guard let index = index(of: id) else { return }
-        entries[index].halted = true
+        entries[index].halted = entries[index].tag.activation.felica == nil
         entries[index].tag.reset()
     }
 }

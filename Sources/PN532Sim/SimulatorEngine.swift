@@ -103,7 +103,7 @@ final class SimulatorEngine: Sendable {
                     return state.lastResponse
                 }
                 if let last { send(last) }
-            case .malformed:
+            case .malformed, .applicationError:
                 state.withLock {
                     $0.counters.malformedFrames += 1
                     $0.counters.nacksSent += 1
@@ -146,8 +146,9 @@ final class SimulatorEngine: Sendable {
 
     private func resumePending() {
         let answer: (code: UInt8, data: [UInt8])? = state.withLock { state in
-            guard let pending = state.pending else { return nil }
-            let (answer, next) = state.chip.resume(pending, field: &state.field, now: .now)
+            guard var pending = state.pending else { return nil }
+            let (answer, next) = state.chip.resume(&pending, field: &state.field, now: .now)
+            state.pending = pending
             state.nextCheck = next
             guard let answer else { return nil }
             state.pending = nil

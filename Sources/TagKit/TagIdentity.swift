@@ -25,6 +25,11 @@ public enum TagIdentity {
         }
     }
 
+    /// Whether `type` names an NFC Forum Type 2 tag.
+    public static func identifiesType2(_ type: String) -> Bool {
+        type.hasPrefix("ntag") || type.hasPrefix("mifare-ultralight")
+    }
+
     /// Whether a Type 2 tag of this type answers FAST_READ (`3A`).
     public static func supportsFastRead(_ type: String) -> Bool {
         type.hasPrefix("ntag") || type == "mifare-ultralight-ev1"

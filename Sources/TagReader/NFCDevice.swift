@@ -93,6 +93,25 @@ final class NFCDevice {
         return .success(Array(answer.prefix(Int(received))))
     }
 
+    /// Sends `command` to the selected tag as raw bytes (InCommunicateThru, easy
+    /// framing off; the chip still adds and checks the CRC). For commands the PN532
+    /// would otherwise interpret itself: it takes `60`/`61` in InDataExchange for
+    /// MIFARE authentication, so a Type 2 GET_VERSION (`60`) must go this way.
+    func transceiveRaw(_ command: [UInt8], timeoutMs: Int32) -> Result<[UInt8], NFCError> {
+        do {
+            try setProperty(NP_EASY_FRAMING, false, "easy framing off")
+        } catch {
+            return .failure(error)
+        }
+        let answer = transceive(command, timeoutMs: timeoutMs)
+        do {
+            try setProperty(NP_EASY_FRAMING, true, "easy framing on")
+        } catch {
+            return .failure(error)
+        }
+        return answer
+    }
+
     private func check(_ operation: String, _ result: Int32) throws(NFCError) {
         if result < 0 { throw NFCError(operation, code: result) }
     }

@@ -80,18 +80,12 @@ struct ScanSession {
     private mutating func read(_ target: NFCTarget) -> TagReadout {
         var target = target
         if selected != target.uid {
-            do {
-                try device.resetField()
-                guard let reselected = try device.select(uid: target.uid.bytes) else {
-                    return TagReadout(target: target, ndefError: TagReadout.removedDuringRead)
-                }
-                target = reselected
-            } catch {
-                if error.isDeviceLost { device.lost = error }
-                return TagReadout(target: target, ndefError: error.isDeviceLost ? "reader failed: \(error)" : TagReadout.removedDuringRead)
+            guard let reselected = TagInspector.reselect(target.uid, on: device) else {
+                return TagReadout(target: target, ndefError: device.lost.map { "reader failed: \($0)" } ?? TagReadout.removedDuringRead)
             }
+            target = reselected
         }
         selected = nil
-        return TagInspector.inspect(target, over: LibNFCTransport(device: device))
+        return TagInspector.inspect(target, on: device)
     }
 }

@@ -9,6 +9,8 @@ public enum TagAccessError: Error, Sendable, CustomStringConvertible {
     case noReader(device: String)
     /// No tag came into the field in time.
     case noTag(device: String, timeout: Duration)
+    /// The tag is of a kind tagrouter cannot read or write.
+    case unsupported(type: String)
     /// The device failed while polling.
     case device(NFCError)
 
@@ -16,6 +18,7 @@ public enum TagAccessError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .noReader(let device): return "could not open the reader '\(device)'; `tagrouter devices` says why"
         case .noTag(let device, let timeout): return "no tag arrived on '\(device)' within \(timeout / .seconds(1)) s"
+        case .unsupported(let type): return "tagrouter cannot write \(type) tags"
         case .device(let error): return "reader failed: \(error)"
         }
     }
@@ -23,13 +26,14 @@ public enum TagAccessError: Error, Sendable, CustomStringConvertible {
 
 /// One-shot access to a tag for `tagrouter write` and tools: open a reader, wait
 /// for a tag (one already lying there counts), and hand its transport to a body
-/// that runs on a dedicated thread, where blocking libnfc calls belong.
+/// that runs on a dedicated thread, where blocking libnfc calls belong. The body
+/// gets the tag's identity and the TagKit driver for its type.
 public enum TagAccess {
-    /// Runs `body` with the first tag to arrive on `device` within `timeout`.
+    /// Runs `body` with the first (identified) tag to arrive on `device` within `timeout`.
     /// `body`'s own errors come back unchanged; reaching the tag fails with `TagAccessError`.
     public static func withTag<T: Sendable>(
         device: String, timeout: Duration,
-        _ body: @escaping @Sendable (_ tag: NFCTarget, _ transport: any TagTransport) throws -> T
+        _ body: @escaping @Sendable (_ tag: TagInfo, _ driver: any NDEFTagDriver) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
@@ -41,7 +45,7 @@ public enum TagAccess {
     }
 
     private static func reachTag<T>(
-        device connstring: String, timeout: Duration, _ body: (NFCTarget, any TagTransport) throws -> T
+        device connstring: String, timeout: Duration, _ body: (TagInfo, any NDEFTagDriver) throws -> T
     ) throws -> T {
         guard let context = NFCContext(), let device = context.open(connstring) else {
             throw TagAccessError.noReader(device: connstring)
@@ -51,9 +55,12 @@ public enum TagAccess {
             try device.initiatorInit()
             try device.setProperty(NP_INFINITE_SELECT, false, "disable infinite select")
             while ContinuousClock.now < deadline {
-                if let target = try device.autoPoll(pollCount: 1, period: 1).target {
-                    return try body(target, LibNFCTransport(device: device))
-                }
+                guard let target = try device.autoPoll(pollCount: 1, period: 1).target,
+                    let tag = TagInspector.identify(target, on: device)
+                else { continue }
+                if let lost = device.lost { throw lost }
+                guard let driver = tag.driver else { throw TagAccessError.unsupported(type: tag.info.type) }
+                return try body(tag.info, driver)
             }
         } catch let error as NFCError {
             throw TagAccessError.device(error)

@@ -42,23 +42,3 @@ struct TagReadout: Sendable {
         TagEvent(kind: .tagArrived, reader: reader, tag: info, ndef: ndef, ndefError: ndefError, uri: uri, text: text)
     }
 }
-
-/// Identifies the selected tag and reads its NDEF message through a transport.
-enum TagInspector {
-    static func inspect(_ target: NFCTarget, over transport: some TagTransport) -> TagReadout {
-        TagReadout(info: identity(of: target))
-    }
-
-    static func identity(of target: NFCTarget) -> TagInfo {
-        let type: String
-        let forumType: Int?
-        switch target.sak {
-        case 0x00: (type, forumType) = ("type2", 2)
-        case 0x08: (type, forumType) = ("mifare-classic-1k", nil)
-        case 0x18: (type, forumType) = ("mifare-classic-4k", nil)
-        case let sak where sak & 0x20 != 0: (type, forumType) = ("type4", 4)
-        default: (type, forumType) = ("unknown", nil)
-        }
-        return TagInfo(uid: target.uid, type: type, nfcForumType: forumType, atqa: target.atqa, sak: target.sak)
-    }
-}

@@ -13,9 +13,7 @@ import WebhookPlugin
 
 /// A tag placed on the PN532 simulator, read by libnfc through the reader
 /// loop, routed by the router: the shell, the opener, the HTTP server and the
-/// exec plugin each see the right thing. (Keyed on the UID: the reader on main
-/// does not read NDEF messages yet; the text and URI paths are covered by the
-/// plugin tests with events.)
+/// exec plugin each see the right thing — and the tag's hostile text runs nowhere.
 @Suite struct SimulatorEndToEndTests {
     @Test func placingATagReachesEveryPlugin() async throws {
         let sandbox = try Sandbox()
@@ -29,8 +27,8 @@ import WebhookPlugin
                   - name: front-door
                     match: {event: tag.arrived}
                     actions:
-                      - shell: {command: [/bin/sh, -c, 'printf "%s|%s" "$1" "$TAG_READER" > shell.out', sh, "{{tag.uid}}"], cwd: .}
-                      - open: "https://example.com/tags/{{tag.uid}}"
+                      - shell: {command: [/bin/sh, -c, 'printf "%s|%s|%s" "$1" "$2" "$TAG_TEXT" > shell.out', sh, "{{tag.uid}}", "{{text}}"], cwd: .}
+                      - open
                       - webhook: "\(server.url)"
                       - exec: {command: [python3, \(repositoryRoot)/config/examples/exec-plugin.py, taps.log], cwd: .}
                 """, file: "e2e.yaml", directory: sandbox.path)
@@ -48,20 +46,23 @@ import WebhookPlugin
         defer { routing.cancel() }
 
         let uid: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
-        let message = NDEFMessage(records: [.uri("https://example.com/e2e"), .text("$(touch pwned)")]).encoded()
-        let area = try Type2TLVArea.build(message: message, dataAreaSize: Type2Tag.Variant.ntag215.userBytes)
-        simulator.place(try Type2Tag(variant: .ntag215, uid: uid, dataArea: area))
+        let message = NDEFMessage(records: [.uri("https://example.com/e2e"), .text("$(touch pwned); `touch pwned`")]).encoded()
+        simulator.place(try Type2Tag(.ntag215, uid: uid, message: message))
 
         let requests = await server.waitForRequests(1)
         #expect(await eventually { sandbox.exists("shell.out") && sandbox.exists("opened") && sandbox.exists("taps.log") })
         await router.shutdown(timeout: .seconds(10))
 
-        #expect(try sandbox.read("shell.out") == "04a224b2c35e80|door")
-        #expect(try sandbox.read("opened") == "https://example.com/tags/04a224b2c35e80")
-        #expect(try sandbox.read("taps.log").contains(" door 04a224b2c35e80 "))
+        let text = "$(touch pwned); `touch pwned`"
+        #expect(try sandbox.read("shell.out") == "04a224b2c35e80|\(text)|\(text)")
+        #expect(try sandbox.read("opened") == "https://example.com/e2e")
+        #expect(try sandbox.read("taps.log").hasSuffix(" door 04a224b2c35e80 \(text)\n"))
         let body = try JSONValue.parse(try #require(requests.first).body)
         #expect(body["event"] == "tag.arrived")
         #expect(body.value(atPath: "tag.uid") == "04a224b2c35e80")
         #expect(body["reader"] == "door")
+        #expect(body["uri"] == "https://example.com/e2e")
+        #expect(body["text"] == .string(text))
+        #expect(!sandbox.exists("pwned"))
     }
 }

@@ -104,6 +104,14 @@ import Testing
         #expect(try NDEFMessage(bytes: bytes).records == [record])
     }
 
+    /// 20 000 one-byte chunks join into one record (the joined payload grows in place).
+    @Test func manySmallChunksJoin() throws {
+        let record = NDEFRecord(tnf: .unknown, payload: (0..<20_000).map { UInt8(truncatingIfNeeded: $0) })
+        let bytes = NDEFMessage(records: [record]).encoded(chunkSize: 1)
+        #expect(bytes.count == 20_000 * 4)
+        #expect(try NDEFMessage(bytes: bytes).records == [record])
+    }
+
     @Test func longRecordsUseFourByteLengths() throws {
         let record = NDEFRecord.mime("application/octet-stream", [UInt8](repeating: 7, count: 256))
         let bytes = NDEFMessage(records: [record]).encoded()

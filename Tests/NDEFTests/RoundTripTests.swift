@@ -123,3 +123,21 @@ enum RecordGenerator {
         }
     }
 }
+
+/// The codec's own UTF-8 check agrees with the standard library on random and
+/// edge-case bytes (overlongs, surrogates, past U+10FFFF, truncated sequences).
+@Test func utf8CheckAgreesWithTheStandardLibrary() {
+    var rng = SeededGenerator(state: 0x7A6_0005)
+    let edges: [[UInt8]] = [[0xC0, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF0, 0x9F, 0x8C],
+                            [0xEF, 0xBF, 0xBD], [0xF0, 0x9F, 0x8C, 0x8D], [0xC2], [0xE2, 0x82, 0xAC]]
+    var cases = edges
+    for _ in 0..<20_000 {
+        let pool: [UInt8] = [0x41, 0x80, 0xBF, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0xA0, 0x9F, 0x90, 0x8F]
+        cases.append((0..<Int.random(in: 0...6, using: &rng)).map { _ in pool.randomElement(using: &rng)! })
+    }
+    for bytes in cases {
+        let record = NDEFRecord(tnf: .wellKnown, type: [0x55], payload: [0] + bytes)
+        let accepted = (try? NDEFMessage(bytes: NDEFMessage(records: [record]).encoded())) != nil
+        #expect(accepted == (String(validating: bytes, as: UTF8.self) != nil), "\(bytes)")
+    }
+}

@@ -1,3 +1,5 @@
+import NDEF
+
 /// A MIFARE Classic 1K in memory, NFC Forum formatted by default: a MAD in
 /// sector 0 (key A `A0A1A2A3A4A5`) pointing every other sector at the NDEF
 /// application, those sectors readable and writable with the public key A
@@ -11,20 +13,25 @@ public struct MifareClassicTag: SimulatedTag {
     public private(set) var memory: [UInt8]
     private var session: (sector: Int, keyB: Bool)?
 
-    /// A tag whose NDEF sectors (1…15) hold `dataArea` (a TLV area) from their first block on.
-    public init(uid: [UInt8], dataArea: [UInt8], keyB: [UInt8] = [UInt8](repeating: 0xFF, count: 6)) throws(TagModelError) {
+    /// A tag whose NDEF sectors (1…15) hold `message` in a TLV area (`Type2TLVArea.build`).
+    public init(uid: [UInt8], message: [UInt8], keyB: [UInt8] = [UInt8](repeating: 0xFF, count: 6)) throws(TagModelError) {
         guard uid.count == 4 else { throw .uidLength(expected: [4], got: uid.count) }
         let capacity = MAD.ndefSectorBytes * 15
-        guard dataArea.count <= capacity else { throw .doesNotFit(size: dataArea.count, capacity: capacity) }
+        let dataArea: [UInt8]
+        do {
+            dataArea = try Type2TLVArea.build(message: message, dataAreaSize: capacity)
+        } catch {
+            throw .doesNotFit(size: message.count, capacity: Type2TLVArea.capacity(dataAreaSize: capacity))
+        }
         var image = [UInt8](repeating: 0, count: Self.blockCount * 16)
         image[0...3] = uid[...]
         image[4] = uid.reduce(0, ^)
         image[5...7] = [0x08, 0x04, 0x00]
         let aids = (1...15).flatMap { _ in MAD.ndefAID }
         let info: UInt8 = 0x00
-        image[32...63] = ArraySlice([MAD.crc([info] + aids), info] + aids)
+        image[16...47] = ArraySlice([MAD.crc([info] + aids), info] + aids)
         image.replaceSubrange(48..<64, with: MAD.publicKey + [0x78, 0x77, 0x88, 0xC1] + keyB)
-        var padded = dataArea + [UInt8](repeating: 0, count: capacity - dataArea.count)
+        var padded = dataArea
         for sector in 1...15 {
             let base = sector * 64
             image.replaceSubrange(base..<(base + 48), with: padded.prefix(48))

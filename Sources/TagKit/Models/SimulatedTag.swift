@@ -20,22 +20,47 @@ public protocol SimulatedTag: Sendable {
     var memory: [UInt8] { get }
 }
 
-/// The answers of a type A tag during activation, as a PN532 reports them.
+/// The answers of a tag during activation, as a PN532 reports them: ATQA, SAK
+/// and ATS for an ISO 14443-A tag, PMm and system code for a FeliCa tag.
 public struct TagActivation: Sendable, Equatable {
-    /// The UID (NFCID1): 4, 7 or 10 bytes.
+    /// The UID: NFCID1 (4, 7 or 10 bytes) for type A, IDm (NFCID2, 8 bytes) for FeliCa.
     public var uid: [UInt8]
-    /// SENS_RES, most significant byte first as the PN532 sends it (`00 44` for NTAG).
+    /// SENS_RES, most significant byte first as the PN532 sends it (`00 44` for NTAG); empty for FeliCa.
     public var atqa: [UInt8]
-    /// SEL_RES.
+    /// SEL_RES (0 for FeliCa).
     public var sak: UInt8
     /// The full ATS including its length byte TL, for ISO-DEP tags; nil otherwise.
     public var ats: [UInt8]?
+    /// FeliCa's polling answer beyond the IDm; nil for ISO 14443-A tags.
+    public var felica: FeliCaParameters?
 
     public init(uid: [UInt8], atqa: [UInt8], sak: UInt8, ats: [UInt8]? = nil) {
         self.uid = uid
         self.atqa = atqa
         self.sak = sak
         self.ats = ats
+    }
+
+    /// A FeliCa (NFC-F) tag's activation.
+    public init(idm: [UInt8], felica: FeliCaParameters) {
+        self.init(uid: idm, atqa: [], sak: 0)
+        self.felica = felica
+    }
+
+    /// Whether the tag speaks ISO-DEP (SAK bit 6), so the reader exchanges APDUs with it.
+    public var isISODEP: Bool { felica == nil && sak & 0x20 != 0 }
+}
+
+/// What a FeliCa tag answers to polling besides its IDm.
+public struct FeliCaParameters: Sendable, Equatable {
+    /// PMm: IC code and maximum response times, 8 bytes.
+    public var pmm: [UInt8]
+    /// The system code, most significant byte first (`12 FC` for NFC Forum Type 3).
+    public var systemCode: [UInt8]
+
+    public init(pmm: [UInt8], systemCode: [UInt8]) {
+        self.pmm = pmm
+        self.systemCode = systemCode
     }
 }
 

@@ -1,9 +1,9 @@
 import Foundation
 
-/// One of Debian's libnfc tools, run as a real process against a connstring
-/// the way a user would. Output is collected as it arrives, so a test can wait
-/// for a line (with a deadline) before acting, then for the exit.
-final class LibNFCTool: @unchecked Sendable {
+/// A real process — one of Debian's libnfc tools or the built `tagrouter` —
+/// run the way a user would. Output is collected as it arrives, so a test can
+/// wait for a line (with a deadline) before acting, then for the exit.
+final class ToolProcess: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
@@ -16,15 +16,17 @@ final class LibNFCTool: @unchecked Sendable {
     let name: String
 
     /// Starts `/usr/bin/<tool>` with `LIBNFC_DEVICE` set to `connstring` and autoscan off.
-    init(_ tool: String, _ arguments: [String] = [], connstring: String, currentDirectory: URL? = nil) throws {
-        name = ([tool] + arguments).joined(separator: " ")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
+    convenience init(_ tool: String, _ arguments: [String] = [], connstring: String, currentDirectory: URL? = nil) throws {
+        try self.init(executable: URL(fileURLWithPath: "/usr/bin/" + tool), arguments, currentDirectory: currentDirectory,
+                      environment: ["LIBNFC_DEVICE": connstring, "LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"])
+    }
+
+    /// Starts `executable` with the test's environment plus `environment`.
+    init(executable: URL, _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:]) throws {
+        name = ([executable.lastPathComponent] + arguments).joined(separator: " ")
+        process.executableURL = executable
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["LIBNFC_DEVICE"] = connstring
-        environment["LIBNFC_AUTO_SCAN"] = "false"
-        environment["LIBNFC_INTRUSIVE_SCAN"] = "false"
-        process.environment = environment
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -72,6 +74,9 @@ final class LibNFCTool: @unchecked Sendable {
         }
     }
 
+    /// Asks the process to stop (SIGTERM), as Ctrl-C or systemd would.
+    func terminate() { process.terminate() }
+
     /// Waits for the tool to exit and returns its status; kills it after `timeout`.
     @discardableResult
     func finish(timeout: TimeInterval = 30) throws -> Int32 {
@@ -92,7 +97,7 @@ final class LibNFCTool: @unchecked Sendable {
     /// Runs the tool to its end and returns its status.
     static func run(_ tool: String, _ arguments: [String] = [], connstring: String, currentDirectory: URL? = nil,
                     timeout: TimeInterval = 30) throws -> (status: Int32, stdout: String, stderr: String) {
-        let tool = try LibNFCTool(tool, arguments, connstring: connstring, currentDirectory: currentDirectory)
+        let tool = try ToolProcess(tool, arguments, connstring: connstring, currentDirectory: currentDirectory)
         let status = try tool.finish(timeout: timeout)
         return (status, tool.stdout, tool.stderr)
     }

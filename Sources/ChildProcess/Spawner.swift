@@ -30,9 +30,7 @@ enum Spawner {
         if let directory = command.workingDirectory {
             guard let addChdir = GNUExtensions.addChdir else { throw .workingDirectoryUnsupported }
             // Said here, or posix_spawn's ENOENT would blame the program.
-            var info = stat()
-            guard stat(directory, &info) == 0 else { throw .badWorkingDirectory(path: directory, errno: errno) }
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw .badWorkingDirectory(path: directory, errno: ENOTDIR) }
+            if let problem = ChildCommand.problem(withWorkingDirectory: directory) { throw problem }
             _ = addChdir(&actions, directory)
         }
 

@@ -86,6 +86,7 @@ import Testing
     @Test func emptyCommandIsAConfigError() {
         #expect(throws: ConfigErrors.self) { try makeAction(ExecPlugin.self, "command: []") }
         #expect(throws: ConfigErrors.self) { try makeAction(ExecPlugin.self, "timeout: 1s") }
+        #expect(throws: ConfigErrors.self) { try makeAction(ExecPlugin.self, "{command: [cat], cwd: /etc/hostname}") }
     }
 
     /// Answers by the event's text: ok, fail, retry, crash, garbage, hang,

@@ -55,7 +55,10 @@ let plugins: [Target] = [
     .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"]),
     .testTarget(
         name: "ActionPluginTests",
-        dependencies: ["ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore"]),
+        dependencies: [
+            "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore",
+            "PN532Sim", "TagReader", "TagKit", "NDEF",
+        ]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin"], path: "Plugins/MQTTBench"),
     .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "mqtt-bench"]),
 ]

@@ -111,8 +111,11 @@ public final class ChildProcess: Sendable {
 
     private static func slot(_ output: ChildOptions.Output, _ ends: PipeSet.Ends?) -> Spawner.Slot {
         if let ends { return .descriptor(ends.child) }
-        if case .inherit = output { return .inherit }
-        return .devNull(writable: true)
+        switch output {
+        case .inherit: return .inherit
+        case .daemonStandardError: return .descriptor(STDERR_FILENO)
+        case .null, .tail, .lines: return .devNull(writable: true)
+        }
     }
 
     private static func output(

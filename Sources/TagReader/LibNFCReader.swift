@@ -142,9 +142,10 @@ final class LibNFCReader: Sendable {
                 // A garbled frame (libnfc reports a bad checksum as NFC_EIO too) is
                 // retried in place after re-initialising the chip; a device that is
                 // really gone fails that as well and is reopened.
-                if watchdog || error.code == NFC_EOPABORTED || protocolErrors > Self.protocolErrorLimit || !recover(device, &scan) {
+                let unrecoverable = watchdog || error.code == NFC_EOPABORTED || protocolErrors > Self.protocolErrorLimit
+                if let failure = unrecoverable ? error : recover(device, &scan) {
                     for event in scan.readerLost() { emit(event) }
-                    return .lost(watchdog ? "watchdog: no answer for \(config.watchdog)" : error.description)
+                    return .lost(watchdog ? "watchdog: no answer for \(config.watchdog)" : failure.description)
                 }
                 Log.debug("protocol error; retrying", JSONObject(["reader": .string(config.name), "error": .string(error.description)]))
             }
@@ -158,15 +159,16 @@ final class LibNFCReader: Sendable {
         try device.setProperty(NP_INFINITE_SELECT, false, "disable infinite select")
     }
 
-    /// Re-initialises the chip after an error; false when the device does not answer.
-    private func recover(_ device: NFCDevice, _ scan: inout ScanSession) -> Bool {
+    /// Re-initialises the chip after an error; the error when the device does not
+    /// answer that either (it says best why the device is lost).
+    private func recover(_ device: NFCDevice, _ scan: inout ScanSession) -> NFCError? {
         device.lost = nil
         scan.chipWasReset()
         do {
             try Self.prepare(device)
-            return true
+            return nil
         } catch {
-            return false
+            return error
         }
     }
 }

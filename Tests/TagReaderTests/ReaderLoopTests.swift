@@ -113,6 +113,12 @@ extension ReaderLoopTests {
         let bench = try Bench(ignoreOnConnect: true, placed: [try Self.ntag215(Self.uidA, [.uri("https://example.com/a")])])
         defer { bench.close() }
         try await bench.log.wait(for: 1)
+        // The first poll (which finds A, silently) is over once the reader moves on
+        // to checking the held tag; a tag placed before that would be "already there" too.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while bench.sim.counters.commands["InListPassiveTarget", default: 0] == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         bench.sim.place(try Self.ntag215(Self.uidB, [.uri("https://example.com/b")]))
         try await bench.log.wait(for: 2)
         bench.sim.remove(uid: Self.uidA)

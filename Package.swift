@@ -41,6 +41,7 @@ let tags: [Target] = [
 let routing: [Target] = [
     .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
     .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
+    .testTarget(name: "RouterEndToEndTests", dependencies: ["TagCore"]),
 ]
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
@@ -58,6 +59,8 @@ let plugins: [Target] = [
             "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore",
             "PN532Sim", "TagReader", "TagKit", "NDEF",
         ]),
+    .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin"], path: "Plugins/MQTTBench"),
+    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "mqtt-bench"]),
 ]
 
 /// The command-line tool and daemon.

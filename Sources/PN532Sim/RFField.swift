@@ -40,10 +40,11 @@ struct RFField: Sendable {
         }
     }
 
-    /// HLTA / DESELECT: the tag stops answering activation. FeliCa has no halt state.
+    /// HLTA / DESELECT: the tag stops answering activation. FeliCa and Jewel have no halt state.
     mutating func halt(id: Int) {
         guard let index = index(of: id) else { return }
-        entries[index].halted = entries[index].tag.activation.felica == nil
+        let activation = entries[index].tag.activation
+        entries[index].halted = activation.felica == nil && !activation.isJewel
         entries[index].tag.reset()
     }
 }

@@ -14,6 +14,7 @@ extension PN532Chip {
             tagTimeouts += 1
             return (PN532Status.timeout, [], retryTimeout)
         }
+        defer { field.answered(at: index) }
         do throws(TagTransportError) {
             let answer = try field.entries[index].tag.exchange(command)
             let programming = command.first == 0xA2 || command.first == 0xA0 || command.count > 5 && command[1] == 0xD6

@@ -9,13 +9,16 @@ struct ControlRequest: Decodable {
     var tag: TagSpec?
     var tags: [TagSpec]?
     var uid: String?
+    /// For `remove`: the tag answers this many more exchanges, then leaves.
+    var afterExchanges: Int?
 
-    private enum Key: String, CodingKey { case op, uid, tags }
+    private enum Key: String, CodingKey { case op, uid, tags, afterExchanges }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         op = try container.decode(String.self, forKey: .op)
         uid = try container.decodeIfPresent(String.self, forKey: .uid)
+        afterExchanges = try container.decodeIfPresent(Int.self, forKey: .afterExchanges)
         tags = try container.decodeIfPresent([TagSpec].self, forKey: .tags)
         if op == "place" || op == "replace", tags == nil {
             tag = try TagSpec(from: decoder)

@@ -49,9 +49,12 @@ final class LibNFCReader: Sendable {
     /// no progress for `config.watchdog`, so the thread reopens it.
     func checkWatchdog() {
         guard Self.nowMs() - lastProgress.load(ordering: .relaxed) > Int64(config.watchdog.milliseconds) else { return }
-        watchdogFired.store(true, ordering: .sequentiallyConsistent)
         markProgress()
-        currentDevice.withLock { $0?.abort() }
+        currentDevice.withLock { device in
+            guard let device else { return }  // waiting for a missing reader is not a stall
+            watchdogFired.store(true, ordering: .sequentiallyConsistent)
+            device.abort()
+        }
     }
 
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }

@@ -12,8 +12,6 @@ final class NFCDevice {
     /// reader loop checks it after a tag driver returns and reopens the device.
     var lost: NFCError?
 
-    static let iso14443A = nfc_modulation(nmt: NMT_ISO14443A, nbr: NBR_106)
-
     init(_ pointer: OpaquePointer, context: NFCContext) {
         self.pointer = pointer
         self.context = context
@@ -53,33 +51,37 @@ final class NFCDevice {
         try setProperty(NP_ACTIVATE_FIELD, true, "RF field on")
     }
 
-    /// PN532 InAutoPoll for ISO 14443-A: blocks in the chip for up to
-    /// `pollCount` × `period` × 150 ms per target type. The chip may see two tags,
-    /// libnfc reports one (the second); `count` says how many there were.
+    /// PN532 InAutoPoll for every modulation tagrouter reads: blocks in the chip for
+    /// up to `pollCount` × `period` × 150 ms per target type (libnfc adds ISO-DEP
+    /// before type A). The chip may see two tags, libnfc reports one (the second);
+    /// `count` says how many there were.
     func autoPoll(pollCount: UInt8, period: UInt8) throws(NFCError) -> (target: NFCTarget?, count: Int) {
-        var modulation = Self.iso14443A
+        let modulations = NFCTarget.Modulation.allCases.map(\.libnfc)
         var target = nfc_target()
-        let found = nfc_initiator_poll_target(pointer, &modulation, 1, pollCount, period, &target)
+        let found = nfc_initiator_poll_target(pointer, modulations, modulations.count, pollCount, period, &target)
         try check("nfc_initiator_poll_target", found)
         return found > 0 ? (NFCTarget(target), Int(found)) : (nil, 0)
     }
 
-    /// Every ISO 14443-A tag in the field, up to `max` (each selected, then halted).
-    func listPassiveTargets(max: Int) throws(NFCError) -> [NFCTarget] {
+    /// The tags of one modulation in the field, up to `max` (each selected, then
+    /// halted, but the last one when the list is full).
+    func listPassiveTargets(_ modulation: NFCTarget.Modulation, max: Int) throws(NFCError) -> [NFCTarget] {
         var targets = [nfc_target](repeating: nfc_target(), count: max)
-        let found = nfc_initiator_list_passive_targets(pointer, Self.iso14443A, &targets, max)
+        let found = nfc_initiator_list_passive_targets(pointer, modulation.libnfc, &targets, max)
         try check("nfc_initiator_list_passive_targets", found)
-        return targets.prefix(Int(found)).map(NFCTarget.init)
+        return targets.prefix(Int(found)).compactMap(NFCTarget.init)
     }
 
-    /// Selects the tag with `uid` (anticollision aimed at it). False when it did not answer.
-    func select(uid: [UInt8]) throws(NFCError) -> NFCTarget? {
-        var target = nfc_target()
-        let found = uid.withUnsafeBufferPointer { buffer in
-            nfc_initiator_select_passive_target(pointer, Self.iso14443A, buffer.baseAddress, buffer.count, &target)
+    /// Selects `target` again (type A: anticollision aimed at its UID). Nil when it did not answer.
+    func select(_ target: NFCTarget) throws(NFCError) -> NFCTarget? {
+        let data = target.modulation == .iso14443A ? target.uid.bytes : target.modulation.initiatorData
+        var selected = nfc_target()
+        let found = data.withUnsafeBufferPointer { buffer in
+            nfc_initiator_select_passive_target(pointer, target.modulation.libnfc, buffer.baseAddress, buffer.count, &selected)
         }
         try check("nfc_initiator_select_passive_target", found)
-        return found > 0 ? NFCTarget(target) : nil
+        guard found > 0, let reselected = NFCTarget(selected), reselected.uid == target.uid else { return nil }
+        return reselected
     }
 
     func deselect() throws(NFCError) {

@@ -55,10 +55,25 @@ struct ScanSession {
         }
     }
 
-    /// The tags in the field now. With nothing held and auto-poll configured it
-    /// blocks in the PN532's InAutoPoll; otherwise it takes a quick inventory.
+    /// The tags in the field now. With nothing held, auto-poll blocks in the
+    /// PN532's InAutoPoll and list-passive takes one quick look; with tags held,
+    /// an inventory answers for all of them.
     private mutating func observe() throws(NFCError) -> [NFCTarget] {
-        if model.isHolding || config.polling == .listPassive { return try inventory() }
+        if model.isHolding { return try inventory() }
+        if config.polling == .listPassive {
+            // Nothing is held, so nothing in the field is halted: no field reset. One
+            // tag at most, which libnfc then leaves selected for the read; a second
+            // one placed at the same moment is found by the next inventory.
+            for modulation in NFCTarget.Modulation.allCases {
+                let targets = try device.listPassiveTargets(modulation, max: 1)
+                if let target = targets.first {
+                    selected = target.uid
+                    return [target]
+                }
+            }
+            selected = nil
+            return []
+        }
         let polled = try device.autoPoll(pollCount: config.autoPollRounds, period: 1)
         switch (polled.count, polled.target) {
         case (1, let target?):
@@ -71,12 +86,16 @@ struct ScanSession {
         }
     }
 
-    /// Resets the field (so halted tags answer again) and lists up to two tags.
+    /// Resets the field (so halted tags answer again) and lists the tags of every
+    /// modulation: up to two type A tags, one FeliCa, one Jewel.
     private mutating func inventory() throws(NFCError) -> [NFCTarget] {
         try device.resetField()
-        let targets = try device.listPassiveTargets(max: 2)
-        // libnfc halts each tag it lists except the last one when the list is full.
-        selected = targets.count == 2 ? targets[1].uid : nil
+        var targets: [NFCTarget] = []
+        for modulation in NFCTarget.Modulation.allCases {
+            targets += try device.listPassiveTargets(modulation, max: modulation.inventoryLimit)
+        }
+        // Each listing releases what the one before selected: read tags are selected again.
+        selected = nil
         return targets
     }
 
@@ -85,7 +104,7 @@ struct ScanSession {
     private mutating func read(_ target: NFCTarget) -> TagReadout {
         var target = target
         if selected != target.uid {
-            guard let reselected = TagInspector.reselect(target.uid, on: device) else {
+            guard let reselected = TagInspector.reselect(target, on: device) else {
                 return TagReadout(target: target, ndefError: device.lost.map { "reader failed: \($0)" } ?? TagReadout.removedDuringRead)
             }
             target = reselected

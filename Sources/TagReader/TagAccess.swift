@@ -25,9 +25,9 @@ public enum TagAccessError: Error, Sendable, CustomStringConvertible {
 }
 
 /// One-shot access to a tag for `tagrouter write` and tools: open a reader, wait
-/// for a tag (one already lying there counts), and hand its transport to a body
-/// that runs on a dedicated thread, where blocking libnfc calls belong. The body
-/// gets the tag's identity and the TagKit driver for its type.
+/// for a tag (one already lying there counts), identify it, and hand its identity
+/// and the TagKit driver for its type to a body that runs on a dedicated thread,
+/// where blocking libnfc calls belong.
 public enum TagAccess {
     /// Runs `body` with the first (identified) tag to arrive on `device` within `timeout`.
     /// `body`'s own errors come back unchanged; reaching the tag fails with `TagAccessError`.

@@ -1,8 +1,9 @@
 import TagCore
 import TagKit
 
-/// Identifies the selected tag (ATQA/SAK, GET_VERSION for Type 2, ATS) and reads
-/// its NDEF message through the TagKit driver for its type.
+/// Identifies the selected tag (ATQA/SAK, GET_VERSION for Type 2, ATS, FeliCa
+/// system code, Jewel SENS_RES) and reads its NDEF message through the TagKit
+/// driver for its type.
 enum TagInspector {
     /// A tag identified and ready for its driver.
     struct Identified {
@@ -15,17 +16,16 @@ enum TagInspector {
     /// GET_VERSION the tag is selected again; nil when it is gone.
     static func identify(_ target: NFCTarget, on device: NFCDevice) -> Identified? {
         var version: [UInt8]?
-        if target.sak == 0x00, target.atqa.last == 0x44 {
+        if target.modulation == .iso14443A, target.sak == 0x00, target.atqa.last == 0x44 {
             if case .success(let answer) = device.transceiveRaw([0x60], timeoutMs: 100), answer.count == 8 {
                 version = answer
-            } else if reselect(target.uid, on: device) == nil {
+            } else if reselect(target, on: device) == nil {
                 return nil
             }
         }
-        let transport = LibNFCTransport(device: device)
-        let identity = TagIdentity.identify(atqa: target.atqa, sak: target.sak, getVersion: version, ats: target.ats.isEmpty ? nil : target.ats)
-        let info = TagInfo(uid: target.uid, type: identity.type, nfcForumType: identity.nfcForumType, atqa: target.atqa, sak: target.sak)
-        return Identified(info: info, driver: TagDrivers.driver(forType: identity.type, uid: target.uid.bytes, transport: transport))
+        let info = identity(of: target, getVersion: version)
+        let driver = TagDrivers.driver(forType: info.type, uid: target.uid.bytes, transport: LibNFCTransport(device: device))
+        return Identified(info: info, driver: driver)
     }
 
     /// Identifies the tag and reads its NDEF message; what went wrong is in `ndefError`.
@@ -49,21 +49,28 @@ enum TagInspector {
         }
     }
 
-    /// Resets the field and selects the tag with `uid`; nil when it did not answer
+    /// Resets the field and selects `target` again; nil when it did not answer
     /// (or the device failed, which `device.lost` then says).
-    static func reselect(_ uid: TagUID, on device: NFCDevice) -> NFCTarget? {
+    static func reselect(_ target: NFCTarget, on device: NFCDevice) -> NFCTarget? {
         do {
             try device.resetField()
-            return try device.select(uid: uid.bytes)
+            return try device.select(target)
         } catch {
             if error.isDeviceLost { device.lost = error }
             return nil
         }
     }
 
-    /// What anticollision alone tells (for a tag that left before it could be read).
-    static func identity(of target: NFCTarget) -> TagInfo {
-        let identity = TagIdentity.identify(atqa: target.atqa, sak: target.sak, ats: target.ats.isEmpty ? nil : target.ats)
+    /// What activation tells (and GET_VERSION, when a Type 2 tag answered it).
+    static func identity(of target: NFCTarget, getVersion: [UInt8]? = nil) -> TagInfo {
+        let identity: (type: String, nfcForumType: Int?)
+        switch target.modulation {
+        case .felica:
+            identity = TagIdentity.identify(felicaSystemCode: target.systemCode)
+        case .iso14443A, .jewel:
+            identity = TagIdentity.identify(
+                atqa: target.atqa, sak: target.sak ?? 0, getVersion: getVersion, ats: target.ats.isEmpty ? nil : target.ats)
+        }
         return TagInfo(uid: target.uid, type: identity.type, nfcForumType: identity.nfcForumType, atqa: target.atqa, sak: target.sak)
     }
 }

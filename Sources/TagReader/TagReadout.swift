@@ -29,7 +29,9 @@ struct TagReadout: Sendable {
 
     /// Fills the NDEF fields from the message bytes read off the tag: whatever
     /// decodes goes into `ndef`, the first defect into `ndefError`.
+    /// An empty NDEF TLV (a formatted, blank tag) leaves `ndef` null.
     mutating func decode(message bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
         let (message, error) = NDEFMessage.decodeLenient(bytes)
         ndef = JSONValue(message.json)
         uri = message.firstURI

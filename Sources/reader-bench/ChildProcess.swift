@@ -59,6 +59,14 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Forgets the lines read so far (after a missed tap, so a late line is not
+    /// taken for the next tap's).
+    func drain() {
+        condition.lock()
+        lines.removeAll()
+        condition.unlock()
+    }
+
     /// User + system CPU time so far (from `/proc/<pid>/stat`, in clock ticks).
     var cpuTime: Duration {
         guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),

@@ -24,12 +24,12 @@ let uid: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
 let message = NDEFMessage(records: [.uri("https://www.home-assistant.io/tag/front-door")]).encoded()
 let tag = try Type2Tag(.ntag215, uid: uid, message: message)
 
-/// Median and 99th percentile in milliseconds.
-func summary(_ samples: [Duration]) -> String {
+/// Median and 99th percentile in milliseconds, and the taps that got no event within 20 s.
+func summary(_ samples: [Duration], missed: Int) -> String {
     let sorted = samples.sorted()
     func ms(_ duration: Duration) -> String { String(format: "%.1f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000) }
     let p99 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
-    return "\(ms(sorted[sorted.count / 2])) / \(ms(p99)) ms"
+    return "\(ms(sorted[sorted.count / 2])) / \(ms(p99)) ms" + (missed > 0 ? " (\(missed) missed)" : "")
 }
 
 /// One line on stderr per tap, so a slow run shows where it is.
@@ -48,17 +48,26 @@ func measureTagrouter(polling: String) throws -> (latency: String, cpu: String, 
     defer { watch.stop() }
     try watch.waitFor("reader.connected")
     var samples: [Duration] = []
+    var missed = 0
     for _ in 0..<taps {
         jitter()
         let placed = ContinuousClock.now
         sim.place(tag)
-        samples.append(try watch.waitFor("tag.arrived") - placed)
-        sim.removeAll()
-        try watch.waitFor("tag.removed")
+        do {
+            samples.append(try watch.waitFor("tag.arrived") - placed)
+            sim.removeAll()
+            try watch.waitFor("tag.removed")
+        } catch {
+            missed += 1
+            FileHandle.standardError.write(Data("tagrouter \(polling): \(error)\n".utf8))
+            sim.removeAll()
+            _ = try? watch.waitFor("tag.removed", within: .seconds(2))
+            watch.drain()
+        }
         progress("tagrouter \(polling)", samples)
     }
     let (cpu, rss) = try idle(watch)
-    return (summary(samples), cpu, rss)
+    return (summary(samples, missed: missed), cpu, rss)
 }
 
 /// CPU (percent of one core) over `idleSeconds` with no tag, and resident memory.
@@ -76,22 +85,30 @@ func measureNFCPoll() throws -> (latency: String, cpu: String, rss: String) {
     defer { sim.close() }
     let environment = ["LIBNFC_DEVICE": sim.connstring, "LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"]
     var samples: [Duration] = []
+    var missed = 0
     for _ in 0..<baselineTaps {
         let poll = try ChildProcess("/usr/bin/stdbuf", ["-oL", "/usr/bin/nfc-poll"], environment: environment)
-        try poll.waitFor("NFC device will poll")
-        jitter()
-        let placed = ContinuousClock.now
-        sim.place(tag)
-        samples.append(try poll.waitFor("ISO/IEC 14443A") - placed)
+        defer {
+            sim.removeAll()
+            poll.stop()
+        }
+        do {
+            try poll.waitFor("NFC device will poll")
+            jitter()
+            let placed = ContinuousClock.now
+            sim.place(tag)
+            samples.append(try poll.waitFor("ISO/IEC 14443A") - placed)
+        } catch {
+            missed += 1
+            FileHandle.standardError.write(Data("nfc-poll: \(error)\n".utf8))
+        }
         progress("nfc-poll", samples)
-        sim.removeAll()
-        poll.stop()
     }
     let poll = try ChildProcess("/usr/bin/stdbuf", ["-oL", "/usr/bin/nfc-poll"], environment: environment)
     defer { poll.stop() }
     try poll.waitFor("NFC device will poll")
     let (cpu, rss) = try idle(poll)
-    return (summary(samples), cpu, rss)
+    return (summary(samples, missed: missed), cpu, rss)
 }
 
 let autoPoll = try measureTagrouter(polling: "auto-poll")

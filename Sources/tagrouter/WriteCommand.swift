@@ -69,6 +69,8 @@ enum WriteCommand: Command {
             }
         } catch let error as TagDriverError {
             switch error {
+            case .transport(.tagRemoved):
+                throw .runtime("the tag left the field before the write was done and verified; hold it still and write again")
             case .transport: throw .runtime(error.description)
             default: throw .data(error.description)
             }

@@ -75,6 +75,31 @@ import Testing
         #expect(try Self.message(on: sim) == expected)
     }
 
+    static let writableKinds: [any SimulatedTag & Sendable] = [
+        try! Type2Tag(.ntag213, uid: uid, message: []),
+        try! Type2Tag(.ultralight, uid: uid, message: []),
+        try! Type4Tag(uid: uid, message: []),
+        try! MifareClassicTag(uid: [0x74, 0x10, 0x37, 0x94], message: []),
+        try! Type3Tag(idm: [0x01, 0x2E, 0x3A, 0x4B, 0x5C, 0x6D, 0x7E, 0x8F], message: []),
+        try! Type1Tag(uid: uid, message: []),
+    ]
+
+    @Test(arguments: 0..<writableKinds.count)
+    func writeThenReadBackEveryKindOfTag(kind: Int) async throws {
+        let sim = try Self.simulator()
+        defer { sim.close() }
+        let tag = Self.writableKinds[kind]
+        sim.place(tag)
+        let write = try await CLIProcess.run(["write", "--device", sim.connstring, "--uri", "https://example.com/d", "--text", "ok"])
+        #expect(write.status == 0, "\(tag.typeName): \(write.stderr)")
+        #expect(write.stdout.hasPrefix("wrote 2 records"))
+        let read = try await CLIProcess.run(["read", "--device", sim.connstring, "--timeout", "10"])
+        let event = try JSONValue.parse(read.stdout)
+        #expect(event.value(atPath: "tag.type") == .string(tag.typeName))
+        #expect(event["uri"] == "https://example.com/d")
+        #expect(event["text"] == "ok")
+    }
+
     @Test func writeAppendAddsToWhatIsThere() async throws {
         let sim = try Self.simulator(with: [.text("visitor 1")])
         defer { sim.close() }
@@ -124,6 +149,18 @@ import Testing
         let run = try await CLIProcess.run(["write", "--device", sim.connstring, "--timeout", "0.5", "--text", "x"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("error: no tag arrived on '\(sim.connstring)' within 0.5 s"))
+    }
+
+    @Test func writeSaysSoWhenTheTagLeavesMidWrite() async throws {
+        let sim = try Self.simulator()
+        defer { sim.close() }
+        // GET_VERSION, the CC and the first page answer; the tag is gone after that.
+        let tag = try Type2Tag(.ntag215, uid: Self.uid, message: NDEFMessage(records: [.text("old")]).encoded())
+        sim.place(tag)
+        sim.remove(uid: Self.uid, afterExchanges: 3)
+        let run = try await CLIProcess.run(["write", "--device", sim.connstring, "--text", String(repeating: "new ", count: 20)])
+        #expect(run.status == 1)
+        #expect(run.stderr == "error: the tag left the field before the write was done and verified; hold it still and write again\n")
     }
 
     @Test func lockNeedsYesThenMakesTheTagReadOnly() async throws {

@@ -48,10 +48,12 @@ extension ReaderLoopTests {
         let supervisor: ReaderSupervisor
         let log: EventLog
 
-        init(ignoreOnConnect: Bool = false, placed: [any SimulatedTag] = []) throws {
+        init(ignoreOnConnect: Bool = false, polling: ReaderConfig.Polling = .autoPoll, placed: [any SimulatedTag] = []) throws {
             sim = try PN532Simulator(pacing: .none)
             sim.place(placed)
-            supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(sim.connstring, ignoreOnConnect: ignoreOnConnect)])
+            var config = ReaderLoopTests.config(sim.connstring, ignoreOnConnect: ignoreOnConnect)
+            config.polling = polling
+            supervisor = ReaderSupervisor(readers: [config])
             log = EventLog(supervisor)
         }
 
@@ -61,8 +63,9 @@ extension ReaderLoopTests {
         }
     }
 
-    @Test func replacingATagRemovesTheOldOneThenReportsTheNewOne() async throws {
-        let bench = try Bench()
+    @Test(arguments: ReaderConfig.Polling.allCases)
+    func replacingATagRemovesTheOldOneThenReportsTheNewOne(polling: ReaderConfig.Polling) async throws {
+        let bench = try Bench(polling: polling)
         defer { bench.close() }
         try await bench.log.wait(for: 1)
         bench.sim.place(try Self.ntag215(Self.uidA, [.uri("https://example.com/a")]))
@@ -76,8 +79,9 @@ extension ReaderLoopTests {
         ])
     }
 
-    @Test func twoTagsInTheFieldEachGetTheirOwnEvents() async throws {
-        let bench = try Bench()
+    @Test(arguments: ReaderConfig.Polling.allCases)
+    func twoTagsInTheFieldEachGetTheirOwnEvents(polling: ReaderConfig.Polling) async throws {
+        let bench = try Bench(polling: polling)
         defer { bench.close() }
         try await bench.log.wait(for: 1)
         bench.sim.place([try Self.ntag215(Self.uidA, [.uri("https://example.com/a")]), try Self.ntag215(Self.uidB, [.uri("https://example.com/b")])])
@@ -123,38 +127,20 @@ extension ReaderLoopTests {
     }
 }
 
-/// A tag that goes mute after `answers` exchanges, as if pulled away mid-read
-/// while still close enough to answer anticollision.
-struct FadingTag: SimulatedTag {
-    var inner: Type2Tag
-    var answers: Int
-
-    var activation: TagActivation { inner.activation }
-    var typeName: String { inner.typeName }
-    var memory: [UInt8] { inner.memory }
-    mutating func reset() { inner.reset() }
-
-    mutating func exchange(_ command: [UInt8]) throws(TagTransportError) -> [UInt8] {
-        guard answers > 0 else { throw .tagRemoved }
-        answers -= 1
-        return try inner.exchange(command)
-    }
-}
-
 extension ReaderLoopTests {
     @Test func aTagRemovedMidReadArrivesWithAnErrorThenLeaves() async throws {
         let bench = try Bench()
         defer { bench.close() }
         try await bench.log.wait(for: 1)
-        // GET_VERSION and the CC answer; the data area does not.
+        // GET_VERSION and the CC answer; then the tag is pulled away.
         let records: [NDEFRecord] = [.text(String(repeating: "long text ", count: 40))]
-        bench.sim.place(FadingTag(inner: try Self.ntag215(Self.uidA, records), answers: 2))
+        bench.sim.place(try Self.ntag215(Self.uidA, records))
+        bench.sim.remove(uid: Self.uidA, afterExchanges: 2)
         let arrived = try await bench.log.wait(for: 2)[1]
         #expect(arrived.kind == .tagArrived)
         #expect(arrived.ndefError == "tag removed during read")
         #expect(arrived.json["ndef"] == .null)
         #expect(arrived.tag?.type == "ntag215")
-        bench.sim.removeAll()
         #expect(try await bench.log.kinds(3) == ["reader.connected", "tag.arrived 04a224b2c35e80", "tag.removed 04a224b2c35e80"])
     }
 }

@@ -44,6 +44,14 @@ import Testing
         #expect(event["ndefError"]?.stringValue?.hasPrefix("NDEF message: ") == true)
     }
 
+    @Test func aBlankTagHasNullNDEFAndNoError() {
+        var readout = TagReadout(info: info)
+        readout.decode(message: [])
+        let event = readout.arrivedEvent(reader: "r").json
+        #expect(event["ndef"] == .null)
+        #expect(event["ndefError"] == nil)
+    }
+
     @Test func aTagLeftMidReadSaysSo() {
         let target = NFCTarget(uid: info.uid, atqa: [0x00, 0x44], sak: 0)
         let event = TagReadout(target: target, ndefError: TagReadout.removedDuringRead).arrivedEvent(reader: "r").json

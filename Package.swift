@@ -41,7 +41,9 @@ let tags: [Target] = [
 let routing: [Target] = [
     .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
     .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
-    .testTarget(name: "RouterEndToEndTests", dependencies: ["TagCore"]),
+    .testTarget(
+        name: "RouterEndToEndTests",
+        dependencies: ["TagCore", "TagRouter", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin"]),
 ]
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.

@@ -41,6 +41,7 @@ let tags: [Target] = [
 let routing: [Target] = [
     .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
     .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
+    .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore"], path: "Benchmarks/RouterBench"),
     .testTarget(
         name: "RouterEndToEndTests",
         dependencies: ["TagCore", "TagRouter", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin"]),

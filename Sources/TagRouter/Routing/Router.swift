@@ -36,12 +36,10 @@ public final class Router: Sendable {
     @discardableResult
     public func dispatch(_ event: TagEvent) -> [String] {
         var matched: [String] = []
-        var json: JSONValue?
+        let json = Lazy { event.json }
         for (route, routeWorkers) in zip(config.routes, workers) where route.matcher.matches(event) {
             matched.append(route.name)
-            let eventJSON = json ?? event.json
-            json = eventJSON
-            let delivery = Delivery(event: event, route: route.name, variables: Template.variables(json: eventJSON, route: route.name))
+            let delivery = Delivery(event: event, route: route.name, eventJSON: json)
             for worker in routeWorkers { worker.enqueue(delivery) }
             if !route.continues { break }
         }

@@ -156,7 +156,8 @@ public struct Matcher: Sendable {
     /// True when `event` is of a wanted kind and meets every condition.
     public func matches(_ event: TagEvent) -> Bool {
         guard kinds.contains(event.kind) else { return false }
-        return conditions.allSatisfy { $0.passes(event) }
+        for index in conditions.indices where !conditions[index].passes(event) { return false }
+        return true
     }
 
     /// Every condition's result, the event kind first (for `--explain`).

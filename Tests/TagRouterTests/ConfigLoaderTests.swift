@@ -86,7 +86,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
     }
 
     @Test func syntaxErrorsPointAtTheProblem() {
-        #expect(problems("routes:\n  - name: [unclosed\n") == ["t.yaml:3:1: while parsing a flow sequence: did not find expected ',' or ']'"])
+        #expect(problems("routes:\n  - name: [unclosed\n") == ["t.yaml:3:1: while parsing a flow sequence (from line 2, column 11): did not find expected ',' or ']'"])
         #expect(problems("routes: []\nroutes: []\n") == ["t.yaml:2:1: duplicate key 'routes' (first at line 1)"])
     }
 
@@ -159,7 +159,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
         Case(yaml: "{[a]: 1}", message: "t.yaml:1:2: a mapping key must be a plain name, not a list"),
         Case(yaml: "a: *missing", message: "t.yaml:1:4: unknown alias '*missing'"),
         Case(yaml: "routes: []\n---\nroutes: []", message: "t.yaml:2:1: a config file holds one YAML document; remove the second '---'"),
-        Case(yaml: "routes: [\"unclosed]", message: "t.yaml:1:20: while scanning a quoted scalar: found unexpected end of stream"),
+        Case(yaml: "routes: [\"unclosed]", message: "t.yaml:1:20: while scanning a quoted scalar (from line 1, column 10): found unexpected end of stream"),
     ]
 
     @Test(arguments: cases) func reported(_ example: Case) {

@@ -40,6 +40,7 @@ enum RunCommand: Command {
 
         let loader = ConfigLoader(registry: builtinPlugins, dryRun: dryRun, stateDirectory: stateDirectory)
         var config = try file.loadOrExit(loader)
+        signal(SIGPIPE, SIG_IGN)  // a closed stdout fails the `log` action, it does not kill the daemon
         let inputs = RunInputs(signals: [SIGHUP, SIGTERM, SIGINT])
         var readers: ReaderSupervisor?
         if let eventsFrom {

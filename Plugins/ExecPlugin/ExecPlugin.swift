@@ -31,7 +31,9 @@ public struct ExecPlugin: ActionPlugin {
         guard !arguments.isEmpty, !arguments[0].isEmpty else { throw options.error("command", "the command is empty: give the program as the first element") }
         var environment = ChildCommand.inheritedEnvironment
         for (name, value) in options.entries("env") { environment[name] = value.stringValue ?? "" }
-        let command = ChildCommand(arguments, environment: environment, workingDirectory: options.string("cwd").map(context.config.resolve))
+        let directory = options.string("cwd").map(context.config.resolve)
+        if let directory, let problem = ChildCommand.problem(withWorkingDirectory: directory) { throw options.error("cwd", problem.description) }
+        let command = ChildCommand(arguments, environment: environment, workingDirectory: directory)
         let session = ExecSession(
             command: command, route: route, replyTimeout: options.duration("timeout") ?? .seconds(30),
             backoff: RestartBackoff(initial: options.duration("restart_backoff") ?? .seconds(1), maximum: options.duration("max_restart_backoff") ?? .seconds(60)))

@@ -19,24 +19,31 @@ enum ExecProtocol {
         return JSONValue.object(object).serialized()
     }
 
-    /// What one reply line means: nil for success, else the error to report.
-    /// A line that is not a reply is a protocol error (the caller restarts the plugin).
-    static func interpret(_ line: String) -> Result<Void, ReplyError> {
-        guard let reply = try? JSONValue.parse(line), case .bool(let ok)? = reply["ok"] else {
-            return .failure(.malformed(String(line.prefix(200))))
-        }
-        if ok { return .success(()) }
-        let message = reply["error"]?.stringValue ?? "the plugin reported a failure"
-        return .failure(reply["retry"] == .bool(true) ? .retry(message) : .fail(message))
-    }
-
-    /// Why a reply is not a success.
-    enum ReplyError: Error, Equatable {
+    /// What one line from the plugin is.
+    enum Line: Equatable {
+        /// Blank, or the plugin's optional hello in the version tagrouter speaks: read on.
+        case skip
+        /// `{"ok":true}`.
+        case ok
         /// `{"ok":false,"retry":true}`.
         case retry(String)
         /// `{"ok":false}`.
         case fail(String)
-        /// Not a JSON object with a boolean `ok`.
+        /// The plugin's hello names a version tagrouter does not speak.
+        case unsupported(JSONValue)
+        /// Not a JSON object with a boolean `ok` (or a hello): the pairing is lost.
         case malformed(String)
+    }
+
+    static func interpret(_ line: String) -> Line {
+        if line.allSatisfy(\.isWhitespace) { return .skip }
+        guard let object = try? JSONValue.parse(line), case .object = object else { return .malformed(String(line.prefix(200))) }
+        guard case .bool(let ok)? = object["ok"] else {
+            guard let version = object["protocol"] else { return .malformed(String(line.prefix(200))) }
+            return version == .int(Int64(Self.version)) ? .skip : .unsupported(version)
+        }
+        if ok { return .ok }
+        let message = object["error"]?.stringValue ?? "the plugin reported a failure"
+        return object["retry"] == .bool(true) ? .retry(message) : .fail(message)
     }
 }

@@ -60,26 +60,30 @@ actor ExecSession {
             try await Task.sleep(for: timeout)
             child.terminate()
         }
-        var reply: String?
-        repeat { reply = await iterator.next(isolation: self) } while reply?.allSatisfy(\.isWhitespace) == true
+        var line: ExecProtocol.Line?
+        repeat {
+            line = await iterator.next(isolation: self).map(ExecProtocol.interpret)
+        } while line == .skip
         timer.cancel()
         if generation == self.generation { replies = iterator }
-        guard let reply else {
+        switch line {
+        case nil:
             // Its stdout is closed: without answers it is of no use, even if still running.
             child.terminate()
             if ContinuousClock.now - sent >= timeout { throw .retryable("exec: \(program) gave no answer within \(timeout); restarting it") }
             throw .retryable("exec: \(program) exited before answering")
-        }
-        switch ExecProtocol.interpret(reply) {
-        case .success:
+        case .ok?, .skip?:
             failures = 0
-        case .failure(.retry(let message)):
+        case .retry(let message)?:
             failures = 0
             throw .retryable("exec: \(program): \(message)")
-        case .failure(.fail(let message)):
+        case .fail(let message)?:
             failures = 0
             throw .permanent("exec: \(program): \(message)")
-        case .failure(.malformed(let text)):
+        case .unsupported(let version)?:
+            child.terminate()
+            throw .permanent("exec: \(program) speaks protocol \(version.serialized()); this tagrouter speaks \(ExecProtocol.version)")
+        case .malformed(let text)?:
             // Replies no longer pair with events: start afresh.
             child.terminate()
             throw .retryable("exec: \(program) answered a line that is not a reply (\(text)); restarting it")

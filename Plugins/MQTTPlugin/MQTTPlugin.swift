@@ -1,1 +1,46 @@
-// Module MQTTPlugin: see README.md (Layout) for what it is for.
+import TagCore
+import TagRouter
+
+/// The `mqtt` action plugin: one shared broker connection (the `mqtt:`
+/// section), one `MQTTAction` per `- mqtt:` in the routes, and Home
+/// Assistant discovery for the configured readers.
+public struct MQTTPlugin: ActionPlugin {
+    public static let name = "mqtt"
+    public static let sectionSpec: OptionSpec? = MQTTSection.spec
+    public static let actionSpec = MQTTAction.spec
+
+    let section: MQTTSection
+    let readers: [String]
+    let dryRun: Bool
+    /// The shared connection every action of this config publishes through.
+    public let connection: MQTTConnection
+
+    public init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {
+        readers = context.readers.map(\.name)
+        self.section = try MQTTSection(section, readers: readers)
+        dryRun = context.dryRun
+        connection = MQTTConnection(self.section.settings)
+    }
+
+    public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
+        try MQTTAction(options, connection: connection, baseTopic: section.baseTopic, hold: section.hold)
+    }
+
+    /// Connects (not under `--dry-run`) and, with discovery on, answers HA's birth message.
+    public func start() async {
+        guard !dryRun else { return }
+        connection.start()
+        guard let discovery = section.discovery else { return }
+        let (connection, readers, hold) = (connection, readers, section.hold)
+        Task {
+            for await message in connection.incoming {
+                for reply in discovery.replies(to: message, readers: readers) { _ = connection.enqueue(reply, hold: hold) }
+            }
+        }
+    }
+
+    /// Says `offline` and disconnects.
+    public func stop() async {
+        await connection.stop()
+    }
+}

@@ -43,7 +43,7 @@ struct OpenAction: Action {
         }
         let opener: ChildProcess
         do {
-            opener = try ChildProcess(command, options: ChildOptions(stdout: .inherit, stderr: .inherit))
+            opener = try ChildProcess(command, options: ChildOptions(stdout: .daemonStandardError, stderr: .inherit))
         } catch {
             throw .permanent("open: \(error)")
         }

@@ -36,15 +36,22 @@ public struct ShellPlugin: ActionPlugin {
             guard !command.isEmpty else { throw options.error("command", "the command is empty: give the program as the first element") }
             program = .argv(command)
         case (nil, let script?):
+            if script.contains("{{") {
+                Log.warning("shell: the string form is not templated; read tag values from $TAG_* or stdin, or use command: [...]", JSONObject([
+                    "at": .string(options.mark.description), "route": .string(route),
+                ]))
+            }
             program = .script(script)
         case (.some, .some):
             throw options.error(nil, "give either 'command' (a list, no shell) or 'script' (a string for /bin/sh -c), not both")
         case (nil, nil):
             throw options.error(nil, "say what to run: 'command: [program, arg…]' or a script string")
         }
+        let directory = options.string("cwd").map(context.config.resolve)
+        if let directory, let problem = ChildCommand.problem(withWorkingDirectory: directory) { throw options.error("cwd", problem.description) }
         return ShellAction(
             program: program, route: route, timeout: options.duration("timeout") ?? .seconds(30),
-            workingDirectory: options.string("cwd").map(context.config.resolve),
+            workingDirectory: directory,
             environment: options.entries("env").compactMap { entry in entry.value.templateValue.map { (entry.key, $0) } },
             retryOnFailure: options.has("retry"), limit: limit)
     }

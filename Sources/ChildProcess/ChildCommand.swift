@@ -39,6 +39,16 @@ public struct ChildCommand: Sendable, Hashable, CustomStringConvertible {
         }.joined(separator: " ")
     }
 
+    /// Why `path` cannot be a child's working directory (missing, not a
+    /// directory, not searchable), or nil when it can: for checking a config at load.
+    public static func problem(withWorkingDirectory path: String) -> ChildProcessError? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .badWorkingDirectory(path: path, errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return .badWorkingDirectory(path: path, errno: ENOTDIR) }
+        guard access(path, X_OK) == 0 else { return .badWorkingDirectory(path: path, errno: errno) }
+        return nil
+    }
+
     /// The program to execute: `arguments[0]` when it holds a `/`, otherwise the
     /// first executable file of that name in the child's `PATH`.
     func resolvedProgram() throws(ChildProcessError) -> String {

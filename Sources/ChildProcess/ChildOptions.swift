@@ -14,8 +14,11 @@ public struct ChildOptions: Sendable {
     public enum Output: Sendable {
         /// `/dev/null`.
         case null
-        /// The daemon's own stream (the log).
+        /// The daemon's own stream of the same number.
         case inherit
+        /// The daemon's standard error (its log): keeps a child's chatter off the
+        /// daemon's standard output, which carries event lines.
+        case daemonStandardError
         /// A pipe; the last `tailBytes` are kept for `ChildTermination`.
         case tail
         /// A pipe; every line is yielded on the child's line stream (and the tail is kept).

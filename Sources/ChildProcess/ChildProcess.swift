@@ -89,9 +89,6 @@ public final class ChildProcess: Sendable {
         channel.wake()
     }
 
-    /// True once the child has exited (it may not be reaped yet).
-    public var hasExited: Bool { channel.state.withLock { $0.exited } }
-
     /// Waits until the child has exited and been reaped.
     public func termination() async -> ChildTermination {
         await withCheckedContinuation { continuation in
@@ -111,8 +108,11 @@ public final class ChildProcess: Sendable {
 
     private static func slot(_ output: ChildOptions.Output, _ ends: PipeSet.Ends?) -> Spawner.Slot {
         if let ends { return .descriptor(ends.child) }
-        if case .inherit = output { return .inherit }
-        return .devNull(writable: true)
+        switch output {
+        case .inherit: return .inherit
+        case .daemonStandardError: return .descriptor(STDERR_FILENO)
+        case .null, .tail, .lines: return .devNull(writable: true)
+        }
     }
 
     private static func output(

@@ -12,6 +12,8 @@ public enum ChildProcessError: Error, Sendable, Equatable, CustomStringConvertib
     case pipeFailed(errno: Int32)
     /// `workingDirectory` was given but this C library cannot change it for a spawned child.
     case workingDirectoryUnsupported
+    /// `workingDirectory` is not a directory the daemon can enter (`errno`).
+    case badWorkingDirectory(path: String, errno: Int32)
 
     public var description: String {
         switch self {
@@ -23,6 +25,8 @@ public enum ChildProcessError: Error, Sendable, Equatable, CustomStringConvertib
             return "cannot start '\(program)': \(String(cString: strerror(code)))"
         case .pipeFailed(let code):
             return "cannot make a pipe to the child: \(String(cString: strerror(code)))"
+        case .badWorkingDirectory(let path, let code):
+            return "cannot run in '\(path)': \(String(cString: strerror(code)))"
         case .workingDirectoryUnsupported:
             return "this C library has no posix_spawn_file_actions_addchdir_np, so 'cwd' cannot be set"
         }

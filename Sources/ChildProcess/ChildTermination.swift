@@ -4,7 +4,8 @@ import Glibc
 public struct ChildTermination: Sendable, Equatable, CustomStringConvertible {
     /// The end of the process itself.
     public enum Status: Sendable, Equatable, CustomStringConvertible {
-        /// It exited with this status.
+        /// It exited with this status (-1: the status was lost, because something
+        /// else in the process reaped the child first).
         case exited(Int32)
         /// A signal ended it (`SIGTERM` = 15, `SIGKILL` = 9, …).
         case signalled(Int32)

@@ -21,7 +21,7 @@ struct PipeSet {
 
     mutating func make(for output: ChildOptions.Output) throws(ChildProcessError) -> Ends? {
         switch output {
-        case .null, .inherit: return nil
+        case .null, .inherit, .daemonStandardError: return nil
         case .tail, .lines:
             let (read, write) = try Self.makePipe()
             return remember(Ends(parent: read, child: write))

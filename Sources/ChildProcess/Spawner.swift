@@ -29,6 +29,8 @@ enum Spawner {
         if let closeFrom = GNUExtensions.addCloseFrom { _ = closeFrom(&actions, 3) }
         if let directory = command.workingDirectory {
             guard let addChdir = GNUExtensions.addChdir else { throw .workingDirectoryUnsupported }
+            // Said here, or posix_spawn's ENOENT would blame the program.
+            if let problem = ChildCommand.problem(withWorkingDirectory: directory) { throw problem }
             _ = addChdir(&actions, directory)
         }
 
@@ -47,7 +49,16 @@ enum Spawner {
         let argv = CStringArray(command.arguments)
         let envp = CStringArray(command.environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, program, &actions, &attributes, argv.pointers, envp.pointers)
+        var result = posix_spawn(&pid, program, &actions, &attributes, argv.pointers, envp.pointers)
+        // ETXTBSY: a script just written is still open for writing in a child
+        // another thread forked at that moment (until its exec closes it); a few
+        // milliseconds later it is not.
+        var retries = 0
+        while result == ETXTBSY, retries < 6 {
+            usleep(UInt32(1000 << retries))
+            retries += 1
+            result = posix_spawn(&pid, program, &actions, &attributes, argv.pointers, envp.pointers)
+        }
         guard result == 0 else { throw .spawnFailed(program: program, errno: result) }
         return pid
     }

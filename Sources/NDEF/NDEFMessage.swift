@@ -17,6 +17,13 @@ public struct NDEFMessage: Sendable, Equatable {
         records = outcome.records
     }
 
+    /// Decodes an array strictly (the common case, without generic dispatch).
+    public init(bytes: [UInt8]) throws(NDEFError) {
+        let outcome = bytes.withUnsafeBufferPointer(RecordParser.parse)
+        if let error = outcome.error { throw error }
+        records = outcome.records
+    }
+
     /// Decodes what can be read: the records before the first defect, and the defect
     /// (nil when the message is whole).
     public static func decodeLenient(_ bytes: some Collection<UInt8>) -> (message: NDEFMessage, error: NDEFError?) {

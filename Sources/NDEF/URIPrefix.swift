@@ -26,8 +26,12 @@ enum URIPrefix {
 
     /// The URI a URI record payload stands for.
     static func decode(_ payload: ArraySlice<UInt8>) throws(NDEFError) -> String {
-        let code = try check(payload)
-        return table[Int(code)] + String(decoding: payload.dropFirst(), as: UTF8.self)
+        let prefix = table[Int(try check(payload))].utf8
+        let rest = payload.dropFirst()
+        return String(unsafeUninitializedCapacity: prefix.count + rest.count) { buffer in
+            let afterPrefix = buffer.initialize(fromContentsOf: prefix)
+            return buffer[afterPrefix...].initialize(fromContentsOf: rest)
+        }
     }
 
     /// Checks a URI record payload without building the URI; returns the identifier code.

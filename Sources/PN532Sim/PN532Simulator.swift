@@ -54,6 +54,13 @@ public final class PN532Simulator: Sendable {
         engine.withField { $0.remove(uid: uid) }
     }
 
+    /// Lets the tag with `uid` answer `exchanges` more commands, then takes it out:
+    /// a tag pulled away in the middle of a read or write. False when it is not there.
+    @discardableResult
+    public func remove(uid: [UInt8], afterExchanges exchanges: Int) -> Bool {
+        engine.withField { $0.remove(uid: uid, afterExchanges: exchanges) }
+    }
+
     /// Empties the field.
     public func removeAll() {
         engine.withField { $0.removeAll() }

@@ -1,14 +1,5 @@
 @preconcurrency import Glibc
 
-/// Why the simulator could not start.
-public struct PN532SimulatorError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-
-    init(_ step: String) {
-        description = "cannot open a pseudo-terminal for the PN532 simulator: \(step) failed: \(String(cString: strerror(errno)))"
-    }
-}
-
 /// A pseudo-terminal pair in raw mode. The simulator keeps its own descriptor
 /// of the device side open, so a client closing it never leaves the chip's side
 /// reading EIO, and the raw settings survive between clients.

@@ -9,6 +9,8 @@ struct RFField: Sendable {
         let id: Int
         var tag: any SimulatedTag
         var halted = false
+        /// Exchanges the tag still answers before it leaves the field; nil: it stays.
+        var leavesAfter: Int?
     }
 
     var entries: [Entry] = []
@@ -30,6 +32,25 @@ struct RFField: Sendable {
 
     mutating func removeAll() { entries.removeAll() }
 
+    /// Lets the tag with `uid` answer `exchanges` more commands, then takes it out
+    /// (a tag pulled away in the middle of a read); false when it is not there.
+    mutating func remove(uid: [UInt8], afterExchanges exchanges: Int) -> Bool {
+        guard let index = entries.firstIndex(where: { $0.tag.activation.uid == uid }) else { return false }
+        entries[index].leavesAfter = exchanges
+        if exchanges <= 0 { entries.remove(at: index) }
+        return true
+    }
+
+    /// The tag at `index` answered one exchange; a leaving tag that has given its last answer goes.
+    mutating func answered(at index: Int) {
+        guard let remaining = entries[index].leavesAfter else { return }
+        if remaining <= 1 {
+            entries.remove(at: index)
+        } else {
+            entries[index].leavesAfter = remaining - 1
+        }
+    }
+
     func index(of id: Int) -> Int? { entries.firstIndex { $0.id == id } }
 
     /// The field dropped: every tag powers down and forgets its state.
@@ -40,10 +61,11 @@ struct RFField: Sendable {
         }
     }
 
-    /// HLTA / DESELECT: the tag stops answering activation. FeliCa has no halt state.
+    /// HLTA / DESELECT: the tag stops answering activation. FeliCa and Jewel have no halt state.
     mutating func halt(id: Int) {
         guard let index = index(of: id) else { return }
-        entries[index].halted = entries[index].tag.activation.felica == nil
+        let activation = entries[index].tag.activation
+        entries[index].halted = activation.felica == nil && !activation.isJewel
         entries[index].tag.reset()
     }
 }

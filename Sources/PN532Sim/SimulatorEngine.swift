@@ -57,6 +57,8 @@ final class SimulatorEngine: Sendable {
             if entries[0].revents & Int16(POLLIN) != 0 {
                 let bytes = terminal.receive()
                 if !bytes.isEmpty { handle(bytes) }
+            } else if entries[0].revents & Int16(POLLHUP | POLLERR) != 0 {
+                pause(.milliseconds(50))  // no device side open: wait instead of spinning
             }
             resumePending()
         }
@@ -68,6 +70,10 @@ final class SimulatorEngine: Sendable {
         _ = write(wakeWrite, &byte, 1)
         _ = finished.wait(timeout: .now() + .seconds(5))
         terminal.close()
+    }
+
+    /// The wake pipe lives as long as the engine, so `withField` after `stop()` never writes to a reused descriptor.
+    deinit {
         close(wakeRead)
         close(wakeWrite)
     }

@@ -1,7 +1,7 @@
 /// Names a tag's type from what activation and GET_VERSION told the reader,
 /// with the spelling events use (`ntag213`, `ntag215`, `ntag216`,
 /// `mifare-ultralight`, `mifare-ultralight-ev1`, `mifare-classic-1k`,
-/// `mifare-classic-4k`, `mifare-mini`, `type4`, `iso14443a`).
+/// `mifare-classic-4k`, `mifare-mini`, `type4`, `iso14443a`; `type1` for Topaz; for FeliCa `type3`, `felica`).
 public enum TagIdentity {
     /// The type name and NFC Forum tag type (nil for MIFARE Classic and unknown tags).
     ///
@@ -14,6 +14,8 @@ public enum TagIdentity {
         -> (type: String, nfcForumType: Int?)
     {
         if sak & 0x20 != 0 || ats != nil { return ("type4", 4) }
+        // No bit-frame anticollision in SENS_RES: the Type 1 platform (Topaz).
+        if atqa.count == 2, atqa[1] & 0x1F == 0 { return ("type1", 1) }
         switch sak {
         case 0x08, 0x88: return ("mifare-classic-1k", nil)
         case 0x18: return ("mifare-classic-4k", nil)
@@ -23,6 +25,12 @@ public enum TagIdentity {
         default:
             return ("iso14443a", nil)
         }
+    }
+
+    /// A FeliCa tag's type from the system code it answered polling with: `type3`
+    /// (NFC Forum Type 3, system code 12FC) or `felica`.
+    public static func identify(felicaSystemCode systemCode: [UInt8]) -> (type: String, nfcForumType: Int?) {
+        systemCode == [0x12, 0xFC] ? ("type3", 3) : ("felica", nil)
     }
 
     /// Whether `type` names an NFC Forum Type 2 tag.

@@ -3,7 +3,7 @@ import CNFC
 /// One reader libnfc knows of, and whether it opens: what `tagrouter devices` prints.
 public struct DeviceProbe: Sendable, Equatable {
     public var connstring: String
-    /// The device's name (`pn532_uart:… PN532 v1.6 (0x07)`), nil when it failed to open.
+    /// The device's name and chip (`ACS / ACR122U PICC Interface, PN532 v1.6`), nil when it failed to open.
     public var name: String?
 
     public var opened: Bool { name != nil }
@@ -15,8 +15,14 @@ public struct DeviceProbe: Sendable, Equatable {
         var connstrings = context.listDevices()
         for connstring in extra where !connstrings.contains(connstring) { connstrings.append(connstring) }
         return connstrings.map { connstring in
-            DeviceProbe(connstring: connstring, name: context.open(connstring)?.name)
+            DeviceProbe(connstring: connstring, name: context.open(connstring).map(Self.describe))
         }
+    }
+
+    private static func describe(_ device: NFCDevice) -> String {
+        let name = device.name == device.connstring ? nil : device.name
+        let parts = [name, device.chip].compactMap { $0 }
+        return parts.isEmpty ? "opened" : parts.joined(separator: ", ")
     }
 
     /// The libnfc version this was built against.

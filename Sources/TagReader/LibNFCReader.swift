@@ -19,8 +19,6 @@ final class LibNFCReader: Sendable {
     private let lastProgress = Atomic<Int64>(0)
     private let watchdogFired = Atomic<Bool>(false)
 
-    /// How many InAutoPoll rounds one blocking call covers (× 150 ms × 2 target types).
-    static let autoPollRounds: UInt8 = 10
     /// Protocol errors in a row after which the device is reopened.
     static let protocolErrorLimit = 5
 
@@ -90,27 +88,41 @@ final class LibNFCReader: Sendable {
                 continue
             }
             reportedMissing = false
-            backoff.reset()
             currentDevice.withLock { $0 = device.abortHandle }
-            let lost = session(on: device)
+            let end = session(on: device)
             currentDevice.withLock { $0 = nil }
-            if let lost, !isStopping {
-                Log.warning("reader lost; reopening", JSONObject(["reader": .string(config.name), "error": .string(lost)]))
-                emit(TagEvent(kind: .readerDisconnected, reader: config.name, message: lost))
+            switch end {
+            case .lost(let reason) where !isStopping:
+                Log.warning("reader lost; reopening", JSONObject(["reader": .string(config.name), "error": .string(reason)]))
+                emit(TagEvent(kind: .readerDisconnected, reader: config.name, message: reason))
+                backoff.reset()
                 pause(backoff.next())
+            case .unusable:
+                pause(backoff.next())
+            case .lost, .stopped:
+                break
             }
         }
     }
 
-    /// Runs the scan loop on an open device; returns why the device was lost, or nil when stopping.
-    private func session(on device: NFCDevice) -> String? {
+    /// How a session on an open device ended.
+    private enum SessionEnd {
+        /// `stop()` was called.
+        case stopped
+        /// The device failed (gone, stalled, or erring again and again); it is reopened.
+        case lost(String)
+        /// The device opened but could not be put in reader mode (`reader.error` said why).
+        case unusable
+    }
+
+    /// Runs the scan loop on an open device until it is lost or the reader stops.
+    private func session(on device: NFCDevice) -> SessionEnd {
         var scan = ScanSession(config: config, device: device)
         do {
-            try device.initiatorInit()
-            try device.setProperty(NP_INFINITE_SELECT, false, "disable infinite select")
+            try Self.prepare(device)
         } catch {
-            emit(TagEvent(kind: .readerError, reader: config.name, message: "\(device.connstring): \(error)"))
-            return "could not initialise the reader: \(error)"
+            emit(TagEvent(kind: .readerError, reader: config.name, message: "\(device.connstring): could not initialise the reader: \(error)"))
+            return .unusable
         }
         emit(TagEvent(kind: .readerConnected, reader: config.name, message: "\(device.name) (\(device.connstring))"))
         var protocolErrors = 0
@@ -122,16 +134,37 @@ final class LibNFCReader: Sendable {
                 if let wait = scan.pauseBeforeNextStep { pause(wait) }
             } catch {
                 let watchdog = watchdogFired.exchange(false, ordering: .sequentiallyConsistent)
-                if isStopping { return nil }
-                if watchdog || error.isDeviceLost || protocolErrors >= Self.protocolErrorLimit {
-                    for event in scan.readerLost() { emit(event) }
-                    return watchdog ? "watchdog: no answer for \(config.watchdog)" : error.description
-                }
+                if isStopping { return .stopped }
                 protocolErrors += 1
+                // A garbled frame (libnfc reports a bad checksum as NFC_EIO too) is
+                // retried in place after re-initialising the chip; a device that is
+                // really gone fails that as well and is reopened.
+                if watchdog || error.code == NFC_EOPABORTED || protocolErrors > Self.protocolErrorLimit || !recover(device, &scan) {
+                    for event in scan.readerLost() { emit(event) }
+                    return .lost(watchdog ? "watchdog: no answer for \(config.watchdog)" : error.description)
+                }
                 Log.debug("protocol error; retrying", JSONObject(["reader": .string(config.name), "error": .string(error.description)]))
             }
         }
-        return nil
+        return .stopped
+    }
+
+    /// Initiator mode, and selections that try once instead of waiting for a tag.
+    private static func prepare(_ device: NFCDevice) throws(NFCError) {
+        try device.initiatorInit()
+        try device.setProperty(NP_INFINITE_SELECT, false, "disable infinite select")
+    }
+
+    /// Re-initialises the chip after an error; false when the device does not answer.
+    private func recover(_ device: NFCDevice, _ scan: inout ScanSession) -> Bool {
+        device.lost = nil
+        scan.chipWasReset()
+        do {
+            try Self.prepare(device)
+            return true
+        } catch {
+            return false
+        }
     }
 }
 

@@ -28,6 +28,15 @@ final class NFCDevice {
     var name: String { String(cString: nfc_device_get_name(pointer)) }
     var connstring: String { String(cString: nfc_device_get_connstring(pointer)) }
 
+    /// The chip and firmware (`PN532 v1.6`), from libnfc's device information.
+    var chip: String? {
+        var buffer: UnsafeMutablePointer<CChar>?
+        guard nfc_device_get_information_about(pointer, &buffer) >= 0, let buffer else { return nil }
+        defer { nfc_free(buffer) }
+        let line = String(cString: buffer).split(separator: "\n").first { $0.hasPrefix("chip: ") }
+        return line.map { String($0.dropFirst(6)) }
+    }
+
     /// Puts the device in initiator (reader) mode: RF field on, easy framing, CRC and parity by the chip.
     func initiatorInit() throws(NFCError) {
         try check("nfc_initiator_init", nfc_initiator_init(pointer))

@@ -31,6 +31,13 @@ public struct ReaderConfig: Sendable, Equatable {
     /// A reader that makes no progress for this long is aborted and reopened.
     public var watchdog: Duration
 
+    /// How many InAutoPoll rounds (150 ms × 2 target types each) one blocking call
+    /// covers: up to 10 (3 s), and at most half the watchdog so a healthy wait never trips it.
+    var autoPollRounds: UInt8 {
+        let rounds = (watchdog / .milliseconds(600)).rounded(.down)
+        return UInt8(min(10, max(1, rounds)))
+    }
+
     public init(
         name: String, device: String = "auto", cooldown: Duration = .seconds(1),
         exitDelay: Duration = .milliseconds(500), ignoreOnConnect: Bool = false,

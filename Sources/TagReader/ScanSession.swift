@@ -41,6 +41,11 @@ struct ScanSession {
         pauseBeforeNextStep = model.isHolding || config.polling == .listPassive ? config.pollInterval : nil
     }
 
+    /// The chip was re-initialised (field reset): no tag is selected any more.
+    mutating func chipWasReset() {
+        selected = nil
+    }
+
     /// The device was lost: the removal of every reported tag.
     mutating func readerLost() -> [TagEvent] {
         model.disconnected().compactMap { decision in
@@ -54,7 +59,7 @@ struct ScanSession {
     /// blocks in the PN532's InAutoPoll; otherwise it takes a quick inventory.
     private mutating func observe() throws(NFCError) -> [NFCTarget] {
         if model.isHolding || config.polling == .listPassive { return try inventory() }
-        let polled = try device.autoPoll(pollCount: LibNFCReader.autoPollRounds, period: 1)
+        let polled = try device.autoPoll(pollCount: config.autoPollRounds, period: 1)
         switch (polled.count, polled.target) {
         case (1, let target?):
             selected = target.uid

@@ -31,7 +31,7 @@ struct TagReadout: Sendable {
     /// decodes goes into `ndef`, the first defect into `ndefError`.
     mutating func decode(message bytes: [UInt8]) {
         let (message, error) = NDEFMessage.decodeLenient(bytes)
-        ndef = try? JSONValue(encoding: message)
+        ndef = JSONValue(message.json)
         uri = message.firstURI
         text = message.firstText
         ndefError = error.map { "NDEF message: \($0)" }

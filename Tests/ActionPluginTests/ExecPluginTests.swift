@@ -41,6 +41,7 @@ import Testing
         let later = try #require(await send("retry"))
         #expect(later.isRetryable && later.description.contains("later"))
         #expect(await send("unknown-fields") == nil)
+        #expect(await send("hello-1") == nil, "the plugin's own hello in protocol 1 is read past")
         #expect(try hellos().count == 1, "the plugin was restarted although it behaved")
 
         let crashed = try #require(await send("crash"))
@@ -52,6 +53,11 @@ import Testing
         #expect(garbled.isRetryable && garbled.description.contains("not a reply"))
         #expect(await eventually { await send("ok") == nil })
         #expect(try hellos().count == 3)
+
+        let refused = try #require(await send("hello-2"))
+        #expect(!refused.isRetryable && refused.description.contains("speaks protocol 2"))
+        #expect(await eventually { await send("ok") == nil })
+        #expect(try hellos().count == 4)
 
         await plugin.stop()
     }
@@ -80,10 +86,12 @@ import Testing
     @Test func emptyCommandIsAConfigError() {
         #expect(throws: ConfigErrors.self) { try makeAction(ExecPlugin.self, "command: []") }
         #expect(throws: ConfigErrors.self) { try makeAction(ExecPlugin.self, "timeout: 1s") }
+        #expect(throws: ConfigErrors.self) { try makeAction(ExecPlugin.self, "{command: [cat], cwd: /etc/hostname}") }
     }
 
     /// Answers by the event's text: ok, fail, retry, crash, garbage, hang,
-    /// unknown-fields; appends every hello to the file in argv[1].
+    /// unknown-fields, hello-1 / hello-2 (its own hello first); appends every
+    /// hello it reads to the file in argv[1].
     static let testPlugin = #"""
     import json, sys, time
     with open(sys.argv[1], "a") as log:
@@ -95,6 +103,11 @@ import Testing
             sys.exit(3)
         if text == "hang":
             time.sleep(300)
+        if text == "hello-1":
+            print(json.dumps({"protocol": 1, "name": "test"}), flush=True)
+        if text == "hello-2":
+            print(json.dumps({"protocol": 2}), flush=True)
+            continue
         reply = {"ok": True}
         if text == "fail":
             reply = {"ok": False, "error": "nope"}

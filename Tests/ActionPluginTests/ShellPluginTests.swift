@@ -104,6 +104,8 @@ import Testing
         #expect(throws: ConfigErrors.self) { try makeAction(ShellPlugin.self, "{command: []}") }
         let problems = #expect(throws: ConfigErrors.self) { try makeAction(ShellPlugin.self, "{command: [true], timout: 1s}") }
         #expect(problems?.description.contains("did you mean 'timeout'") == true)
+        let directory = #expect(throws: ConfigErrors.self) { try makeAction(ShellPlugin.self, "{command: [true], cwd: /no/such/dir}") }
+        #expect(directory?.description.contains("routes[0].actions[0].shell.cwd: cannot run in '/no/such/dir': No such file or directory") == true)
     }
 }
 

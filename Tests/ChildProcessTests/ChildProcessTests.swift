@@ -43,6 +43,9 @@ import Testing
             _ = try ChildProcess(ChildCommand(["no-such-program-xyz"], environment: ["PATH": "/usr/bin:/bin"]))
         }
         #expect(throws: ChildProcessError.emptyCommand) { _ = try ChildProcess(ChildCommand([])) }
+        #expect(throws: ChildProcessError.badWorkingDirectory(path: "/no/such/dir", errno: ENOENT)) {
+            _ = try ChildProcess(ChildCommand(["true"], workingDirectory: "/no/such/dir"))
+        }
     }
 
     @Test func streamsLinesBothWays() async throws {
@@ -69,6 +72,15 @@ import Testing
         let result = await child.termination()
         #expect(result.status == .signalled(SIGTERM))
         #expect(!result.timedOut)
+    }
+
+    @Test func daemonStandardErrorTakesTheChildsStandardOutput() async throws {
+        // Exit 0 when the shell's descriptors 1 and 2 are the same file.
+        let sameFile = ChildCommand(["/bin/sh", "-c", "[ \"$(readlink /proc/$$/fd/1)\" = \"$(readlink /proc/$$/fd/2)\" ]"])
+        let merged = try await ChildProcess.run(sameFile, options: ChildOptions(stdout: .daemonStandardError, stderr: .inherit, timeout: .seconds(20)))
+        #expect(merged.succeeded)
+        let separate = try await ChildProcess.run(sameFile, options: ChildOptions(stdout: .null, stderr: .inherit, timeout: .seconds(20)))
+        #expect(separate.status == .exited(1))
     }
 
     @Test func keepsOnlyTheTail() async throws {

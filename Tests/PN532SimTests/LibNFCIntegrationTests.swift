@@ -9,6 +9,13 @@ import TagKit
 struct LibNFCIntegrationTests {
     static let uid: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
 
+    /// A fresh folder for the files a tool writes; the caller removes it.
+    static func scratchDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pn532sim-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     @Test("nfc-list shows a placed NTAG215 with its ATQA, UID and SAK")
     func nfcList() throws {
         let sim = try PN532Simulator(pacing: .uart115200)
@@ -29,9 +36,13 @@ extension LibNFCIntegrationTests {
         ("ntag213", try! Type2Tag(.ntag213, uid: uid, message: []), "04  a2  24  b2  c3  5e  80"),
         ("type4", try! Type4Tag(uid: uid, message: []), "04  a2  24  b2  c3  5e  80"),
         ("mifare-classic-1k", try! MifareClassicTag(uid: [0x94, 0xD8, 0xFC, 0x5F], message: []), "94  d8  fc  5f"),
+        ("type3", try! Type3Tag(idm: felicaIDm, message: []), "ID (NFCID2): 01  2e  45  7a  9b  11  22  33"),
+        ("type1", try! Type1Tag(uid: topazUID, message: []), "4-LSB JEWELID: 01  6f  2a  3b"),
     ]
+    static let topazUID: [UInt8] = [0x01, 0x6F, 0x2A, 0x3B, 0x4C, 0x5D, 0x00]
+    static let felicaIDm: [UInt8] = [0x01, 0x2E, 0x45, 0x7A, 0x9B, 0x11, 0x22, 0x33]
 
-    @Test("nfc-poll finds the tag through InAutoPoll and sees it leave", arguments: 0..<3)
+    @Test("nfc-poll finds the tag through InAutoPoll and sees it leave", arguments: 0..<5)
     func nfcPoll(index: Int) throws {
         let (_, tag, uid) = Self.pollCases[index]
         let sim = try PN532Simulator(pacing: .uart115200)
@@ -39,7 +50,7 @@ extension LibNFCIntegrationTests {
         sim.place(tag)
         let poll = try ToolProcess("nfc-poll", connstring: sim.connstring)
         try poll.waitForOutput("Waiting for card removing...")
-        #expect(poll.stdout.contains("UID (NFCID1): \(uid)"))
+        #expect(poll.stdout.contains(uid.contains("ID") ? uid : "UID (NFCID1): \(uid)"), "\(poll.stdout)")
         sim.removeAll()
         try poll.waitForOutput("done.")
         #expect(try poll.finish() == 0)
@@ -52,8 +63,7 @@ extension LibNFCIntegrationTests {
         defer { sim.close() }
         let tag = try Type2Tag(.ntag213, uid: Self.uid, message: NDEFMessage(records: [.uri("https://example.com/a")]).encoded())
         sim.place(tag)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pn532sim-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try ToolProcess.run("nfc-mfultralight", ["r", "dump.mfd"], connstring: sim.connstring, currentDirectory: directory)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
@@ -94,8 +104,7 @@ extension LibNFCIntegrationTests {
         defer { sim.close() }
         let tag = try MifareClassicTag(uid: [0x94, 0xD8, 0xFC, 0x5F], message: NDEFMessage(records: [.text("hello classic")]).encoded())
         sim.place(tag)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pn532sim-mfc-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try ToolProcess.run("nfc-mfclassic", ["r", "a", "u", "dump.mfd"], connstring: sim.connstring,
                                          currentDirectory: directory, timeout: 60)
@@ -106,5 +115,56 @@ extension LibNFCIntegrationTests {
             let range = (block * 16)..<(block * 16 + (block % 4 == 3 ? 10 : 16))  // trailers: key A and access bits
             #expect(dump[range] == tag.memory[range], "block \(block)")
         }
+    }
+}
+
+extension LibNFCIntegrationTests {
+    @Test("nfc-list shows a FeliCa Type 3 tag with its IDm, PMm and system code 12FC")
+    func nfcListFeliCa() throws {
+        let sim = try PN532Simulator(pacing: .uart115200)
+        defer { sim.close() }
+        sim.place(try Type3Tag(idm: Self.felicaIDm, message: []))
+        let output = try ToolProcess.run("nfc-list", connstring: sim.connstring)
+        #expect(output.stdout.contains("1 Felica (212 kbps) passive target(s) found"), "\(output.stdout)\n\(output.stderr)")
+        #expect(output.stdout.contains("ID (NFCID2): 01  2e  45  7a  9b  11  22  33"))
+        #expect(output.stdout.contains("Parameter (PAD): 00  f1  00  00  00  01  43  00"))
+        #expect(output.stdout.contains("System Code (SC): 12  fc"))
+    }
+
+    @Test("nfc-read-forum-tag3 extracts the NDEF message of a Type 3 tag")
+    func nfcReadForumTag3() throws {
+        let sim = try PN532Simulator(pacing: .uart115200)
+        defer { sim.close() }
+        // nfc-read-forum-tag3 1.8.0 reads only the first Nbr (4) blocks: its loop counts chunks and blocks alike.
+        let message = NDEFMessage(records: [.uri("https://example.com/felica"), .text("Cheek to Cheek")]).encoded()
+        #expect(message.count < 64)
+        sim.place(try Type3Tag(idm: Self.felicaIDm, message: message))
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try ToolProcess.run("nfc-read-forum-tag3", ["-o", "ndef.bin"], connstring: sim.connstring, currentDirectory: directory)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("* Mapping version: 1.0"))
+        #expect(try [UInt8](Data(contentsOf: directory.appendingPathComponent("ndef.bin"))) == message)
+    }
+}
+
+extension LibNFCIntegrationTests {
+    @Test("nfc-list shows a Topaz; nfc-jewel reads all 15 blocks of it")
+    func nfcJewel() throws {
+        let sim = try PN532Simulator(pacing: .uart115200)
+        defer { sim.close() }
+        let tag = try Type1Tag(uid: Self.topazUID, message: NDEFMessage(records: [.uri("https://example.com/topaz")]).encoded())
+        sim.place(tag)
+        let list = try ToolProcess.run("nfc-list", connstring: sim.connstring)
+        #expect(list.stdout.contains("1 ISO14443A-3 Jewel passive target(s) found"), "\(list.stdout)\n\(list.stderr)")
+        #expect(list.stdout.contains("ATQA (SENS_RES): 0c  00"))
+        #expect(list.stdout.contains("4-LSB JEWELID: 01  6f  2a  3b"))
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let read = try ToolProcess.run("nfc-jewel", ["r", "dump.jwd"], connstring: sim.connstring, currentDirectory: directory)
+        #expect(read.status == 0, "\(read.stdout)\n\(read.stderr)")
+        #expect(read.stdout.contains("Found Jewel card with UID: 016f2a3b"))
+        #expect(read.stdout.contains("Done, 15 of 15 blocks read."))
+        #expect(try [UInt8](Data(contentsOf: directory.appendingPathComponent("dump.jwd"))) == tag.memory)
     }
 }

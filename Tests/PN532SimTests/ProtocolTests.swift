@@ -109,3 +109,23 @@ struct ProtocolTests {
         #expect(Array(read[3..<(256 + 1)]) == Array(message.prefix(254)))
     }
 }
+
+extension ProtocolTests {
+    @Test("a tag told to leave after two exchanges answers two, then times out and is gone")
+    func leavesMidRead() throws {
+        let sim = try PN532Simulator(pacing: .none)
+        defer { sim.close() }
+        sim.place(try Type2Tag(.ntag213, uid: Self.uid, message: []))
+        let host = try RawHost(path: sim.devicePath)
+        #expect(try host.exchange([0x4A, 0x01, 0x00]).first == 0x01)
+        #expect(sim.remove(uid: Self.uid, afterExchanges: 2))
+        #expect(try host.exchange([0x40, 0x01, 0x30, 0x04]).first == 0x00)
+        #expect(try host.exchange([0x40, 0x01, 0x30, 0x08]).first == 0x00)
+        #expect(sim.tags.isEmpty)
+        #expect(try host.exchange([0x40, 0x01, 0x30, 0x0C]) == [0x01])
+        let control = SimulatorControl(simulator: sim)
+        _ = control.respond(to: #"{"op":"place","type":"ntag213","uid":"04a224b2c35e80"}"#)
+        #expect(control.respond(to: #"{"op":"remove","uid":"04a224b2c35e80","afterExchanges":1}"#) == #"{"ok":true,"removed":1}"#)
+        #expect(sim.tags.count == 1)
+    }
+}

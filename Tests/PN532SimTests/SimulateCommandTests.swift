@@ -15,8 +15,7 @@ struct SimulateCommandTests {
     @Test("serves libnfc through --link and takes tags through --control")
     func endToEnd() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build tagrouter first (swift build)")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sim-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try LibNFCIntegrationTests.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let link = folder.appendingPathComponent("pn532").path, socket = folder.appendingPathComponent("control.sock").path
         let simulator = try ToolProcess(executable: Self.binary, ["simulate", "--link", link, "--control", socket, "--no-pacing",

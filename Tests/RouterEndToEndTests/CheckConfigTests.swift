@@ -120,7 +120,7 @@ import Testing
                 "README's reference is stale: replace the text between the reference markers with `tagrouter check-config --reference`")
         #expect(generated.contains("`routes[].match.uid`"))
         // Every built-in action has its own README section with an example.
-        let actions = generated.split(separator: "\n").filter { $0.hasPrefix("#### `- ") }.map { $0.dropFirst(8).prefix { $0 != "`" } }
+        let actions = generated.split(separator: "\n").filter { $0.hasPrefix("#### `- ") && $0.hasSuffix("` action") }.map { $0.dropFirst(8).prefix { $0 != "`" } }
         #expect(actions.contains("log"))
         for action in actions {
             #expect(readme.contains("\n### `\(action)`"), "README has no section for the `\(action)` action")

@@ -42,6 +42,16 @@ struct Type2DriverTests {
         }
     }
 
+    @Test("a CC announcing more memory than page numbers reach is refused, not trusted")
+    func oversizedCC() throws {
+        var image = try Type2Tag(.ntag216, uid: Self.uid, message: []).memory
+        image[14] = 0xFF
+        let transport = ModelTransport(try Type2Tag(.ntag216, image: image))
+        #expect(throws: TagDriverError.malformed("the CC (byte 14) announces a 2040-byte data area; READ reaches 1008")) {
+            try Type2Driver(transport: transport, tagType: "ntag216").read()
+        }
+    }
+
     @Test("an unformatted tag is reported as such")
     func unformatted() throws {
         var image = try Type2Tag(.ntag213, uid: Self.uid, message: []).memory

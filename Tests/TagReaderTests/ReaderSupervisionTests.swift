@@ -104,3 +104,44 @@ import Testing
         #expect(await iterator.next() == nil)
     }
 }
+
+extension ReaderSupervisionTests {
+    @Test func theWatchdogReopensAReaderThatStopsAnswering() async throws {
+        let sim = try PN532Simulator(pacing: .none)
+        defer { sim.close() }
+        let link = try FreezableLink(to: sim.devicePath)
+        defer { link.close() }
+        var config = ReaderLoopTests.config("pn532_uart:" + link.devicePath)
+        config.watchdog = .seconds(1)
+        let supervisor = ReaderSupervisor(readers: [config])
+        defer { supervisor.stop() }
+        let log = EventLog(supervisor)
+        try await log.wait(for: 1)
+        link.freeze()
+        try await log.wait(for: 2)
+        link.thaw()
+        sim.place(try ReaderLoopTests.ntag215(ReaderLoopTests.uidA, [.uri("https://example.com/a")]))
+        #expect(try await log.kinds(4) == ["reader.connected", "reader.disconnected", "reader.connected", "tag.arrived 04a224b2c35e80"])
+        #expect(log.events[1].message == "watchdog: no answer for 1.0 seconds")
+    }
+}
+
+extension ReaderSupervisionTests {
+    @Test func aGarbledFrameIsRetriedInPlace() async throws {
+        let sim = try PN532Simulator(pacing: .none)
+        defer { sim.close() }
+        let link = try FreezableLink(to: sim.devicePath)
+        defer { link.close() }
+        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config("pn532_uart:" + link.devicePath)])
+        defer { supervisor.stop() }
+        let log = EventLog(supervisor)
+        try await log.wait(for: 1)
+        link.garbleNextAnswer()
+        sim.place(try ReaderLoopTests.ntag215(ReaderLoopTests.uidA, [.uri("https://example.com/a")]))
+        let events = try await log.wait(for: 2)
+        #expect(EventLog.summary(events) == ["reader.connected", "tag.arrived 04a224b2c35e80"])
+        #expect(events[1].uri == "https://example.com/a")
+        // The garbled answer was dropped and the poll asked again on the same device.
+        #expect(sim.counters.commands["InAutoPoll"] == 2)
+    }
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # NDEF codec throughput (messages/s) beside Python's ndeflib on the same bytes,
 # measured in the same run: a URI + 2 Text message and a 4 KiB MIME message.
-# The two sides take turns three times and each keeps its best figure, so load
+# The two sides take turns five times and each keeps its best figure, so load
 # from other work on the machine skews the ratio less.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -47,7 +47,7 @@ PY
 }
 
 ours="" theirs=""
-for _ in 1 2 3; do
+for _ in 1 2 3 4 5; do
   ours+="$("$bench")"$'\n'
   theirs+="$(measure_ndeflib)"$'\n'
 done

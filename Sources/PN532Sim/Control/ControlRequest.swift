@@ -9,13 +9,16 @@ struct ControlRequest: Decodable {
     var tag: TagSpec?
     var tags: [TagSpec]?
     var uid: String?
+    /// For `remove`: the tag answers this many more exchanges, then leaves.
+    var afterExchanges: Int?
 
-    private enum Key: String, CodingKey { case op, uid, tags }
+    private enum Key: String, CodingKey { case op, uid, tags, afterExchanges }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         op = try container.decode(String.self, forKey: .op)
         uid = try container.decodeIfPresent(String.self, forKey: .uid)
+        afterExchanges = try container.decodeIfPresent(Int.self, forKey: .afterExchanges)
         tags = try container.decodeIfPresent([TagSpec].self, forKey: .tags)
         if op == "place" || op == "replace", tags == nil {
             tag = try TagSpec(from: decoder)
@@ -37,20 +40,26 @@ struct TagSpec: Decodable {
     /// Builds the model; errors say which field is wrong.
     func makeTag() throws(ControlError) -> any SimulatedTag {
         let isType2 = Type2TagType(name: type) != nil
-        let uidBytes = try uidBytes(defaultLength: isType2 || type == "type4" ? 7 : 4)
+        let uidBytes = try uidBytes(defaultLength: type == "type3" ? 8 : isType2 || type == "type4" || type == "type1" ? 7 : 4)
         do {
             if let type2 = Type2TagType(name: type) {
                 if let image { return try Type2Tag(type2, image: try Self.hex(image, field: "image")) }
                 return try Type2Tag(type2, uid: uidBytes, message: try message(), readOnly: readOnly ?? false)
             }
             switch type {
+            case "type1":
+                if let image { return try Type1Tag(image: try Self.hex(image, field: "image")) }
+                return try Type1Tag(uid: uidBytes, message: try message())
+            case "type3":
+                if let image { return try Type3Tag(idm: uidBytes, image: try Self.hex(image, field: "image")) }
+                return try Type3Tag(idm: uidBytes, message: try message(), readOnly: readOnly ?? false)
             case "type4":
                 return try Type4Tag(uid: uidBytes, message: try message(), fileSize: fileSize ?? 2048, writable: !(readOnly ?? false))
             case "mifare-classic-1k", "mifare-classic":
                 if let image { return try MifareClassicTag(image: try Self.hex(image, field: "image")) }
                 return try MifareClassicTag(uid: uidBytes, message: try message())
             default:
-                throw ControlError("unknown tag type '\(type)'; use ntag213, ntag215, ntag216, mifare-ultralight, type4 or mifare-classic-1k")
+                throw ControlError("unknown tag type '\(type)'; use ntag213, ntag215, ntag216, mifare-ultralight, type1, type3, type4 or mifare-classic-1k")
             }
         } catch let error as ControlError {
             throw error

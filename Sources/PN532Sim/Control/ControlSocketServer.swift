@@ -4,7 +4,8 @@ import Synchronization
 
 /// Serves `SimulatorControl` on a Unix socket: any number of clients, each
 /// sending JSON request lines and reading one response line per request.
-/// The socket file is removed on `close()`.
+/// Runs until `close()`, which removes the socket file (its threads keep the
+/// server alive until then).
 public final class ControlSocketServer: Sendable {
     /// Why the socket could not be opened.
     public struct SocketError: Error, Sendable, CustomStringConvertible {
@@ -50,8 +51,6 @@ public final class ControlSocketServer: Sendable {
         self.control = control
         Thread.detachNewThread { [self] in acceptLoop() }
     }
-
-    deinit { close() }
 
     /// Stops accepting, hangs up on connected clients and removes the socket file.
     public func close() {

@@ -52,7 +52,9 @@ public struct SimulatorControl: Sendable {
                 simulator.removeAll()
                 return ControlResponse(removed: count)
             }
-            return ControlResponse(removed: simulator.remove(uid: try uidBytes(uid)) ? 1 : 0)
+            let bytes = try uidBytes(uid)
+            let removed = request.afterExchanges.map { simulator.remove(uid: bytes, afterExchanges: $0) } ?? simulator.remove(uid: bytes)
+            return ControlResponse(removed: removed ? 1 : 0)
         case "list":
             return ControlResponse(tags: simulator.tags.map(TagSummary.init))
         case "dump":

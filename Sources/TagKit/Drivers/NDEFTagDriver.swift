@@ -80,7 +80,7 @@ public enum TagDriverError: Error, Equatable, Sendable, CustomStringConvertible 
     /// `ntag215` → `NTAG215`, `mifare-classic-1k` → `MIFARE Classic 1K`, `type4` → `Type 4 tag`.
     static func displayName(_ type: String) -> String {
         if type.hasPrefix("ntag") { return type.uppercased() }
-        if type == "type4" { return "Type 4 tag" }
+        if ["type1", "type3", "type4"].contains(type) { return "Type \(type.suffix(1)) tag" }
         if type.hasPrefix("mifare-") {
             return "MIFARE " + type.dropFirst(7).split(separator: "-").map { word in
                 word.count <= 2 ? word.uppercased() : word.prefix(1).uppercased() + word.dropFirst()
@@ -108,11 +108,13 @@ extension TagTransport {
 
 /// Picks the driver for a tag type as `TagIdentity` names it.
 public enum TagDrivers {
-    /// The driver for `type`, or nil when tagrouter has none (FeliCa, Topaz, unknown ISO 14443-A).
-    /// `uid` is needed for MIFARE Classic authentication.
+    /// The driver for `type`, or nil when tagrouter has none (FeliCa outside the NFC Forum,
+    /// unknown ISO 14443-A). `uid` (the IDm for Type 3) is needed for MIFARE Classic and FeliCa.
     public static func driver(forType type: String, uid: [UInt8], transport: any TagTransport) -> (any NDEFTagDriver)? {
         switch type {
         case "type4": return Type4Driver(transport: transport)
+        case "type3": return Type3Driver(transport: transport, idm: uid)
+        case "type1": return Type1Driver(transport: transport)
         case "mifare-classic-1k", "mifare-classic-4k", "mifare-mini": return MifareClassicDriver(transport: transport, uid: uid)
         case _ where TagIdentity.identifiesType2(type): return Type2Driver(transport: transport, tagType: type)
         default: return nil

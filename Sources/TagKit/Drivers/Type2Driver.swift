@@ -59,14 +59,22 @@ public struct Type2Driver: NDEFTagDriver {
         guard try capabilityContainer().cc.readOnly else { throw .verifyFailed(offset: 15) }
     }
 
+    /// Bytes of data area that one-byte page numbers reach (pages 4…255).
+    static let addressableDataArea = (256 - 4) * 4
+
     /// The CC (page 3) and the 12 data-area bytes the same READ returned.
     private func capabilityContainer() throws(TagDriverError) -> (cc: Type2CapabilityContainer, head: [UInt8]) {
         let pages = try transport.exchange([0x30, 0x03], expecting: 16)
+        let cc: Type2CapabilityContainer
         do {
-            return (try Type2CapabilityContainer(bytes: Array(pages[0..<4])), Array(pages[4...]))
+            cc = try Type2CapabilityContainer(bytes: Array(pages[0..<4]))
         } catch {
             throw .notFormatted("capability container (page 3) \(error.detail)")
         }
+        guard cc.dataAreaSize <= Self.addressableDataArea else {
+            throw .malformed("the CC (byte 14) announces a \(cc.dataAreaSize)-byte data area; READ reaches \(Self.addressableDataArea)")
+        }
+        return (cc, Array(pages[4...]))
     }
 
     /// `size` bytes of the data area from page 4, `head` being what was already read.

@@ -48,7 +48,10 @@ public struct TagActivation: Sendable, Equatable {
     }
 
     /// Whether the tag speaks ISO-DEP (SAK bit 6), so the reader exchanges APDUs with it.
-    public var isISODEP: Bool { felica == nil && sak & 0x20 != 0 }
+    public var isISODEP: Bool { felica == nil && !isJewel && sak & 0x20 != 0 }
+
+    /// Whether this is a Type 1 (Jewel/Topaz) tag: SENS_RES without bit-frame anticollision.
+    public var isJewel: Bool { felica == nil && atqa.count == 2 && atqa[1] & 0x1F == 0 }
 }
 
 /// What a FeliCa tag answers to polling besides its IDm.

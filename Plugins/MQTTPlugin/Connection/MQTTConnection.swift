@@ -1,0 +1,317 @@
+import Foundation
+import Synchronization
+import TagCore
+
+/// The one shared broker connection of a config: connects, reconnects with
+/// backoff, announces availability, and publishes messages in the order they
+/// were handed in, at least once for QoS ≥ 1.
+///
+/// A dedicated thread owns libmosquitto (see `MQTTSession`); callers only
+/// append to the `Outbox` under a lock and wait. `publish` returns when the
+/// broker acknowledged the message (PUBACK/PUBCOMP; for QoS 0, when it was
+/// written to the socket). A message that cannot be handed over within its
+/// hold time — the broker is down — is taken back out of the backlog and the
+/// call throws `.notDelivered`, so the caller can retry or spool it without
+/// it also going out later.
+public final class MQTTConnection: Sendable {
+    /// Where the connection stands.
+    public enum Status: Sendable, Equatable {
+        case idle
+        case connecting
+        case connected
+        /// Lost or never made; the error says why, the next attempt follows after backoff.
+        case disconnected(MQTTError)
+        case stopped
+    }
+
+    struct Pending {
+        var message: MQTTMessage
+        var deadline: ContinuousClock.Instant
+        var hold: Duration
+        var outcome: MQTTDelivery.Outcome
+    }
+
+    private struct State {
+        var outbox = Outbox<Pending>()
+        var status: Status = .idle
+        var lastProblem = "not connected yet"
+        var loggedProblem: String?
+        var watchers: [UInt64: AsyncStream<Status>.Continuation] = [:]
+        var nextWatcher: UInt64 = 0
+        var started = false
+        var finished: CheckedContinuation<Void, Never>?
+        var threadDone = false
+    }
+
+    public let settings: MQTTSettings
+    /// Messages arriving on `settings.subscriptions`, for one consumer.
+    public let incoming: AsyncStream<MQTTMessage>
+    private let incomingInput: AsyncStream<MQTTMessage>.Continuation
+    private let state = Mutex(State())
+    private let stopping = Atomic<Bool>(false)
+    private let wake: WakePipe
+
+    public init(_ settings: MQTTSettings) {
+        self.settings = settings
+        (incoming, incomingInput) = AsyncStream.makeStream(of: MQTTMessage.self)
+        wake = WakePipe()
+    }
+
+    deinit {
+        wake.close()
+    }
+
+    /// Starts the connection thread (once; later calls do nothing).
+    public func start() {
+        let first = state.withLock { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        let thread = Thread { [self] in
+            run()
+        }
+        thread.name = "mqtt \(settings.broker)"
+        thread.start()
+    }
+
+    /// Publishes `offline` (when an availability topic is set), disconnects
+    /// cleanly and ends the thread; messages still waiting fail with `.stopped`.
+    public func stop() async {
+        stopping.store(true, ordering: .releasing)
+        wake.signal()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                if state.threadDone || !state.started { return true }
+                state.finished = continuation
+                return false
+            }
+            if done { continuation.resume() }
+        }
+        finishAll(with: .stopped)
+    }
+
+    /// Publishes `message` after everything handed in before it and returns
+    /// when it is delivered (see the type's documentation). Cancelling the
+    /// caller does not withdraw the message.
+    public func publish(_ message: MQTTMessage, hold: Duration) async throws(MQTTError) {
+        try await enqueue(message, hold: hold).delivered()
+    }
+
+    /// Appends `message` to the backlog now, behind everything appended
+    /// before, and returns at once; `delivered()` on the result waits for it.
+    public func enqueue(_ message: MQTTMessage, hold: Duration) -> MQTTDelivery {
+        let outcome = MQTTDelivery.Outcome()
+        if let reason = MQTTSession.problem(with: message) {
+            outcome.complete(.failure(.invalidMessage(topic: message.topic, reason: reason)))
+            return MQTTDelivery(outcome: outcome)
+        }
+        let accepted = state.withLock { state -> Bool in
+            guard !isStopping else { return false }
+            _ = state.outbox.append(Pending(message: message, deadline: .now + hold, hold: hold, outcome: outcome))
+            return true
+        }
+        if accepted { wake.signal() } else { outcome.complete(.failure(.stopped)) }
+        return MQTTDelivery(outcome: outcome)
+    }
+
+    /// The current status.
+    public var status: Status { state.withLock { $0.status } }
+
+    /// Messages accepted and not yet acknowledged.
+    public var backlog: Int { state.withLock { $0.outbox.count } }
+
+    /// The current status, then every change, until the connection stops.
+    public func statusUpdates() -> AsyncStream<Status> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Status.self)
+        let id = state.withLock { state -> UInt64 in
+            state.nextWatcher += 1
+            state.watchers[state.nextWatcher] = continuation
+            continuation.yield(state.status)
+            if state.status == .stopped { continuation.finish() }
+            return state.nextWatcher
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.watchers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: The loop thread
+
+    private var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    private func run() {
+        var failures = 0
+        while !isStopping {
+            let (accepted, ending) = runSession()
+            state.withLock { $0.outbox.connectionEnded() }
+            if accepted { failures = 0 }
+            if isStopping { break }
+            failures += 1
+            let problem = ending ?? .unreachable(broker: settings.broker, reason: "connection closed")
+            report(.disconnected(problem), problem: problem.description)
+            waitForRetry(settings.backoff.delay(afterFailures: failures))
+        }
+        finishAll(with: .stopped)
+        incomingInput.finish()
+        let finished = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.threadDone = true
+            state.status = .stopped
+            for watcher in state.watchers.values {
+                watcher.yield(.stopped)
+                watcher.finish()
+            }
+            state.watchers.removeAll()
+            defer { state.finished = nil }
+            return state.finished
+        }
+        finished?.resume()
+    }
+
+    /// One connection from attempt to end: whether the broker accepted it, and why it ended.
+    private func runSession() -> (accepted: Bool, problem: MQTTError?) {
+        let session: MQTTSession
+        do {
+            session = try MQTTSession(settings: settings)
+            report(.connecting, problem: nil)
+            try session.connect()
+        } catch {
+            return (false, error)
+        }
+        var announced = false
+        while true {
+            if isStopping {
+                if announced { leave(session) }
+                return (announced, nil)
+            }
+            waitForActivity(on: session)
+            if let problem = session.step() {
+                absorb(session)
+                return (announced, problem)
+            }
+            absorb(session)
+            if session.isAccepted, !announced {
+                announced = true
+                if let problem = announce(on: session) { return (true, problem) }
+            }
+            if announced, let problem = pump(session) {
+                absorb(session)
+                return (true, problem)
+            }
+            expireOverdue()
+        }
+    }
+
+    /// Availability `online`, the birth messages and the subscriptions, before any backlog.
+    private func announce(on session: MQTTSession) -> MQTTError? {
+        report(.connected, problem: nil)
+        Log.info("mqtt connected", JSONObject(["broker": .string(settings.broker), "client_id": .string(settings.clientID)]))
+        var births = settings.birthMessages
+        if let topic = settings.availabilityTopic {
+            births.insert(MQTTMessage(topic: topic, text: "online", qos: 1, retain: true), at: 0)
+        }
+        for message in births {
+            if case .failure(let problem) = session.publish(message) { return problem }
+        }
+        for filter in settings.subscriptions {
+            if let problem = session.subscribe(filter) { return problem }
+        }
+        return nil
+    }
+
+    /// Hands queued messages to libmosquitto, oldest first, up to the in-flight window.
+    private func pump(_ session: MQTTSession) -> MQTTError? {
+        state.withLock { state -> MQTTError? in
+            while let entry = state.outbox.takeNext(window: settings.maxInFlight) {
+                switch session.publish(entry.item.message) {
+                case .success(let mid):
+                    state.outbox.sent(entry, mid: mid)
+                case .failure(let problem):
+                    state.outbox.putBack(entry)
+                    return problem
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Applies what the callbacks recorded: completed deliveries and incoming messages.
+    private func absorb(_ session: MQTTSession) {
+        let mids = session.takeCompletedMids()
+        if !mids.isEmpty {
+            let outcomes = state.withLock { state in
+                mids.compactMap { state.outbox.acknowledged(mid: $0)?.item.outcome }
+            }
+            for outcome in outcomes { outcome.complete(.success(())) }
+        }
+        for message in session.takeReceived() { incomingInput.yield(message) }
+    }
+
+    /// A clean goodbye: retained `offline`, then DISCONNECT, flushed within two seconds.
+    private func leave(_ session: MQTTSession) {
+        if let topic = settings.availabilityTopic {
+            _ = session.publish(MQTTMessage(topic: topic, text: "offline", qos: 1, retain: true))
+        }
+        session.disconnect()
+        let deadline = ContinuousClock.now + .seconds(2)
+        while session.socket >= 0, ContinuousClock.now < deadline {
+            waitForActivity(on: session, timeoutMilliseconds: 100)
+            if session.step() != nil { break }
+        }
+        absorb(session)
+    }
+
+    /// Queued messages past their hold time go back to their callers.
+    private func expireOverdue() {
+        let now = ContinuousClock.now
+        let (expired, problem) = state.withLock { state in
+            (state.outbox.withdraw { $0.item.deadline <= now }, state.lastProblem)
+        }
+        for entry in expired {
+            let error = MQTTError.notDelivered(topic: entry.item.message.topic, waited: entry.item.hold, lastProblem: problem)
+            entry.item.outcome.complete(.failure(error))
+        }
+    }
+
+    private func finishAll(with error: MQTTError) {
+        let entries = state.withLock { $0.outbox.removeAll() }
+        for entry in entries { entry.item.outcome.complete(.failure(error)) }
+    }
+
+    /// Records and broadcasts a status; logs a problem once, not on every retry.
+    private func report(_ status: Status, problem: String?) {
+        let newProblem = state.withLock { state -> String? in
+            if let problem { state.lastProblem = problem }
+            if status == .connected { state.loggedProblem = nil }
+            if state.status != status {
+                state.status = status
+                for watcher in state.watchers.values { watcher.yield(status) }
+            }
+            guard let problem, problem != state.loggedProblem else { return nil }
+            state.loggedProblem = problem
+            return problem
+        }
+        if let newProblem {
+            Log.warning("mqtt disconnected", JSONObject(["broker": .string(settings.broker), "error": .string(newProblem)]))
+        }
+    }
+
+    private func waitForActivity(on session: MQTTSession, timeoutMilliseconds: Int32 = 1000) {
+        let socket = session.socket
+        let events = Int16(POLLIN) | (session.wantsWrite ? Int16(POLLOUT) : 0)
+        wake.wait(alongside: socket, events: events, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Sleeps for the backoff delay, waking early to stop, and to expire overdue messages each second.
+    private func waitForRetry(_ delay: Duration) {
+        let deadline = ContinuousClock.now + delay
+        while !isStopping {
+            expireOverdue()
+            let left = deadline - .now
+            if left <= .zero { return }
+            let milliseconds = Int32(min(1000, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1))
+            wake.wait(alongside: -1, events: 0, timeoutMilliseconds: milliseconds)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+/// Why the MQTT connection could not do what it was asked, worded for the
+/// person reading the log: each case says what to check next.
+public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The broker answered CONNECT with a refusal (bad credentials, not
+    /// authorised, client id rejected…); `code` is the CONNACK return/reason code.
+    case refused(broker: String, code: Int, reason: String)
+    /// The TCP or TLS connection could not be made or was lost.
+    case unreachable(broker: String, reason: String)
+    /// libmosquitto rejected a setting (a TLS file, the client id…) before connecting.
+    case invalidSettings(String)
+    /// The message was not delivered within the hold time and was taken back
+    /// out of the backlog (never sent, or sent on a connection that died
+    /// before the broker acknowledged it); `lastProblem` says why the broker was out of reach.
+    case notDelivered(topic: String, waited: Duration, lastProblem: String)
+    /// The message can never be published (an empty topic, `+` or `#` in it…); retrying will not help.
+    case invalidMessage(topic: String, reason: String)
+    /// The connection is stopped (shutting down, or never started).
+    case stopped
+
+    public var description: String {
+        switch self {
+        case .refused(let broker, let code, let reason):
+            var text = "the MQTT broker at \(broker) refused the connection: \(reason) (code \(code))"
+            if Self.credentialCodes.contains(code) {
+                text += "; check mqtt.username and mqtt.password_file"
+            }
+            return text
+        case .unreachable(let broker, let reason):
+            return "cannot reach the MQTT broker at \(broker): \(reason); check mqtt.host and mqtt.port and that the broker runs"
+        case .invalidSettings(let message):
+            return "MQTT settings rejected: \(message)"
+        case .notDelivered(let topic, let waited, let lastProblem):
+            return "MQTT message to \(topic) not acknowledged within \(waited) (\(lastProblem)); handed back for retry"
+        case .invalidMessage(let topic, let reason):
+            return "cannot publish to '\(topic)': \(reason); check the action's topic template"
+        case .stopped:
+            return "the MQTT connection is stopped"
+        }
+    }
+
+    /// CONNACK codes meaning "who you are was not accepted": v3.1.1 4 and 5,
+    /// MQTT 5 0x86 (bad user name or password) and 0x87 (not authorized).
+    static let credentialCodes: Set<Int> = [4, 5, 0x86, 0x87]
+}

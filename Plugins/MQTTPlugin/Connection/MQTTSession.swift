@@ -1,0 +1,178 @@
+import CMosquitto
+import Glibc
+
+/// One connection attempt: a libmosquitto handle from `mosquitto_new` to
+/// `mosquitto_destroy`, used only on the connection's loop thread.
+///
+/// libmosquitto runs without its own thread (`mosquitto_loop` is called by
+/// the owner after `poll`), so every callback fires on that same thread,
+/// inside `step()` or `publish(_:)`. The callbacks only record what happened
+/// in this object's buffers; the owner drains them after each call. Each
+/// attempt gets a fresh handle, so libmosquitto never resends a message on
+/// its own: resending after a reconnect is the `Outbox`'s job, in order.
+final class MQTTSession {
+    private let handle: OpaquePointer
+    private let settings: MQTTSettings
+
+    /// The CONNACK code once it arrived (0: accepted).
+    private(set) var connackCode: Int32?
+    /// Message ids whose delivery completed (PUBACK, PUBCOMP, or a QoS 0 write), in order.
+    private(set) var completedMids: [Int32] = []
+    /// Messages that arrived on our subscriptions, in order.
+    private(set) var received: [MQTTMessage] = []
+
+    private static let libraryReady: Void = { _ = mosquitto_lib_init() }()
+
+    init(settings: MQTTSettings) throws(MQTTError) {
+        _ = Self.libraryReady
+        guard let handle = mosquitto_new(settings.clientID, true, nil) else {
+            throw .invalidSettings("cannot create an MQTT client with client id '\(settings.clientID)' (out of memory?)")
+        }
+        self.handle = handle
+        self.settings = settings
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        try configure()
+    }
+
+    deinit {
+        mosquitto_destroy(handle)
+    }
+
+    private func configure() throws(MQTTError) {
+        let version = settings.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
+        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol version")
+        try check(mosquitto_int_option(handle, MOSQ_OPT_SEND_MAXIMUM, Int32(clamping: settings.maxInFlight)), "max in flight")
+        if let username = settings.username {
+            try check(mosquitto_username_pw_set(handle, username, settings.password), "username")
+        }
+        if let tls = settings.tls {
+            try configureTLS(tls)
+        }
+        if let topic = settings.availabilityTopic {
+            let offline = Array("offline".utf8)
+            try check(mosquitto_will_set(handle, topic, Int32(offline.count), offline, 1, true), "availability_topic '\(topic)'")
+        }
+        mosquitto_connect_callback_set(handle) { _, context, code in
+            guard let context else { return }
+            Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue().connackCode = code
+        }
+        mosquitto_publish_callback_set(handle) { _, context, mid in
+            guard let context else { return }
+            Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue().completedMids.append(mid)
+        }
+        mosquitto_message_callback_set(handle) { _, context, message in
+            guard let context, let message, let topic = message.pointee.topic else { return }
+            let payload = message.pointee.payload.map {
+                Array(UnsafeRawBufferPointer(start: $0, count: Int(message.pointee.payloadlen)))
+            } ?? []
+            let copy = MQTTMessage(
+                topic: String(cString: topic), payload: payload, qos: Int(message.pointee.qos), retain: message.pointee.retain)
+            Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue().received.append(copy)
+        }
+    }
+
+    private func configureTLS(_ tls: MQTTSettings.TLS) throws(MQTTError) {
+        if let caFile = tls.caFile {
+            try check(mosquitto_tls_set(handle, caFile, nil, tls.certFile, tls.keyFile, nil), "tls ca_file/cert_file/key_file")
+        } else {
+            // The system's CA store; mosquitto_tls_set needs a CA file or directory, so a client
+            // certificate without ca_file goes with the system's certificate directory.
+            try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "tls (system CA store)")
+            if tls.certFile != nil {
+                try check(mosquitto_tls_set(handle, nil, "/etc/ssl/certs", tls.certFile, tls.keyFile, nil), "tls cert_file/key_file")
+            }
+        }
+        if tls.insecure {
+            try check(mosquitto_tls_opts_set(handle, 0, nil, nil), "tls insecure")
+            try check(mosquitto_tls_insecure_set(handle, true), "tls insecure")
+        }
+    }
+
+    private func check(_ code: Int32, _ what: String) throws(MQTTError) {
+        guard code == MOSQ_ERR_SUCCESS.rawValue else {
+            throw .invalidSettings("\(what): \(Self.describe(code))")
+        }
+    }
+
+    /// Starts the TCP (and TLS) connection without blocking; CONNECT goes out when the socket is writable.
+    func connect() throws(MQTTError) {
+        let code = mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
+        guard code == MOSQ_ERR_SUCCESS.rawValue else {
+            throw .unreachable(broker: settings.broker, reason: Self.describe(code))
+        }
+    }
+
+    /// The socket to poll, or -1 when there is none.
+    var socket: Int32 { mosquitto_socket(handle) }
+
+    /// True when libmosquitto has bytes waiting for the socket to become writable.
+    var wantsWrite: Bool { mosquitto_want_write(handle) }
+
+    /// True once the broker accepted the connection.
+    var isAccepted: Bool { connackCode == 0 }
+
+    /// Reads, writes and keeps alive whatever is ready, without waiting; callbacks fire here.
+    /// Returns nil while the connection is fine, else why it ended.
+    func step() -> MQTTError? {
+        let code = mosquitto_loop(handle, 0, 1)
+        guard code != MOSQ_ERR_SUCCESS.rawValue else { return nil }
+        return failure(code)
+    }
+
+    /// Why the connection ended, from a libmosquitto error code and the CONNACK, if any.
+    func failure(_ code: Int32) -> MQTTError {
+        if let connack = connackCode, connack != 0 {
+            let reason = settings.protocolVersion == .v5
+                ? String(cString: mosquitto_reason_string(connack)) : String(cString: mosquitto_connack_string(connack))
+            return .refused(broker: settings.broker, code: Int(connack), reason: reason)
+        }
+        return .unreachable(broker: settings.broker, reason: Self.describe(code))
+    }
+
+    /// Hands one message to libmosquitto; returns its message id, or the error.
+    func publish(_ message: MQTTMessage) -> Result<Int32, MQTTError> {
+        var mid: Int32 = 0
+        let code = message.payload.withUnsafeBytes { bytes in
+            mosquitto_publish(handle, &mid, message.topic, Int32(bytes.count), bytes.baseAddress, Int32(message.qos), message.retain)
+        }
+        guard code == MOSQ_ERR_SUCCESS.rawValue else { return .failure(failure(code)) }
+        return .success(mid)
+    }
+
+    /// Why libmosquitto would refuse to publish `message` at all, or nil:
+    /// such a message is failed at once rather than stalling the backlog.
+    static func problem(with message: MQTTMessage) -> String? {
+        if message.topic.isEmpty { return "the topic is empty" }
+        if message.topic.utf8.contains(0) { return "the topic contains a NUL character" }
+        if message.topic.utf8.count > 65_535 { return "the topic is longer than 65535 bytes" }
+        if mosquitto_pub_topic_check(message.topic) != MOSQ_ERR_SUCCESS.rawValue { return "a topic to publish to cannot contain + or #" }
+        if !(0...2).contains(message.qos) { return "QoS must be 0, 1 or 2, not \(message.qos)" }
+        if message.payload.count > 268_435_455 { return "the payload is larger than MQTT allows (256 MB)" }
+        return nil
+    }
+
+    func subscribe(_ filter: String) -> MQTTError? {
+        let code = mosquitto_subscribe(handle, nil, filter, 1)
+        return code == MOSQ_ERR_SUCCESS.rawValue ? nil : failure(code)
+    }
+
+    /// Sends DISCONNECT (the broker then does not publish the last will).
+    func disconnect() {
+        _ = mosquitto_disconnect(handle)
+    }
+
+    func takeCompletedMids() -> [Int32] {
+        defer { completedMids.removeAll(keepingCapacity: true) }
+        return completedMids
+    }
+
+    func takeReceived() -> [MQTTMessage] {
+        defer { received.removeAll() }
+        return received
+    }
+
+    static func describe(_ code: Int32) -> String {
+        if code == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
+        return String(cString: mosquitto_strerror(code))
+    }
+}

@@ -1,0 +1,73 @@
+/// Everything the shared connection needs to know, resolved from the
+/// top-level `mqtt:` section (secrets already read from their files).
+public struct MQTTSettings: Sendable, Equatable {
+    /// The MQTT protocol spoken on the wire.
+    public enum ProtocolVersion: String, Sendable, Equatable {
+        case v311 = "3.1.1"
+        case v5 = "5"
+    }
+
+    /// TLS towards the broker; paths are absolute.
+    public struct TLS: Sendable, Equatable {
+        /// PEM file of the CA(s) to trust; nil trusts the system's CA store.
+        public var caFile: String?
+        /// Client certificate and key (PEM) for brokers that authenticate clients by certificate.
+        public var certFile: String?
+        public var keyFile: String?
+        /// Skip certificate and host name verification (test brokers only).
+        public var insecure: Bool
+
+        public init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, insecure: Bool = false) {
+            self.caFile = caFile
+            self.certFile = certFile
+            self.keyFile = keyFile
+            self.insecure = insecure
+        }
+    }
+
+    public var host: String
+    public var port: Int
+    public var clientID: String
+    public var username: String?
+    public var password: String?
+    public var tls: TLS?
+    /// Seconds between PINGREQs when idle; the broker drops us after 1.5× this without traffic.
+    public var keepalive: Int
+    public var protocolVersion: ProtocolVersion
+    /// Retained `online` on every connect, and the last will `offline` (also
+    /// published, retained, on a clean stop); nil for neither.
+    public var availabilityTopic: String?
+    public var backoff: ReconnectBackoff
+    /// Messages handed to the broker before their acknowledgements come back.
+    public var maxInFlight: Int
+    /// Published (QoS 1, retained) right after `online` on every connect,
+    /// before any message of the backlog: Home Assistant discovery.
+    public var birthMessages: [MQTTMessage]
+    /// Topic filters subscribed (QoS 1) on every connect; what arrives comes
+    /// out of `MQTTConnection.incoming`.
+    public var subscriptions: [String]
+
+    public init(
+        host: String = "localhost", port: Int = 1883, clientID: String, username: String? = nil, password: String? = nil,
+        tls: TLS? = nil, keepalive: Int = 60, protocolVersion: ProtocolVersion = .v311, availabilityTopic: String? = nil,
+        backoff: ReconnectBackoff = ReconnectBackoff(), maxInFlight: Int = 64, birthMessages: [MQTTMessage] = [],
+        subscriptions: [String] = []
+    ) {
+        self.host = host
+        self.port = port
+        self.clientID = clientID
+        self.username = username
+        self.password = password
+        self.tls = tls
+        self.keepalive = keepalive
+        self.protocolVersion = protocolVersion
+        self.availabilityTopic = availabilityTopic
+        self.backoff = backoff
+        self.maxInFlight = maxInFlight
+        self.birthMessages = birthMessages
+        self.subscriptions = subscriptions
+    }
+
+    /// `host:port`, as errors name the broker.
+    public var broker: String { "\(host):\(port)" }
+}

@@ -1,0 +1,77 @@
+import TagCore
+import TagRouter
+
+/// One `- mqtt:` action: renders topic and payload for each delivery and
+/// publishes through the shared connection, returning once the broker has
+/// acknowledged the message (QoS ≥ 1) or it was written (QoS 0).
+struct MQTTAction: Action {
+    /// What the payload is made of.
+    enum Format: String {
+        /// The `payload` template, by default the event JSON.
+        case json
+        /// Tasmota's PN532 message (`{"Time":…,"PN532":{"UID":…,"DATA":…}}`).
+        case tasmota
+    }
+
+    static let spec = OptionSpec("publish the event to the MQTT broker", scalarOption: "topic", [
+        Option("topic", .template, "topic; default `<base_topic>/{{reader}}/{{event}}` (`tele/{{reader}}/SENSOR` with `payload_format: tasmota`)"),
+        Option("payload", .template, "payload; default: the event JSON"),
+        Option("qos", .int(0...2), default: "1", "0 at most once, 1 at least once, 2 exactly once per connection"),
+        Option("retain", .bool, default: "false", "ask the broker to keep the message for later subscribers"),
+        Option("payload_format", .choice(["json", "tasmota"]), default: "json", "`tasmota`: Tasmota's PN532 JSON, for templates written for Tasmota readers"),
+    ])
+
+    let connection: MQTTConnection
+    let topic: Template
+    let payload: Template?
+    let format: Format
+    let qos: Int
+    let retain: Bool
+    let hold: Duration
+
+    init(_ options: ConfigValue, connection: MQTTConnection, baseTopic: String, hold: Duration) throws(ConfigErrors) {
+        format = Format(rawValue: options.string("payload_format") ?? "json") ?? .json
+        if format == .tasmota, options.has("payload") {
+            throw options.error("payload", "`payload` and `payload_format: tasmota` both set; keep one")
+        }
+        let defaultTopic = format == .tasmota ? "tele/{{reader}}/SENSOR" : "\(baseTopic)/{{reader}}/{{event}}"
+        topic = options.template("topic") ?? (try? Template(defaultTopic, environment: [:])) ?? Template(literal: defaultTopic)
+        payload = options.template("payload")
+        qos = options.int("qos") ?? 1
+        retain = options.bool("retain") ?? false
+        self.connection = connection
+        self.hold = hold
+    }
+
+    /// The message for `delivery`, or nil when the format has none for this event.
+    func message(for delivery: Delivery) -> MQTTMessage? {
+        let text: String
+        switch format {
+        case .json:
+            text = payload?.render(delivery.variables) ?? delivery.event.json.serialized()
+        case .tasmota:
+            guard let tasmota = TasmotaPayload.payload(for: delivery.event) else { return nil }
+            text = tasmota
+        }
+        return MQTTMessage(topic: topic.render(delivery.variables), text: text, qos: qos, retain: retain)
+    }
+
+    func perform(_ delivery: Delivery) async throws(ActionError) {
+        guard let message = message(for: delivery) else {
+            Log.debug("mqtt: no \(format.rawValue) message for \(delivery.event.kind.rawValue)", JSONObject(["event_id": .string(delivery.event.id)]))
+            return
+        }
+        do {
+            try await connection.publish(message, hold: hold)
+        } catch .invalidMessage(let topic, let reason) {
+            throw .permanent(MQTTError.invalidMessage(topic: topic, reason: reason).description)
+        } catch {
+            throw .retryable(error.description)
+        }
+    }
+
+    func describe(_ delivery: Delivery) -> String {
+        guard let message = message(for: delivery) else { return "publish nothing (\(format.rawValue) has no message for \(delivery.event.kind.rawValue))" }
+        return "publish to \(message.topic) qos \(qos)\(retain ? " retained" : ""): \(message.text)"
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import TagRouter
+
+/// The top-level `mqtt:` section: the one shared connection and what every
+/// `mqtt` action has in common.
+struct MQTTSection: Sendable {
+    var settings: MQTTSettings
+    /// The first level of the default topics: `<base_topic>/<reader>/<event kind>`.
+    var baseTopic: String
+    /// How long a message waits in memory for the broker before it is handed back to the router's retry and spool.
+    var hold: Duration
+    /// Home Assistant discovery, when enabled.
+    var discovery: HomeAssistantDiscovery?
+
+    /// The tagrouter version announced to Home Assistant as `sw_version`.
+    static let softwareVersion = "0.1.0"
+
+    static let tlsSpec = OptionSpec("TLS towards the broker (present: on)", [
+        Option("ca_file", .string, "PEM file of the CA that signed the broker's certificate; default: the system's CA store"),
+        Option("cert_file", .string, "client certificate (PEM), for brokers that authenticate clients by certificate"),
+        Option("key_file", .string, "the client certificate's private key (PEM, no passphrase)"),
+        Option("insecure", .bool, default: "false", "skip certificate and host name checks (test brokers only)"),
+    ])
+
+    static let homeAssistantSpec = OptionSpec("Home Assistant MQTT discovery", [
+        Option("discovery", .bool, default: "false", "announce each reader as a tag scanner and a tag-removal event entity"),
+        Option("prefix", .string, default: "homeassistant", "HA's discovery prefix"),
+    ])
+
+    static let spec = OptionSpec("the MQTT broker connection shared by every `mqtt` action", [
+        Option("host", .string, default: "localhost", "broker host name or address"),
+        Option("port", .int(1...65535), default: "1883", "broker port (8883 is the usual TLS port)"),
+        Option("client_id", .string, "MQTT client id; default: `tagrouter-<hostname>`"),
+        Option("username", .string, "user name, when the broker asks for one"),
+        Option("password", .string, "password; prefer `password_file` or `{{env.NAME}}` so the config can be shared"),
+        Option("password_file", .secretFile, "file holding the password (trimmed)"),
+        Option("tls", .section(tlsSpec), "connect with TLS"),
+        Option("keepalive", .duration, default: "60s", "ping interval when idle; the broker drops the client after 1.5× this without traffic"),
+        Option("protocol", .choice(["3.1.1", "5"]), default: "3.1.1", "MQTT protocol version"),
+        Option("base_topic", .string, default: "tagrouter", "first level of the default topics `<base_topic>/<reader>/<event kind>`"),
+        Option("availability_topic", .string, "retained `online` on connect and last will `offline`; default: `<base_topic>/<client_id>/status`; `\"\"` for none"),
+        Option("reconnect_delay", .duration, default: "1s", "wait before the first reconnect; doubles after each failure"),
+        Option("reconnect_delay_max", .duration, default: "30s", "longest wait between reconnects"),
+        Option("hold", .duration, default: "10s", "how long a message waits in memory for an unreachable broker before the delivery counts as failed (then retried, then spooled)"),
+        Option("home_assistant", .section(homeAssistantSpec), "Home Assistant MQTT discovery"),
+    ])
+
+    /// Reads a validated section (nil: the section is absent, all defaults).
+    init(_ section: ConfigValue?, readers: [String]) throws(ConfigErrors) {
+        let value = section ?? (try? ConfigValue.parse("{}", spec: Self.spec, path: "mqtt"))
+        var errors = ConfigErrors()
+        let clientID = value?.string("client_id") ?? "tagrouter-\(Self.hostName)"
+        let baseTopic = value?.string("base_topic") ?? "tagrouter"
+        let nodeID = HomeAssistantDiscovery.topicID(clientID)
+        var availability = value?.string("availability_topic") ?? "\(baseTopic)/\(nodeID)/status"
+        if value?.has("availability_topic") == true, value?.string("availability_topic") == nil { availability = "" }
+        let keepalive = Int((value?.duration("keepalive") ?? .seconds(60)).components.seconds)
+        if keepalive < 5 { errors.append(contentsOf: value?.error("keepalive", "must be at least 5s") ?? ConfigErrors()) }
+        var tls: MQTTSettings.TLS?
+        if let value, value.has("tls"), let section = value.section("tls") {
+            tls = MQTTSettings.TLS(
+                caFile: Self.file(section, "ca_file", &errors), certFile: Self.file(section, "cert_file", &errors),
+                keyFile: Self.file(section, "key_file", &errors), insecure: section.bool("insecure") ?? false)
+            if (tls?.certFile == nil) != (tls?.keyFile == nil) {
+                errors.append(contentsOf: section.error(nil, "cert_file and key_file go together; give both or neither"))
+            }
+        }
+        let username = value?.string("username")
+        let password = value?.secret("password")
+        if password != nil, username == nil {
+            errors.append(contentsOf: value?.error("password", "a password needs a username") ?? ConfigErrors())
+        }
+        guard errors.isEmpty else { throw errors }
+        let availabilityTopic = availability.isEmpty ? nil : availability
+        let homeAssistant = value?.section("home_assistant")
+        if homeAssistant?.bool("discovery") == true {
+            discovery = HomeAssistantDiscovery(
+                prefix: homeAssistant?.string("prefix") ?? "homeassistant", nodeID: nodeID, baseTopic: baseTopic,
+                availabilityTopic: availabilityTopic, softwareVersion: Self.softwareVersion)
+        }
+        self.baseTopic = baseTopic
+        hold = value?.duration("hold") ?? .seconds(10)
+        settings = MQTTSettings(
+            host: value?.string("host") ?? "localhost", port: value?.int("port") ?? 1883, clientID: clientID,
+            username: username, password: password, tls: tls, keepalive: keepalive,
+            protocolVersion: value?.string("protocol") == "5" ? .v5 : .v311, availabilityTopic: availabilityTopic,
+            backoff: ReconnectBackoff(
+                initial: value?.duration("reconnect_delay") ?? .seconds(1), maximum: value?.duration("reconnect_delay_max") ?? .seconds(30)),
+            birthMessages: discovery?.configMessages(readers: readers) ?? [],
+            subscriptions: discovery?.subscriptions ?? [])
+    }
+
+    /// An existing file named by `key`, made absolute; reports a missing one.
+    private static func file(_ section: ConfigValue, _ key: String, _ errors: inout ConfigErrors) -> String? {
+        guard let path = section.string(key) else { return nil }
+        let absolute = section.context.resolve(path)
+        guard FileManager.default.isReadableFile(atPath: absolute) else {
+            errors.append(contentsOf: section.error(key, "cannot read \(absolute)"))
+            return nil
+        }
+        return absolute
+    }
+
+    private static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "localhost" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Glibc
+
+/// A real mosquitto broker for tests (and, later, end-to-end tests): its own
+/// config in a temporary directory, listening on a free 127.0.0.1 port,
+/// stopped (SIGTERM, so a persistent store is written) and restarted on the
+/// same port on demand, removed when the object goes away.
+final class MosquittoBroker: @unchecked Sendable {
+    struct Options {
+        /// mosquitto's `max_queued_messages`, set deliberately: its default (1000)
+        /// silently drops QoS 1 messages for a subscriber that falls behind.
+        var maxQueuedMessages = 1_000_000
+        /// `user: password` pairs; when given, anonymous clients are refused.
+        var users: [String: String] = [:]
+        /// Keep sessions, subscriptions and queued messages across a restart.
+        var persistence = false
+        /// Serve TLS with a certificate for 127.0.0.1 signed by a throw-away CA (`caFile`).
+        var tls = false
+    }
+
+    private(set) var port = 0
+    let directory: URL
+    private var config: [String] = []
+    private var process: ChildProcess?
+
+    init(_ options: Options = Options()) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("mosquitto-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var config = [
+            // Run as whoever runs the tests (as root, mosquitto would otherwise
+            // switch to user `mosquitto`, who cannot read this directory).
+            "user \(NSUserName())",
+            "max_queued_messages \(options.maxQueuedMessages)",
+            "max_inflight_messages 0",
+            "log_dest file \(directory.path)/mosquitto.log",
+            "log_type error",
+            "log_type warning",
+            "log_type notice",
+        ]
+        if options.users.isEmpty {
+            config.append("allow_anonymous true")
+        } else {
+            let passwords = directory.appendingPathComponent("passwords").path
+            _ = FileManager.default.createFile(atPath: passwords, contents: nil, attributes: [.posixPermissions: 0o600])
+            for (user, password) in options.users {
+                try Self.run("/usr/bin/mosquitto_passwd", ["-b", passwords, user, password])
+            }
+            config += ["allow_anonymous false", "password_file \(passwords)"]
+        }
+        if options.tls {
+            try makeCertificates()
+            config += ["cafile \(caFile)", "certfile \(directory.path)/server.pem", "keyfile \(directory.path)/server.key"]
+        }
+        if options.persistence {
+            config += ["persistence true", "persistence_location \(directory.path)/", "autosave_interval 0"]
+        }
+        self.config = config
+        // The free port can be taken by someone else before mosquitto binds it: then try another.
+        for attempt in 1...5 {
+            port = try Self.freePort()
+            do {
+                try start()
+                return
+            } catch where attempt < 5 && process?.isRunning == false {
+                continue
+            }
+        }
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The CA that signed the broker's certificate, with `Options.tls`.
+    var caFile: String { directory.appendingPathComponent("ca.pem").path }
+
+    private func makeCertificates() throws {
+        let dir = directory.path
+        try "subjectAltName=IP:127.0.0.1\n".write(toFile: "\(dir)/san.ext", atomically: true, encoding: .utf8)
+        let openssl = "/usr/bin/openssl"
+        try Self.run(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/ca.key", "-out", caFile, "-days", "1", "-subj", "/CN=tagrouter test CA"])
+        try Self.run(openssl, ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/server.key", "-out", "\(dir)/server.csr", "-subj", "/CN=127.0.0.1"])
+        try Self.run(openssl, [
+            "x509", "-req", "-in", "\(dir)/server.csr", "-CA", caFile, "-CAkey", "\(dir)/ca.key", "-CAcreateserial",
+            "-out", "\(dir)/server.pem", "-days", "1", "-extfile", "\(dir)/san.ext",
+        ])
+    }
+
+    /// Starts the broker and returns once it accepts TCP connections.
+    func start() throws {
+        let text = (["listener \(port) 127.0.0.1"] + config).joined(separator: "\n") + "\n"
+        try text.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("mosquitto.log"))
+        let process = try ChildProcess("/usr/sbin/mosquitto", ["-c", directory.appendingPathComponent("mosquitto.conf").path])
+        self.process = process
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !Self.accepts(port) {
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                throw BrokerError(description: "mosquitto did not start on port \(port): \(log)")
+            }
+            usleep(10_000)
+        }
+    }
+
+    /// Stops the broker gracefully (it saves its persistent store) and waits for it to exit.
+    func stop() {
+        process?.kill(SIGTERM)
+        process = nil
+    }
+
+    /// What the broker logged, for failure messages.
+    var log: String {
+        (try? String(contentsOf: directory.appendingPathComponent("mosquitto.log"), encoding: .utf8)) ?? ""
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw BrokerError(description: "cannot find a free port: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    static func run(_ tool: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BrokerError(description: "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        }
+    }
+}
+
+struct BrokerError: Error, CustomStringConvertible {
+    var description: String
+}

@@ -1,0 +1,95 @@
+import Foundation
+import TagCore
+import TagRouter
+import Testing
+@testable import MQTTPlugin
+
+/// Payloads byte for byte: Home Assistant discovery, Tasmota's PN532 shape,
+/// default and templated topics.
+struct PayloadTests {
+    static let arrived = TagEvent(
+        kind: .tagArrived, id: "e1", time: Date(timeIntervalSince1970: 1_547_144_604), reader: "front door",
+        tag: TagInfo(uid: TagUID("94:d8:fc:5f")!, type: "mifare-classic-1k"), text: "ILOVETASMOTA")
+
+    @Test func homeAssistantTagScannerConfig() {
+        let discovery = HomeAssistantDiscovery(nodeID: "tagrouter-pi", availabilityTopic: "tagrouter/tagrouter-pi/status", softwareVersion: "0.1.0")
+        let messages = discovery.configMessages(readers: ["front door"])
+        #expect(messages.map(\.topic) == [
+            "homeassistant/tag/tagrouter-pi/front_door/config",
+            "homeassistant/event/tagrouter-pi/front_door/config",
+        ])
+        #expect(messages.allSatisfy { $0.retain && $0.qos == 1 })
+        #expect(messages[0].text == #"{"topic":"tagrouter/front door/tag.arrived","value_template":"{{ value_json.tag_id }}","device":{"identifiers":["tagrouter_tagrouter-pi_front_door"],"name":"front door","manufacturer":"tagrouter","model":"NFC reader","sw_version":"0.1.0"}}"#)
+        #expect(messages[1].text == #"{"name":"Tag removed","unique_id":"tagrouter-pi_front_door_tag_removed","state_topic":"tagrouter/front door/tag.removed","event_types":["tag_removed"],"value_template":"{{ {'event_type': 'tag_removed', 'tag_id': value_json.tag_id, 'dwell_ms': value_json.dwellMs} | to_json }}","availability_topic":"tagrouter/tagrouter-pi/status","device":{"identifiers":["tagrouter_tagrouter-pi_front_door"],"name":"front door","manufacturer":"tagrouter","model":"NFC reader","sw_version":"0.1.0"}}"#)
+    }
+
+    @Test func homeAssistantRepliesToBirthAndRemovesGoneReaders() {
+        let discovery = HomeAssistantDiscovery(nodeID: "pi", softwareVersion: "0.1.0")
+        let birth = discovery.replies(to: MQTTMessage(topic: "homeassistant/status", text: "online"), readers: ["a"])
+        #expect(birth == discovery.configMessages(readers: ["a"]))
+        #expect(discovery.replies(to: MQTTMessage(topic: "homeassistant/status", text: "offline"), readers: ["a"]).isEmpty)
+        let stale = discovery.replies(to: MQTTMessage(topic: "homeassistant/tag/pi/gone/config", text: "{}", retain: true), readers: ["a"])
+        #expect(stale == [MQTTMessage(topic: "homeassistant/tag/pi/gone/config", payload: [], qos: 1, retain: true)])
+        #expect(discovery.replies(to: MQTTMessage(topic: "homeassistant/tag/pi/a/config", text: "{}"), readers: ["a"]).isEmpty)
+        #expect(discovery.replies(to: MQTTMessage(topic: "homeassistant/tag/pi/gone/config", payload: []), readers: ["a"]).isEmpty)
+        #expect(discovery.replies(to: MQTTMessage(topic: "homeassistant/tag/other/gone/config", text: "{}"), readers: ["a"]).isEmpty)
+    }
+
+    @Test func tasmotaPN532Shape() {
+        let payload = TasmotaPayload.payload(for: Self.arrived, timeZone: TimeZone(identifier: "UTC")!)
+        #expect(payload == #"{"Time":"2019-01-10T18:23:24","PN532":{"UID":"94D8FC5F","DATA":"ILOVETASMOTA"}}"#)
+        var removed = Self.arrived
+        removed.kind = .tagRemoved
+        #expect(TasmotaPayload.payload(for: removed) == nil, "Tasmota publishes nothing on removal")
+    }
+
+    static func action(_ yaml: String, baseTopic: String = "tagrouter") throws -> MQTTAction {
+        let options = try ConfigValue.parse(yaml, spec: MQTTPlugin.actionSpec, path: "routes[0].actions[0].mqtt")
+        let connection = MQTTConnection(MQTTSettings(clientID: "unused"))
+        return try MQTTAction(options, connection: connection, baseTopic: baseTopic, hold: .seconds(1))
+    }
+
+    @Test func defaultTopicAndPayload() throws {
+        let message = try #require(try Self.action("{}").message(for: Delivery(event: Self.arrived, route: "r")))
+        #expect(message.topic == "tagrouter/front door/tag.arrived")
+        #expect(message.text == Self.arrived.json.serialized())
+        #expect(message.qos == 1 && !message.retain)
+    }
+
+    @Test func templatedTopicPayloadQoSRetain() throws {
+        let action = try Self.action(#"{topic: "home/{{reader}}/{{tag.uid}}", payload: "{{text}}", qos: 2, retain: true}"#)
+        let message = try #require(action.message(for: Delivery(event: Self.arrived, route: "r")))
+        #expect(message == MQTTMessage(topic: "home/front door/94d8fc5f", text: "ILOVETASMOTA", qos: 2, retain: true))
+        #expect(try Self.action(#""a/{{reader}}""#).message(for: Delivery(event: Self.arrived, route: "r"))?.topic == "a/front door")
+        #expect(action.describe(Delivery(event: Self.arrived, route: "r")) == "publish to home/front door/94d8fc5f qos 2 retained: ILOVETASMOTA")
+    }
+
+    @Test func tasmotaFormatDefaultsToTheTasmotaTopic() throws {
+        let action = try Self.action("{payload_format: tasmota}")
+        let message = try #require(action.message(for: Delivery(event: Self.arrived, route: "r")))
+        #expect(message.topic == "tele/front door/SENSOR")
+        #expect(message.text.hasPrefix(#"{"Time":""#) && message.text.hasSuffix(#""PN532":{"UID":"94D8FC5F","DATA":"ILOVETASMOTA"}}"#))
+    }
+
+    @Test func tasmotaWithAPayloadIsAConfigError() {
+        let error = #expect(throws: ConfigErrors.self) { try Self.action("{payload_format: tasmota, payload: x}") }
+        #expect(error?.description.contains("routes[0].actions[0].mqtt.payload") == true)
+        #expect(error?.description.contains("keep one") == true)
+    }
+
+    @Test func aTopicThatCanNeverBePublishedIsAPermanentFailure() async throws {
+        for topic in ["{{uri}}", "home/#", "a/+/b"] {
+            let action = try Self.action("{topic: \"\(topic)\"}")
+            do {
+                try await action.perform(Delivery(event: Self.arrived, route: "r"))
+                Issue.record("published to \(topic)")
+            } catch {
+                guard case .permanent(let reason) = error else {
+                    Issue.record("expected a permanent failure for \(topic), got \(error)")
+                    continue
+                }
+                #expect(reason.contains("check the action's topic template"))
+            }
+        }
+    }
+}

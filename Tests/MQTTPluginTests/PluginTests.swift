@@ -1,0 +1,101 @@
+import Foundation
+import TagCore
+import TagRouter
+import Testing
+@testable import MQTTPlugin
+
+/// The plugin as the router drives it, against a real mosquitto: discovery,
+/// availability, actions, HA's birth message, stale readers, a broker that is down.
+@Suite(.timeLimit(.minutes(2)))
+struct PluginTests {
+    static func plugin(_ yaml: String, readers: [String] = ["front-door"]) throws -> MQTTPlugin {
+        let section = try ConfigValue.parse(yaml, spec: MQTTSection.spec, path: "mqtt")
+        let context = PluginContext(stateDirectory: NSTemporaryDirectory(), readers: readers.map { ReaderSettings(name: $0) })
+        return try MQTTPlugin(section: section, context: context)
+    }
+
+    static func action(_ plugin: MQTTPlugin, _ yaml: String = "{}") throws -> any Action {
+        try plugin.makeAction(try ConfigValue.parse(yaml, spec: MQTTPlugin.actionSpec, path: "routes[0].actions[0].mqtt"), route: "r")
+    }
+
+    static func tap(_ reader: String, _ kind: TagEvent.Kind = .tagArrived, uid: String = "04a224b2c35e80") -> Delivery {
+        Delivery(event: TagEvent(kind: kind, reader: reader, tag: TagInfo(uid: TagUID(uid)!, type: "ntag215"), dwellMs: kind == .tagRemoved ? 1200 : nil), route: "r")
+    }
+
+    @Test func discoveryAvailabilityAndEventsEndToEnd() async throws {
+        let broker = try MosquittoBroker()
+        // A reader that was configured last time and is gone now.
+        try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-r", "-q", "1", "-t", "homeassistant/tag/pi/old-reader/config", "-m", "{}"])
+        let watcher = try Subscriber(port: broker.port, filter: "#")
+        try await watcher.waitUntilSubscribed()
+        let plugin = try Self.plugin("""
+            {host: 127.0.0.1, port: \(broker.port), client_id: pi, reconnect_delay: 50ms, home_assistant: {discovery: true}}
+            """, readers: ["front-door", "garage"])
+        let action = try Self.action(plugin)
+        await plugin.start()
+
+        try await watcher.waitFor("online") { $0.topic == "tagrouter/pi/status" && $0.text == "online" }
+        let tagConfig = try await watcher.waitFor("the tag scanner config") { $0.topic == "homeassistant/tag/pi/garage/config" }
+        let config = try JSONValue.parse(tagConfig.text)
+        #expect(config["topic"] == "tagrouter/garage/tag.arrived")
+        #expect(config["value_template"] == "{{ value_json.tag_id }}")
+        #expect(config["device"]?["identifiers"] == ["tagrouter_pi_garage"])
+        try await watcher.waitFor("the removal event config") { $0.topic == "homeassistant/event/pi/front-door/config" }
+        try await watcher.waitFor("the stale config cleared") { $0.topic == "homeassistant/tag/pi/old-reader/config" && $0.payload.isEmpty }
+
+        try await action.perform(Self.tap("front-door"))
+        let event = try await watcher.waitFor("the tag event") { $0.topic == "tagrouter/front-door/tag.arrived" }
+        #expect(event.qos == 1)
+        #expect(try JSONValue.parse(event.text)["tag_id"] == "04a224b2c35e80", "what the scanner's value_template reads")
+
+        let configsBefore = watcher.messages.filter { $0.topic.hasPrefix("homeassistant/tag/pi/front-door") }.count
+        try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-t", "homeassistant/status", "-m", "online"])
+        _ = try await watcher.waitFor(count: configsBefore + 1) { $0.topic == "homeassistant/tag/pi/front-door/config" }
+
+        await plugin.stop()
+        try await watcher.waitFor("offline") { $0.topic == "tagrouter/pi/status" && $0.text == "offline" }
+        let late = try Subscriber(port: broker.port, filter: "homeassistant/#")
+        _ = try await late.waitFor(count: 4) { $0.retained }
+        #expect(Set(late.messages.filter(\.retained).map(\.topic)) == [
+            "homeassistant/tag/pi/front-door/config", "homeassistant/tag/pi/garage/config",
+            "homeassistant/event/pi/front-door/config", "homeassistant/event/pi/garage/config",
+        ], "the gone reader's config is no longer retained")
+    }
+
+    @Test func aBrokerThatStaysDownIsARetryableFailure() async throws {
+        let port = try MosquittoBroker.freePort()
+        let plugin = try Self.plugin("{host: 127.0.0.1, port: \(port), hold: 200ms, reconnect_delay: 50ms}")
+        let action = try Self.action(plugin)
+        await plugin.start()
+        do {
+            try await action.perform(Self.tap("front-door"))
+            Issue.record("delivered with no broker")
+        } catch {
+            guard case .retryable(let reason, _) = error else {
+                Issue.record("expected a retryable failure, got \(error)")
+                return
+            }
+            #expect(reason.contains("not acknowledged within"))
+            #expect(reason.contains("cannot reach the MQTT broker at 127.0.0.1:\(port)"))
+        }
+        await plugin.stop()
+    }
+
+    @Test func sectionProblemsAreReportedWithTheirKeys() {
+        let error = #expect(throws: ConfigErrors.self) {
+            try Self.plugin("{password: secret, keepalive: 2s, tls: {ca_file: /nonexistent/ca.pem}}")
+        }
+        let text = error?.description ?? ""
+        #expect(text.contains("mqtt.password: a password needs a username"))
+        #expect(text.contains("mqtt.keepalive: must be at least 5s"))
+        #expect(text.contains("mqtt.tls.ca_file: cannot read /nonexistent/ca.pem"))
+    }
+
+    @Test func dryRunConnectsToNothing() async throws {
+        let section = try ConfigValue.parse("{port: 1}", spec: MQTTSection.spec, path: "mqtt")
+        let plugin = try MQTTPlugin(section: section, context: PluginContext(stateDirectory: NSTemporaryDirectory(), dryRun: true))
+        await plugin.start()
+        #expect(plugin.connection.status == .idle)
+        await plugin.stop()
+    }
+}

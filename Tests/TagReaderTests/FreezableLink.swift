@@ -1,0 +1,55 @@
+import Foundation
+import Synchronization
+
+@testable import PN532Sim
+
+/// A pseudo-terminal relaying bytes to and from another one (the simulator's),
+/// which a test can freeze: while frozen, what either side sends is dropped, as
+/// with a reader that hangs without closing its device. It can also garble the
+/// next frame the simulator sends (one flipped byte: a bad checksum).
+final class FreezableLink: Sendable {
+    struct Failure: Error {}
+
+    private final class Switches: Sendable {
+        let frozen = Atomic<Bool>(false)
+        let running = Atomic<Bool>(true)
+        let garble = Atomic<Bool>(false)
+    }
+
+    /// The pty path libnfc opens (`pn532_uart:` + this).
+    let devicePath: String
+    private let switches = Switches()
+
+    init(to target: String) throws {
+        let terminal = try PseudoTerminal()
+        devicePath = terminal.devicePath
+        let simulator = open(target, O_RDWR | O_NOCTTY)
+        guard simulator >= 0 else { throw Failure() }
+        var settings = termios()
+        tcgetattr(simulator, &settings)
+        cfmakeraw(&settings)
+        tcsetattr(simulator, TCSANOW, &settings)
+        let switches = switches
+        Thread.detachNewThread {
+            let host = terminal.chipSide
+            var fds = [pollfd(fd: host, events: Int16(POLLIN), revents: 0), pollfd(fd: simulator, events: Int16(POLLIN), revents: 0)]
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while switches.running.load(ordering: .relaxed) {
+                guard poll(&fds, 2, 50) >= 0 else { continue }
+                for (from, to) in [(0, simulator), (1, host)] where fds[from].revents & Int16(POLLIN) != 0 {
+                    let count = read(fds[from].fd, &buffer, buffer.count)
+                    // The chip's ACK is 6 bytes; the first longer chunk is an answer frame.
+                    if from == 1, count > 6, switches.garble.exchange(false, ordering: .relaxed) { buffer[count - 3] ^= 0x5A }
+                    if count > 0, !switches.frozen.load(ordering: .relaxed) { _ = write(to, buffer, count) }
+                }
+            }
+            terminal.close()
+            Glibc.close(simulator)
+        }
+    }
+
+    func garbleNextAnswer() { switches.garble.store(true, ordering: .relaxed) }
+    func freeze() { switches.frozen.store(true, ordering: .relaxed) }
+    func thaw() { switches.frozen.store(false, ordering: .relaxed) }
+    func close() { switches.running.store(false, ordering: .relaxed) }
+}

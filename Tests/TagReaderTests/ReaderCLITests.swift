@@ -1,0 +1,177 @@
+import Foundation
+import NDEF
+import PN532Sim
+import TagCore
+import TagKit
+import Testing
+
+/// `tagrouter read`, `write`, `watch` and `devices` as real processes against the simulator.
+@Suite(.serialized) struct ReaderCLITests {
+    static let uid: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
+
+    static func simulator(with records: [NDEFRecord]? = nil, _ type: Type2TagType = .ntag215, readOnly: Bool = false) throws -> PN532Simulator {
+        let sim = try PN532Simulator(pacing: .none)
+        if let records {
+            sim.place(try Type2Tag(type, uid: uid, message: NDEFMessage(records: records).encoded(), readOnly: readOnly))
+        }
+        return sim
+    }
+
+    /// The message now on the simulated tag, decoded from its memory.
+    static func message(on sim: PN532Simulator) throws -> NDEFMessage? {
+        guard let memory = sim.tag(uid: uid)?.memory else { return nil }
+        return try NDEFMessage(bytes: Type2Memory.parse(image: memory).content.ndefMessage)
+    }
+
+    @Test func readPrintsTheEventOfATagAlreadyLyingThere() async throws {
+        let sim = try Self.simulator(with: [.uri("https://example.com/a")])
+        defer { sim.close() }
+        let run = try await CLIProcess.run(["read", "--device", sim.connstring, "--timeout", "10"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let event = try JSONValue.parse(run.stdout)
+        #expect(event["event"] == "tag.arrived")
+        #expect(event.value(atPath: "tag.uid") == "04a224b2c35e80")
+        #expect(event.value(atPath: "tag.type") == "ntag215")
+        #expect(event["uri"] == "https://example.com/a")
+    }
+
+    @Test func readWaitsForATag() async throws {
+        let sim = try Self.simulator()
+        defer { sim.close() }
+        let read = try CLIProcess(["read", "--device", sim.connstring, "--timeout", "20"])
+        try await Task.sleep(for: .milliseconds(300))
+        sim.place(try Type2Tag(.ntag213, uid: Self.uid, message: NDEFMessage(records: [.text("late")]).encoded()))
+        #expect(try await read.exitStatus() == 0)
+        #expect(try JSONValue.parse(read.stdout)["text"] == "late")
+    }
+
+    @Test func readTimesOutWithAClearMessage() async throws {
+        let sim = try Self.simulator()
+        defer { sim.close() }
+        let run = try await CLIProcess.run(["read", "--device", sim.connstring, "--timeout", "0.5"])
+        #expect(run.status == 1)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("error: no tag arrived on '\(sim.connstring)' within 0.5 s"))
+    }
+
+    @Test func readSaysWhenTheReaderDoesNotOpen() async throws {
+        let run = try await CLIProcess.run(["read", "--device", "pn532_uart:/nonexistent/pn532", "--timeout", "0.5"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("error: could not open the reader 'pn532_uart:/nonexistent/pn532'; `tagrouter devices` says why"))
+    }
+
+    @Test func writeStoresTheRecordsInOrderAndVerifies() async throws {
+        let sim = try Self.simulator(with: [.uri("https://old.example")])
+        defer { sim.close() }
+        let run = try await CLIProcess.run([
+            "write", "--device", sim.connstring, "--uri", "https://www.home-assistant.io/tag/door",
+            "--text", "Tür", "--lang", "de", "--json", #"{"room":"hall"}"#,
+        ])
+        let expected = NDEFMessage(records: [
+            .uri("https://www.home-assistant.io/tag/door"), .text("Tür", locale: "de"), .json(#"{"room":"hall"}"#),
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "wrote 3 records (\(expected.encoded().count) bytes) to ntag215 04a224b2c35e80, read back and verified\n")
+        #expect(try Self.message(on: sim) == expected)
+    }
+
+    @Test func writeAppendAddsToWhatIsThere() async throws {
+        let sim = try Self.simulator(with: [.text("visitor 1")])
+        defer { sim.close() }
+        let run = try await CLIProcess.run(["write", "--device", sim.connstring, "--append", "--text", "visitor 2"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Self.message(on: sim) == NDEFMessage(records: [.text("visitor 1"), .text("visitor 2")]))
+    }
+
+    @Test func writeFromAFileTakesJSONOrHex() async throws {
+        let sim = try Self.simulator(with: [])
+        defer { sim.close() }
+        let message = NDEFMessage(records: [.uri("https://example.com/from-file")])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("write-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("message.json")
+        try JSONEncoder().encode(message).write(to: json)
+        #expect(try await CLIProcess.run(["write", "--device", sim.connstring, "--from", json.path]).status == 0)
+        #expect(try Self.message(on: sim) == message)
+        let hex = directory.appendingPathComponent("message.hex")
+        let second = NDEFMessage(records: [.text("from hex")])
+        try (Hex.string(second.encoded()) + "\n").write(to: hex, atomically: true, encoding: .utf8)
+        #expect(try await CLIProcess.run(["write", "--device", sim.connstring, "--from", hex.path]).status == 0)
+        #expect(try Self.message(on: sim) == second)
+    }
+
+    @Test func writeRefusesAMessageThatDoesNotFit() async throws {
+        let sim = try Self.simulator(with: [.text("keep me")], .ntag215)
+        defer { sim.close() }
+        let run = try await CLIProcess.run(["write", "--device", sim.connstring, "--text", String(repeating: "x", count: 600)])
+        #expect(run.status == 65)
+        #expect(run.stderr == "error: message is 610 bytes; this NTAG215 holds 492\n")
+        #expect(try Self.message(on: sim) == NDEFMessage(records: [.text("keep me")]))
+    }
+
+    @Test func writeRefusesAReadOnlyTag() async throws {
+        let sim = try Self.simulator(with: [.text("locked")], .ntag213, readOnly: true)
+        defer { sim.close() }
+        let run = try await CLIProcess.run(["write", "--device", sim.connstring, "--text", "new"])
+        #expect(run.status == 65)
+        #expect(run.stderr == "error: this NTAG213 is read-only\n")
+    }
+
+    @Test func writeRefusesWhenNoTagArrives() async throws {
+        let sim = try Self.simulator()
+        defer { sim.close() }
+        let run = try await CLIProcess.run(["write", "--device", sim.connstring, "--timeout", "0.5", "--text", "x"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("error: no tag arrived on '\(sim.connstring)' within 0.5 s"))
+    }
+
+    @Test func lockNeedsYesThenMakesTheTagReadOnly() async throws {
+        let sim = try Self.simulator(with: [.text("old")], .ntag213)
+        defer { sim.close() }
+        let refused = try await CLIProcess.run(["write", "--device", sim.connstring, "--lock", "--uri", "https://example.com"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.hasPrefix("error: --lock makes the tag read-only for ever; add --yes to confirm"))
+        #expect(try Self.message(on: sim) == NDEFMessage(records: [.text("old")]))
+        let locked = try await CLIProcess.run(["write", "--device", sim.connstring, "--lock", "--yes", "--uri", "https://example.com"])
+        #expect(locked.status == 0, "\(locked.stderr)")
+        #expect(locked.stdout.hasSuffix("; the tag is now read-only\n"))
+        let again = try await CLIProcess.run(["read", "--device", sim.connstring, "--timeout", "10"])
+        #expect(try JSONValue.parse(again.stdout).value(atPath: "tag.writable") == false)
+    }
+
+    @Test func writeWithoutRecordsIsAUsageError() async throws {
+        let run = try await CLIProcess.run(["write", "--device", "pn532_uart:/nonexistent"])
+        #expect(run.status == 64)
+        #expect(run.stderr.hasPrefix("error: give the records to write"))
+    }
+
+    @Test func watchPrintsEveryEventAsAJSONLine() async throws {
+        let sim = try Self.simulator()
+        defer { sim.close() }
+        let watch = try CLIProcess(["watch", "--device", sim.connstring, "--exit-delay", "0"])
+        defer { watch.interrupt() }
+        try await watch.waitForLines(1)
+        sim.place(try Type2Tag(.ntag213, uid: Self.uid, message: NDEFMessage(records: [.text("hi")]).encoded()))
+        try await watch.waitForLines(2)
+        sim.removeAll()
+        let events = try await watch.waitForLines(3).map { try JSONValue.parse($0) }
+        #expect(events.map { $0["event"]?.stringValue } == ["reader.connected", "tag.arrived", "tag.removed"])
+        #expect(events[2]["dwellMs"] != nil)
+    }
+
+    @Test func devicesListsTheSimulator() async throws {
+        let sim = try Self.simulator()
+        defer { sim.close() }
+        let run = try await CLIProcess.run(["devices", "--device", sim.connstring])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\(sim.connstring)\tPN532 v1.6"))
+    }
+
+    @Test func devicesExplainsAReaderThatDoesNotOpen() async throws {
+        let run = try await CLIProcess.run(["devices", "--device", "pn532_uart:/nonexistent/pn532"])
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("pn532_uart:/nonexistent/pn532\tFAILED to open"))
+        #expect(run.stdout.contains("- /nonexistent/pn532 does not exist: is the reader plugged in (or the simulator running)?"))
+    }
+}

@@ -36,6 +36,7 @@ public final class MQTTConnection: Sendable {
         var status: Status = .idle
         var lastProblem = "not connected yet"
         var loggedProblem: String?
+        var nextExpiryCheck = ContinuousClock.now
         var watchers: [UInt64: AsyncStream<Status>.Continuation] = [:]
         var nextWatcher: UInt64 = 0
         var started = false
@@ -180,12 +181,13 @@ public final class MQTTConnection: Sendable {
             return (false, error)
         }
         var announced = false
+        var moreToSend = false
         while true {
             if isStopping {
                 if announced { leave(session) }
                 return (announced, nil)
             }
-            waitForActivity(on: session)
+            waitForActivity(on: session, timeoutMilliseconds: moreToSend ? 0 : 1000)
             if let problem = session.step() {
                 absorb(session)
                 return (announced, problem)
@@ -195,9 +197,11 @@ public final class MQTTConnection: Sendable {
                 announced = true
                 if let problem = announce(on: session) { return (true, problem) }
             }
-            if announced, let problem = pump(session) {
-                absorb(session)
-                return (true, problem)
+            if announced {
+                let problem = pump(session)
+                absorb(session)  // QoS 0 messages complete while they are written, inside pump
+                if let problem { return (true, problem) }
+                moreToSend = state.withLock { $0.outbox.queuedCount > 0 && $0.outbox.inFlightCount < settings.maxInFlight }
             }
             expireOverdue()
         }
@@ -263,10 +267,13 @@ public final class MQTTConnection: Sendable {
     }
 
     /// Queued messages past their hold time go back to their callers.
+    /// Looks at most five times a second: the scan is linear in the backlog.
     private func expireOverdue() {
         let now = ContinuousClock.now
-        let (expired, problem) = state.withLock { state in
-            (state.outbox.withdraw { $0.item.deadline <= now }, state.lastProblem)
+        let (expired, problem) = state.withLock { state -> ([Outbox<Pending>.Entry], String) in
+            guard now >= state.nextExpiryCheck else { return ([], "") }
+            state.nextExpiryCheck = now + .milliseconds(200)
+            return (state.outbox.withdraw { $0.item.deadline <= now }, state.lastProblem)
         }
         for entry in expired {
             let error = MQTTError.notDelivered(topic: entry.item.message.topic, waited: entry.item.hold, lastProblem: problem)

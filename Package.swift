@@ -15,6 +15,9 @@ let systemLibraries: [Target] = [
 let ndef: [Target] = [
     .target(name: "NDEF"),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF"], resources: [.copy("Vectors")]),
+    /// Runs the built `tagrouter decode` / `encode` binary.
+    .testTarget(name: "NDEFCLITests", dependencies: ["NDEF"]),
+    .executableTarget(name: "ndef-bench", dependencies: ["NDEF"], path: "Benchmarks/NDEFBench"),
 ]
 
 /// The vocabulary every layer shares: tag events, JSON values, the log.
@@ -28,21 +31,34 @@ let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
     .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF"]),
     .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC"]),
+    .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
+    .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
+    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore"]),
+    .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
 ]
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.
 let routing: [Target] = [
     .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
     .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
+    .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore"], path: "Benchmarks/RouterBench"),
+    .testTarget(
+        name: "RouterEndToEndTests",
+        dependencies: ["TagCore", "TagRouter", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin"]),
 ]
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
 let plugins: [Target] = [
     .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "CMosquitto"], path: "Plugins/MQTTPlugin"),
-    .target(name: "ShellPlugin", dependencies: ["TagRouter", "TagCore"], path: "Plugins/ShellPlugin"),
-    .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore"], path: "Plugins/OpenURLPlugin"),
+    .target(name: "ChildProcess"),
+    .target(name: "ShellPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ShellPlugin"),
+    .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/OpenURLPlugin"),
     .target(name: "WebhookPlugin", dependencies: ["TagRouter", "TagCore", "CCurl", "CCrypto"], path: "Plugins/WebhookPlugin"),
-    .target(name: "ExecPlugin", dependencies: ["TagRouter", "TagCore"], path: "Plugins/ExecPlugin"),
+    .target(name: "ExecPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ExecPlugin"),
+    .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"]),
+    .testTarget(
+        name: "ActionPluginTests",
+        dependencies: ["ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore"]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin"], path: "Plugins/MQTTBench"),
     .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "mqtt-bench"]),
 ]

@@ -8,6 +8,7 @@ packages=(
   libmosquitto-dev mosquitto mosquitto-clients
   libyaml-dev libssl-dev libcurl4-openssl-dev
   pkg-config python3 python3-venv
+  libnotify-bin                            # notify-send, for `open` with `confirm: true`
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -1,1 +1,72 @@
-// Module ExecPlugin: see README.md (Layout) for what it is for.
+import ChildProcess
+import Synchronization
+import TagCore
+import TagRouter
+
+/// The `exec` action: a plugin in any language, run as a long-lived child
+/// that reads one event per line and answers one line per event (the protocol
+/// is in docs/plugins.md). Started when the config is loaded, restarted with
+/// backoff when it dies; its stderr goes to the log.
+public struct ExecPlugin: ActionPlugin {
+    public static let name = "exec"
+
+    public static let actionSpec = OptionSpec("hand events to a long-running plugin program (JSON lines on stdin/stdout)", scalarOption: "command", [
+        Option("command", .list(.string), required: true, "the program and its arguments (not templated, no shell)"),
+        Option("cwd", .string, "the directory it runs in (relative to the config file)"),
+        Option("env", .map(.string), "more environment variables"),
+        Option("timeout", .duration, default: "30s", "how long an answer may take; then the plugin is restarted and the delivery retried"),
+        Option("restart_backoff", .duration, default: "1s", "wait before restarting a plugin that died; doubles up to `max_restart_backoff`"),
+        Option("max_restart_backoff", .duration, default: "1m", "the longest wait between restarts"),
+    ])
+
+    private let context: PluginContext
+    private let sessions = SessionList()
+
+    public init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {
+        self.context = context
+    }
+
+    public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
+        let arguments = options.strings("command") ?? []
+        guard !arguments.isEmpty, !arguments[0].isEmpty else { throw options.error("command", "the command is empty: give the program as the first element") }
+        var environment = ChildCommand.inheritedEnvironment
+        for (name, value) in options.entries("env") { environment[name] = value.stringValue ?? "" }
+        let command = ChildCommand(arguments, environment: environment, workingDirectory: options.string("cwd").map(context.config.resolve))
+        let session = ExecSession(
+            command: command, route: route, replyTimeout: options.duration("timeout") ?? .seconds(30),
+            backoff: RestartBackoff(initial: options.duration("restart_backoff") ?? .seconds(1), maximum: options.duration("max_restart_backoff") ?? .seconds(60)))
+        sessions.append(session)
+        return ExecAction(session: session)
+    }
+
+    /// Starts every plugin program (not under `--dry-run`).
+    public func start() async {
+        guard !context.dryRun else { return }
+        for session in sessions.all { await session.start() }
+    }
+
+    /// Closes every plugin's stdin and waits for it to exit (terminating it after a grace period).
+    public func stop() async {
+        for session in sessions.all { await session.stop() }
+    }
+}
+
+/// The sessions of one config's `exec` actions.
+private final class SessionList: Sendable {
+    private let sessions = Mutex<[ExecSession]>([])
+
+    func append(_ session: ExecSession) { sessions.withLock { $0.append(session) } }
+
+    var all: [ExecSession] { sessions.withLock { $0 } }
+}
+
+/// One configured `exec` action: its deliveries go to its session's child.
+struct ExecAction: Action {
+    let session: ExecSession
+
+    func perform(_ delivery: Delivery) async throws(ActionError) {
+        try await session.deliver(ExecProtocol.eventLine(delivery))
+    }
+
+    func describe(_ delivery: Delivery) -> String { "send the event to \(session.command)" }
+}

@@ -1,10 +1,78 @@
+import Foundation
+import NDEF
+
 /// `tagrouter decode`: decode an NDEF message (hex, raw bytes or a Type 2 memory image) to JSON
 enum DecodeCommand: Command {
     static let name = "decode"
     static let summary = "decode an NDEF message (hex, raw bytes or a Type 2 memory image) to JSON"
-    static let usage = "Usage: tagrouter decode (not built yet)"
+    static let usage = """
+        Usage: tagrouter decode HEX
+               tagrouter decode --file PATH [--raw]
+               tagrouter decode - [--raw]              (stdin)
+               tagrouter decode --lines                (stdin: one hex message per line)
+
+        Prints the message as JSON: {"records":[…]} with the fields tnf, type/type_hex,
+        id/id_hex, payload_hex and, by record kind, uri, text, lang, encoding,
+        mime_type, smart_poster, wifi, bluetooth, package, json.
+
+        Options:
+          --file PATH   read the input from a file (hex text, or bytes with --raw)
+          -             read the input from stdin
+          --raw         the file or stdin holds bytes, not hex
+          --memory      the input is a Type 2 tag memory image (pages from 0);
+                        prints {"cc":…, "tlvs":[…], "records":[…]}
+          --lines       one hex input per stdin line, one JSON object per output line;
+                        a bad line gives {"line":N,"error":…} and the run goes on
+          --lenient     print the records before a defect and the defect
+                        ({"records":[…], "error":{…}}) instead of failing
+          --pretty      indent the JSON
+
+        Exit status: 0 decoded, 64 bad arguments, 65 the input is not a valid message
+        (stderr: error: <kind> at byte <offset>: <explanation>).
+
+        Example:
+          tagrouter decode d1010c55016578616d706c652e636f6d
+        """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
-        throw .runtime("'tagrouter decode' is not built yet")
+        var arguments = arguments
+        let options = DecodeOptions(memory: arguments.flag("--memory"), lenient: arguments.flag("--lenient"),
+                                    pretty: arguments.flag("--pretty"))
+        let raw = arguments.flag("--raw")
+        let lines = arguments.flag("--lines")
+        let file = try arguments.option("--file")
+        let positionals = arguments.positionals()
+        try arguments.finish()
+
+        if lines {
+            guard file == nil, positionals.isEmpty || positionals == ["-"], !raw else {
+                throw .usage("--lines reads hex lines from stdin; it takes no other input")
+            }
+            decodeLines(options)
+            return
+        }
+        let bytes = try DecodeInput.read(positionals: positionals, file: file, raw: raw)
+        switch options.decode(bytes) {
+        case .success(let json): print(json)
+        case .failure(let failure): throw failure.cliError
+        }
+    }
+
+    /// Every stdin line decoded on its own; a bad line becomes an error object.
+    private static func decodeLines(_ options: DecodeOptions) {
+        var number = 0
+        while let line = readLine() {
+            number += 1
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.isEmpty { continue }
+            guard let bytes = DecodeInput.hexBytes(text) else {
+                print(options.errorLine(number, kind: "bad-hex", offset: 0, message: "the line is not hex"))
+                continue
+            }
+            switch options.decode(bytes) {
+            case .success(let json): print(json)
+            case .failure(let failure): print(options.errorLine(number, failure))
+            }
+        }
     }
 }

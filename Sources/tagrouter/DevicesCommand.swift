@@ -1,10 +1,37 @@
+import TagReader
+
 /// `tagrouter devices`: list NFC readers and explain why one cannot be opened
 enum DevicesCommand: Command {
     static let name = "devices"
     static let summary = "list NFC readers and explain why one cannot be opened"
-    static let usage = "Usage: tagrouter devices (not built yet)"
+    static let usage = """
+        Usage: tagrouter devices [--device CONNSTRING …]
+
+        Lists the readers libnfc finds (USB readers, and serial readers named in
+        LIBNFC_DEVICE or /etc/nfc/libnfc.conf), opening each once. --device adds a
+        connstring to try, e.g. pn532_uart:/dev/ttyUSB0 (a path may be a symlink).
+        When none is found or one fails to open, says which cause applies on this
+        machine: kernel pn533/pn533_usb/nfc modules, pcscd, device-node permissions,
+        libnfc.conf / LIBNFC_* settings. Exit status 1 when no reader opens.
+        """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
-        throw .runtime("'tagrouter devices' is not built yet")
+        var arguments = arguments
+        let extra = try arguments.options("--device")
+        try arguments.finish()
+        let probes = DeviceProbe.probeAll(extra: extra)
+        print("libnfc \(DeviceProbe.libnfcVersion)")
+        for probe in probes {
+            print("\(probe.connstring)\t\(probe.name ?? "FAILED to open")")
+        }
+        if probes.isEmpty { print("no reader found") }
+        let failed = probes.filter { !$0.opened }.map(\.connstring)
+        guard probes.isEmpty || !failed.isEmpty else { return }
+        let causes = DeviceDiagnosis().causes(failedDevices: failed)
+        if !causes.isEmpty {
+            print("\nWhat applies on this machine:")
+            for cause in causes { print("- \(cause)") }
+        }
+        if !probes.contains(where: \.opened) { throw .runtime("no reader could be opened") }
     }
 }

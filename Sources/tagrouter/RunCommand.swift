@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import TagCore
+import TagReader
 import TagRouter
 
 /// `tagrouter run`: the daemon. Loads the config, starts the readers, the
@@ -45,10 +46,13 @@ enum RunCommand: Command {
         }
         var config = configure(try file.loadOrExit(loader))
         let inputs = RunInputs(signals: [SIGHUP, SIGTERM, SIGINT])
+        var readers: ReaderSupervisor?
         if let eventsFrom {
             try inputs.readEvents(from: eventsFrom)
         } else {
-            _ = inputs.forward(try RunReaderSource.events(config.readers))
+            let supervisor = RunReaderSource.start(config.readers)
+            inputs.forward(supervisor.events)
+            readers = supervisor
         }
 
         var router = Router(config: config, dryRun: dryRun)
@@ -67,6 +71,13 @@ enum RunCommand: Command {
                     continue
                 }
                 await router.shutdown(timeout: config.shutdownTimeout)
+                if let running = readers, next.readers != config.readers {
+                    running.stop()
+                    let supervisor = RunReaderSource.start(next.readers)
+                    inputs.forward(supervisor.events)
+                    readers = supervisor
+                    Log.info("readers restarted for the new config")
+                }
                 config = next
                 router = Router(config: config, dryRun: dryRun)
                 await router.start()
@@ -79,6 +90,7 @@ enum RunCommand: Command {
                 break loop
             }
         }
+        readers?.stop()
         await router.shutdown(timeout: config.shutdownTimeout)
         var counters = JSONObject()
         for (id, count) in router.counters.sorted(by: { $0.key < $1.key }) {

@@ -31,10 +31,10 @@ final class RunInputs {
         }
     }
 
-    /// Forwards every event of `events` (the readers).
-    func forward(_ events: AsyncStream<TagEvent>) -> Task<Void, Never> {
+    /// Forwards every event of `events` (the readers) until that stream ends.
+    func forward(_ events: AsyncStream<TagEvent>) {
         let continuation = continuation
-        return Task {
+        Task {
             for await event in events { continuation.yield(.event(event)) }
         }
     }

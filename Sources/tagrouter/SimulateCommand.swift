@@ -1,10 +1,112 @@
+@preconcurrency import Glibc
+import Foundation
+import PN532Sim
+
 /// `tagrouter simulate`: run a PN532 reader simulator on a pseudo-terminal
 enum SimulateCommand: Command {
     static let name = "simulate"
     static let summary = "run a PN532 reader simulator on a pseudo-terminal"
-    static let usage = "Usage: tagrouter simulate (not built yet)"
+    static let usage = """
+        Usage: tagrouter simulate [--link PATH] [--control SOCKET] [--no-pacing] [--tag JSON]…
+               tagrouter simulate --control SOCKET --request JSON
+
+        Runs a PN532 that libnfc drives like a real reader (connstring
+        pn532_uart:PATH), holding simulated tags you place and remove at run time
+        through the control socket. Runs until interrupted (Ctrl-C, SIGTERM).
+
+        Options:
+          --link PATH       also make PATH a symlink to the pseudo-terminal, so the
+                            connstring stays the same between runs
+          --control SOCKET  accept JSON-line requests on this Unix socket
+                            (place, replace, remove, list, dump, counters)
+          --no-pacing       answer at once instead of at 115200-baud UART and RF speed
+          --tag JSON        place a tag at start, e.g.
+                            '{"type":"ntag215","uid":"04a224b2c35e80","records":[{"uri":"https://example.com"}]}'
+          --request JSON    send one request to a running simulator's control socket,
+                            print the response line; exit 1 when it says "ok": false
+
+        The protocol and every tag field: docs/simulator.md.
+
+        Example:
+          tagrouter simulate --link /tmp/pn532 --control /tmp/pn532.sock &
+          tagrouter simulate --control /tmp/pn532.sock --request '{"op":"place","type":"ntag213","records":[{"text":"hello"}]}'
+          LIBNFC_DEVICE=pn532_uart:/tmp/pn532 nfc-list
+        """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
-        throw .runtime("'tagrouter simulate' is not built yet")
+        var arguments = arguments
+        let link = try arguments.option("--link")
+        let controlPath = try arguments.option("--control")
+        let noPacing = arguments.flag("--no-pacing")
+        let tags = try arguments.options("--tag")
+        let request = try arguments.option("--request")
+        try arguments.finish()
+        if let request {
+            guard let controlPath else { throw .usage("--request needs --control SOCKET") }
+            let response = try SimulateClient.send(request, to: controlPath)
+            print(response)
+            if !response.contains(#""ok":true"#) { throw .runtime("the simulator refused the request") }
+            return
+        }
+        try await serve(link: link, controlPath: controlPath, pacing: noPacing ? .none : .uart115200, tags: tags)
+    }
+
+    private static func serve(link: String?, controlPath: String?, pacing: Pacing, tags: [String]) async throws(CLIError) {
+        let simulator: PN532Simulator
+        do {
+            simulator = try PN532Simulator(pacing: pacing)
+        } catch {
+            throw .runtime(error.description)
+        }
+        defer { simulator.close() }
+        let control = SimulatorControl(simulator: simulator)
+        for tag in tags {
+            let response = control.respond(to: #"{"op":"place","tags":["# + tag + "]}")
+            guard response.contains(#""ok":true"#) else { throw .usage("--tag \(tag): \(response)") }
+        }
+        if let link { try makeLink(link, to: simulator.devicePath) }
+        defer { if let link { unlink(link) } }
+        var server: ControlSocketServer?
+        if let controlPath {
+            do {
+                server = try ControlSocketServer(path: controlPath, control: control)
+            } catch {
+                throw .runtime(error.description)
+            }
+        }
+        defer { server?.close() }
+        print("PN532 simulator on \(simulator.devicePath)")
+        print("connstring: pn532_uart:\(link ?? simulator.devicePath)")
+        if let controlPath { print("control: \(controlPath)") }
+        print("pacing: \(pacing == .none ? "none" : "115200 baud, RF timing modelled")")
+        await interrupted()
+    }
+
+    /// Points `path` at the pseudo-terminal, replacing an older symlink but never a real file.
+    private static func makeLink(_ path: String, to target: String) throws(CLIError) {
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFLNK else {
+                throw .usage("--link \(path) exists and is not a symlink; choose another path")
+            }
+            unlink(path)
+        }
+        guard symlink(target, path) == 0 else {
+            throw .runtime("cannot create the symlink \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Returns when SIGINT or SIGTERM arrives.
+    private static func interrupted() async {
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number)
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
+        }
+        for await _ in stream { break }
+        for source in sources { source.cancel() }
     }
 }

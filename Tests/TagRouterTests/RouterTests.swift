@@ -136,6 +136,26 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: state + "/spool/r.0.recorder").isEmpty)
     }
 
+    @Test func shutdownSpoolsWhatDidNotDrainInTime() async throws {
+        let probe = TestProbe()
+        let state = NSTemporaryDirectory() + "tagrouter-drain-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let router = try makeRouter("""
+            routes:
+              - name: r
+                actions:
+                  - recorder: { probe: \(probe.id), block: true }
+                  - recorder: { probe: \(probe.id), label: quick }
+            """, stateDirectory: state)
+        await router.start()
+        for _ in 0..<3 { router.dispatch(tagEvent()) }
+        _ = try await probe.next(1, where: { $0.step == .began && $0.label == "r" })
+        await router.shutdown(timeout: .milliseconds(100))
+        #expect(router.counters["r.0.recorder"]?.spooled == 3)
+        #expect(router.counters["r.1.recorder"]?.delivered == 3)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state + "/spool/r.0.recorder").count == 3)
+    }
+
     @Test func explainShowsEveryRouteAndCondition() throws {
         let router = try makeRouter("""
             routes:

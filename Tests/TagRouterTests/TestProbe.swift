@@ -43,13 +43,22 @@ final class TestProbe: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Waits until `open` (or the task is cancelled, as a well-behaved plugin does).
     func waitForGate() async {
-        await withCheckedContinuation { continuation in
-            let open = state.withLock { state in
-                if !state.open { state.waiters.append(continuation) }
-                return state.open
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state in
+                    if !state.open && !Task.isCancelled { state.waiters.append(continuation) }
+                    return state.open || Task.isCancelled
+                }
+                if open { continuation.resume() }
             }
-            if open { continuation.resume() }
+        } onCancel: {
+            let waiters = state.withLock { state in
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
         }
     }
 
@@ -115,7 +124,10 @@ struct RecorderAction: Action {
 
     func perform(_ delivery: Delivery) async throws(ActionError) {
         probe.record(ProbeRecord(label: label, eventID: delivery.event.id, attempt: delivery.attempt, step: .began))
-        if block { await probe.waitForGate() }
+        if block {
+            await probe.waitForGate()
+            if Task.isCancelled { throw .retryable("cancelled at shutdown") }
+        }
         if probe.takeFailure() {
             probe.record(ProbeRecord(label: label, eventID: delivery.event.id, attempt: delivery.attempt, step: .failed))
             throw permanent ? .permanent("injected") : .retryable("injected")

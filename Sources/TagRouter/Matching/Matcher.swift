@@ -11,6 +11,12 @@ public struct Matcher: Sendable {
         let values: @Sendable (TagEvent) -> [String]
         let missing: String
 
+        /// The verdict alone: no messages built (the routing hot path).
+        func passes(_ event: TagEvent) -> Bool {
+            values(event).contains { value in patterns.contains { $0.matches(value) } }
+        }
+
+        /// The verdict with what was expected and found (for `--explain`).
         func evaluate(_ event: TagEvent) -> ConditionResult {
             let found = values(event)
             let wanted = patterns.map(\.description).joined(separator: " or ")
@@ -114,7 +120,7 @@ public struct Matcher: Sendable {
     /// True when `event` is of a wanted kind and meets every condition.
     public func matches(_ event: TagEvent) -> Bool {
         guard kinds.contains(event.kind) else { return false }
-        return conditions.allSatisfy { $0.evaluate(event).passed }
+        return conditions.allSatisfy { $0.passes(event) }
     }
 
     /// Every condition's result, the event kind first (for `--explain`).

@@ -21,7 +21,7 @@ struct LogAction: Action {
 
     func line(_ delivery: Delivery) -> String {
         if let template { return template.render(delivery.variables) }
-        return JSONValue.object(JSONObject(["route": .string(delivery.route), "event": delivery.event.json])).serialized()
+        return JSONValue.object(JSONObject(["route": .string(delivery.route), "event": delivery.eventJSON])).serialized()
     }
 
     func perform(_ delivery: Delivery) async throws(ActionError) {

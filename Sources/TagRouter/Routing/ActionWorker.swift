@@ -24,6 +24,9 @@ final class ActionWorker: Sendable {
 
     var snapshot: ActionCounters { counters.withLock { $0 } }
 
+    /// Deliveries waiting in memory.
+    var pending: Int { queue.count }
+
     private var fields: JSONObject { JSONObject(["action": .string(configured.id)]) }
 
     private func fields(_ event: TagEvent, _ extra: KeyValuePairs<String, JSONValue> = [:]) -> JSONObject {

@@ -8,6 +8,7 @@ public final class Router: Sendable {
     public let config: RouterConfig
     private let workers: [[ActionWorker]]
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let completion = WorkerCompletion()
 
     /// `dryRun`: actions only describe what they would do (logged), nothing is spooled.
     public init(config: RouterConfig, dryRun: Bool = false) {
@@ -20,7 +21,13 @@ public final class Router: Sendable {
     /// Starts the plugins, then one task per action (spooled events go first).
     public func start() async {
         for plugin in config.plugins { await plugin.start() }
-        let started = workers.joined().map { worker in Task { await worker.run() } }
+        let completion = completion
+        let started = workers.joined().map { worker in
+            Task {
+                await worker.run()
+                completion.workerFinished()
+            }
+        }
         tasks.withLock { $0 = started }
     }
 
@@ -29,12 +36,10 @@ public final class Router: Sendable {
     @discardableResult
     public func dispatch(_ event: TagEvent) -> [String] {
         var matched: [String] = []
-        var json: JSONValue?
+        let json = Lazy { event.json }
         for (route, routeWorkers) in zip(config.routes, workers) where route.matcher.matches(event) {
             matched.append(route.name)
-            let eventJSON = json ?? event.json
-            json = eventJSON
-            let delivery = Delivery(event: event, route: route.name, variables: Template.variables(json: eventJSON, route: route.name))
+            let delivery = Delivery(event: event, route: route.name, eventJSON: json)
             for worker in routeWorkers { worker.enqueue(delivery) }
             if !route.continues { break }
         }
@@ -72,24 +77,58 @@ public final class Router: Sendable {
     public func shutdown(timeout: Duration) async {
         for worker in workers.joined() { worker.finish() }
         let running = tasks.withLock { $0 }
-        let drained = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for task in running { await task.value }
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? true
-            group.cancelAll()
-            return first
-        }
-        if !drained {
+        if await !completion.wait(for: running.count, timeout: timeout) {
             Log.warning("queues did not drain in time; spooling the rest", JSONObject(["timeout_ms": .int(Int64(timeout.seconds * 1000))]))
             for task in running { task.cancel() }
-            for task in running { await task.value }
+            if await !completion.wait(for: running.count, timeout: timeout) {
+                let stuck = workers.joined().filter { $0.pending > 0 }.map { JSONValue.string($0.configured.id) }
+                Log.error("actions did not stop when cancelled; their queued events are lost", JSONObject(["actions": .array(stuck)]))
+            }
         }
         for plugin in config.plugins { await plugin.stop() }
+    }
+}
+
+/// Counts finished worker tasks and lets `shutdown` wait for all of them with a
+/// deadline, without awaiting the tasks themselves (which cannot time out).
+private final class WorkerCompletion: Sendable {
+    private struct State {
+        var finished = 0
+        var waiter: (id: Int, needed: Int, continuation: CheckedContinuation<Bool, Never>)?
+        var nextID = 0
+    }
+
+    private let state = Mutex(State())
+
+    func workerFinished() {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            state.finished += 1
+            guard let waiter = state.waiter, state.finished >= waiter.needed else { return nil }
+            state.waiter = nil
+            return waiter.continuation
+        }
+        waiter?.resume(returning: true)
+    }
+
+    /// True when `count` workers have finished within `timeout`.
+    func wait(for count: Int, timeout: Duration) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let id = state.withLock { state -> Int? in
+                guard state.finished < count else { return nil }
+                state.nextID += 1
+                state.waiter = (state.nextID, count, continuation)
+                return state.nextID
+            }
+            guard let id else { return continuation.resume(returning: true) }
+            Task { [self] in
+                try? await Task.sleep(for: timeout)
+                let expired = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                    guard let waiter = state.waiter, waiter.id == id else { return nil }
+                    state.waiter = nil
+                    return waiter.continuation
+                }
+                expired?.resume(returning: false)
+            }
+        }
     }
 }

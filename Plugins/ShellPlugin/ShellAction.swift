@@ -1,0 +1,65 @@
+import ChildProcess
+import TagCore
+import TagRouter
+
+/// One configured `shell` action.
+struct ShellAction: Action {
+    /// What runs: an argument vector of templates, or a literal shell script.
+    enum Program: Sendable {
+        case argv([Template])
+        case script(String)
+    }
+
+    let program: Program
+    let route: String
+    let timeout: Duration
+    let workingDirectory: String?
+    let environment: [(String, Template)]
+    /// A failed run is retryable only when the user configured `retry`.
+    let retryOnFailure: Bool
+    let limit: ConcurrencyLimit
+
+    func command(for delivery: Delivery) -> ChildCommand {
+        let arguments: [String]
+        switch program {
+        case .argv(let templates): arguments = templates.map { $0.render(delivery.variables) }
+        case .script(let script): arguments = ["/bin/sh", "-c", script]
+        }
+        var variables = ChildCommand.inheritedEnvironment
+        for (name, template) in environment { variables[name] = template.render(delivery.variables) }
+        for (name, value) in EventEnvironment.variables(for: delivery.event) { variables[name] = value }
+        return ChildCommand(arguments, environment: variables, workingDirectory: workingDirectory)
+    }
+
+    func perform(_ delivery: Delivery) async throws(ActionError) {
+        let command = command(for: delivery)
+        let input = Array((delivery.event.json.serialized() + "\n").utf8)
+        let result: ChildTermination
+        do {
+            result = try await limit.run { () async throws(ChildProcessError) -> ChildTermination in
+                try await ChildProcess.run(command, options: ChildOptions(input: .bytes(input), timeout: timeout))
+            }
+        } catch {
+            throw .permanent("shell: \(error)")
+        }
+        var fields = JSONObject([
+            "route": .string(route), "command": .string(command.description), "status": .string(result.description),
+            "duration_ms": .int(Int64(result.duration.seconds * 1000)),
+        ])
+        if !result.stdoutTail.isEmpty { fields["stdout"] = .string(Self.lastLines(result.stdoutText)) }
+        if !result.stderrTail.isEmpty { fields["stderr"] = .string(Self.lastLines(result.stderrText)) }
+        guard result.succeeded else {
+            Log.warning("shell command failed", fields)
+            let message = "shell: \(command.arguments.first ?? "") \(result)"
+            throw retryOnFailure ? .retryable(message) : .permanent(message)
+        }
+        Log.info("shell command finished", fields)
+    }
+
+    func describe(_ delivery: Delivery) -> String { "run \(command(for: delivery).description)" }
+
+    /// The last few lines of a tail, for one log entry.
+    private static func lastLines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).suffix(5).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Synchronization
+
+/// A dedicated thread for blocking libcurl transfers (they never run on the
+/// cooperative pool): requests queue up, run one at a time over a kept-alive
+/// connection, and each caller awaits its own result. The thread ends when the
+/// value is released.
+final class CurlThread: Sendable {
+    private let queue = JobQueue()
+
+    init() {
+        let queue = queue
+        let thread = Thread {
+            let easy = CurlEasy()
+            while let job = queue.next() {
+                let result = easy?.perform(job.request)
+                    ?? .failure(HTTPTransportError(kind: .invalidRequest, message: "libcurl could not be initialised"))
+                job.continuation.resume(returning: result)
+            }
+        }
+        thread.name = "tagrouter-webhook"
+        thread.start()
+    }
+
+    deinit { queue.stop() }
+
+    /// Sends `request` on the thread and waits for the answer.
+    func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+        let result = await withCheckedContinuation { continuation in
+            queue.add(Job(request: request, continuation: continuation))
+        }
+        return try result.get()
+    }
+}
+
+private struct Job: Sendable {
+    var request: HTTPRequest
+    var continuation: CheckedContinuation<Result<HTTPResponse, HTTPTransportError>, Never>
+}
+
+/// Jobs waiting for the thread; `next()` blocks until there is one or the queue stops.
+private final class JobQueue: Sendable {
+    private let jobs = Mutex<(waiting: [Job], stopped: Bool)>(([], false))
+    private let available = DispatchSemaphore(value: 0)
+
+    func add(_ job: Job) {
+        let accepted = jobs.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            state.waiting.append(job)
+            return true
+        }
+        if accepted {
+            available.signal()
+        } else {
+            job.continuation.resume(returning: .failure(HTTPTransportError(kind: .connection, message: "the webhook is shutting down")))
+        }
+    }
+
+    func next() -> Job? {
+        while true {
+            available.wait()
+            let (job, stopped) = jobs.withLock { state in (state.waiting.isEmpty ? nil : state.waiting.removeFirst(), state.stopped) }
+            if let job { return job }
+            if stopped { return nil }
+        }
+    }
+
+    func stop() {
+        jobs.withLock { $0.stopped = true }
+        available.signal()
+    }
+}

@@ -1,0 +1,49 @@
+/// How a child's standard streams are connected, and how long it may run.
+public struct ChildOptions: Sendable {
+    /// Standard input.
+    public enum Input: Sendable {
+        /// `/dev/null`.
+        case null
+        /// These bytes, then end of file.
+        case bytes([UInt8])
+        /// A pipe fed with `ChildProcess.write(_:)` until `closeInput()`.
+        case stream
+    }
+
+    /// Standard output or standard error.
+    public enum Output: Sendable {
+        /// `/dev/null`.
+        case null
+        /// The daemon's own stream (the log).
+        case inherit
+        /// A pipe; the last `tailBytes` are kept for `ChildTermination`.
+        case tail
+        /// A pipe; every line is yielded on the child's line stream (and the tail is kept).
+        case lines
+    }
+
+    public var input: Input
+    public var stdout: Output
+    public var stderr: Output
+    /// When it expires, the whole process group gets `SIGTERM`, then `SIGKILL` after `killGrace`.
+    public var timeout: Duration?
+    /// How long the group has between `SIGTERM` and `SIGKILL`.
+    public var killGrace: Duration
+    /// How many trailing bytes of each captured stream to keep.
+    public var tailBytes: Int
+    /// Longest line yielded by `.lines`; a longer one is cut there (the rest of it is dropped).
+    public var maxLineBytes: Int
+
+    public init(
+        input: Input = .null, stdout: Output = .tail, stderr: Output = .tail, timeout: Duration? = nil,
+        killGrace: Duration = .seconds(2), tailBytes: Int = 4096, maxLineBytes: Int = 1 << 20
+    ) {
+        self.input = input
+        self.stdout = stdout
+        self.stderr = stderr
+        self.timeout = timeout
+        self.killGrace = killGrace
+        self.tailBytes = tailBytes
+        self.maxLineBytes = maxLineBytes
+    }
+}

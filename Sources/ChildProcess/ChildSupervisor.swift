@@ -1,0 +1,183 @@
+import Foundation
+import Glibc
+
+/// The thread that minds one child: feeds its standard input, reads its output
+/// into tails and lines, enforces the timeout by signalling the whole process
+/// group, and reaps it. It owns the parent's ends of the pipes.
+final class ChildSupervisor: @unchecked Sendable {
+    /// One captured output pipe.
+    struct Output {
+        var descriptor: Int32?
+        var collector: OutputCollector
+        var lines: AsyncStream<String>.Continuation?
+    }
+
+    private let pid: pid_t
+    private let channel: ChildChannel
+    private var input: Int32?
+    private var outputs: [Output]
+    private let deadline: ContinuousClock.Instant?
+    private let killGrace: Duration
+    private let started: ContinuousClock.Instant
+
+    init(pid: pid_t, channel: ChildChannel, input: Int32?, outputs: [Output], options: ChildOptions, started: ContinuousClock.Instant) {
+        self.pid = pid
+        self.channel = channel
+        self.input = input
+        self.outputs = outputs
+        self.deadline = options.timeout.map { started + $0 }
+        self.killGrace = options.killGrace
+        self.started = started
+    }
+
+    /// Starts the supervising thread and the thread that waits for the exit.
+    func start() {
+        let pid = pid
+        let channel = channel
+        Thread.detachNewThread {
+            var info = siginfo_t()
+            // WNOWAIT leaves the child a zombie, so its process group id stays
+            // valid until the supervisor has swept the group and reaped it.
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0, errno == EINTR {}
+            channel.state.withLock { $0.exited = true }
+            channel.wake()
+        }
+        Thread.detachNewThread { self.run() }
+    }
+
+    private func run() {
+        var timedOut = false
+        var killAt: ContinuousClock.Instant?
+        var terminating = false
+        while true {
+            let (exited, terminateRequested) = channel.state.withLock { ($0.exited, $0.terminateRequested) }
+            if terminateRequested, !terminating {
+                terminating = true
+                signalGroup(SIGTERM)
+                killAt = .now + killGrace
+            }
+            writeInput()
+            if exited {
+                drainOutputs()
+                break
+            }
+            let now = ContinuousClock.now
+            if let deadline, !terminating, now >= deadline {
+                timedOut = true
+                terminating = true
+                signalGroup(SIGTERM)
+                killAt = now + killGrace
+            }
+            if let due = killAt, now >= due {
+                signalGroup(SIGKILL)
+                killAt = nil
+            }
+            waitForActivity(until: [timedOut ? nil : deadline, killAt].compactMap { $0 }.min())
+        }
+        // Whatever the group left behind dies with it when it was told to stop.
+        if terminating { signalGroup(SIGKILL) }
+        let status = reap()
+        finish(status: status, timedOut: timedOut)
+    }
+
+    private func signalGroup(_ signal: Int32) {
+        kill(-pid, signal)
+    }
+
+    private func reap() -> ChildTermination.Status {
+        var status: Int32 = 0
+        var result: pid_t
+        repeat { result = waitpid(pid, &status, 0) } while result < 0 && errno == EINTR
+        guard result == pid else { return .exited(-1) }
+        // WIFSIGNALED / WTERMSIG / WEXITSTATUS are C macros, not imported.
+        let signal = status & 0x7f
+        return signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
+    }
+
+    private func waitForActivity(until due: ContinuousClock.Instant?) {
+        var descriptors = [pollfd(fd: channel.wakeRead, events: Int16(POLLIN), revents: 0)]
+        if let input, channel.state.withLock({ !$0.pendingInput.isEmpty }) {
+            descriptors.append(pollfd(fd: input, events: Int16(POLLOUT), revents: 0))
+        }
+        for output in outputs {
+            if let descriptor = output.descriptor { descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
+        }
+        var milliseconds: Int32 = -1
+        if let due {
+            let remaining = (due - .now).components
+            milliseconds = Int32(clamping: max(0, remaining.seconds * 1000 + remaining.attoseconds / 1_000_000_000_000_000 + 1))
+        }
+        guard poll(&descriptors, nfds_t(descriptors.count), milliseconds) > 0 else { return }
+        if descriptors[0].revents != 0 { channel.drainWakes() }
+        for index in outputs.indices { readAvailable(index) }
+    }
+
+    /// Feeds as much pending input as the pipe takes without blocking; closes
+    /// it once empty and asked to, or when the child stopped reading.
+    private func writeInput() {
+        guard let descriptor = input else { return }
+        let close = channel.state.withLock { state -> Bool in
+            while !state.pendingInput.isEmpty {
+                let written = state.pendingInput.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                if written > 0 {
+                    state.pendingInput.removeFirst(written)
+                } else if written < 0, errno == EAGAIN || errno == EINTR {
+                    return false
+                } else {
+                    state.pendingInput.removeAll()
+                    return true
+                }
+            }
+            return state.closeInputRequested || state.exited
+        }
+        if close {
+            Glibc.close(descriptor)
+            input = nil
+        }
+    }
+
+    /// Reads what is there now from output `index`; closes it at end of file.
+    private func readAvailable(_ index: Int) {
+        guard let descriptor = outputs[index].descriptor else { return }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                buffer.withUnsafeBufferPointer { outputs[index].collector.append(UnsafeBufferPointer(rebasing: $0[..<count])) }
+            } else if count < 0, errno == EINTR {
+                continue
+            } else {
+                if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
+                    Glibc.close(descriptor)
+                    outputs[index].descriptor = nil
+                }
+                return
+            }
+        }
+    }
+
+    /// After the exit: takes what is already in the pipes, without waiting for
+    /// descendants that may hold them open.
+    private func drainOutputs() {
+        for index in outputs.indices {
+            readAvailable(index)
+            if let descriptor = outputs[index].descriptor {
+                Glibc.close(descriptor)
+                outputs[index].descriptor = nil
+            }
+        }
+    }
+
+    private func finish(status: ChildTermination.Status, timedOut: Bool) {
+        if let input { close(input) }
+        input = nil
+        for index in outputs.indices {
+            outputs[index].collector.finish()
+            outputs[index].lines?.finish()
+        }
+        let termination = ChildTermination(
+            status: status, timedOut: timedOut, duration: .now - started,
+            stdoutTail: outputs[0].collector.tail, stderrTail: outputs[1].collector.tail)
+        channel.finish(with: termination)
+    }
+}

@@ -1,1 +1,0 @@
-// Module NDEF: see README.md (Layout) for what it is for.

@@ -1,0 +1,123 @@
+import Foundation
+import NDEF
+import TagKit
+
+/// One line of the control protocol (docs/simulator.md), decoded.
+struct ControlRequest: Decodable {
+    /// `place`, `replace`, `remove`, `list`, `dump`, `counters`.
+    var op: String
+    var tag: TagSpec?
+    var tags: [TagSpec]?
+    var uid: String?
+
+    private enum Key: String, CodingKey { case op, uid, tags }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        op = try container.decode(String.self, forKey: .op)
+        uid = try container.decodeIfPresent(String.self, forKey: .uid)
+        tags = try container.decodeIfPresent([TagSpec].self, forKey: .tags)
+        if op == "place" || op == "replace", tags == nil {
+            tag = try TagSpec(from: decoder)
+        }
+    }
+}
+
+/// A tag to put in the field: its type, UID, and content as an NDEF message
+/// (`ndef` hex or `records`), or a raw memory `image`.
+struct TagSpec: Decodable {
+    var type: String
+    var uid: String?
+    var ndef: String?
+    var records: [RecordSpec]?
+    var image: String?
+    var readOnly: Bool?
+    var fileSize: Int?
+
+    /// Builds the model; errors say which field is wrong.
+    func makeTag() throws(ControlError) -> any SimulatedTag {
+        let isType2 = Type2TagType(name: type) != nil
+        let uidBytes = try uidBytes(defaultLength: isType2 || type == "type4" ? 7 : 4)
+        do {
+            if let type2 = Type2TagType(name: type) {
+                if let image { return try Type2Tag(type2, image: try Self.hex(image, field: "image")) }
+                return try Type2Tag(type2, uid: uidBytes, message: try message(), readOnly: readOnly ?? false)
+            }
+            switch type {
+            case "type4":
+                return try Type4Tag(uid: uidBytes, message: try message(), fileSize: fileSize ?? 2048, writable: !(readOnly ?? false))
+            case "mifare-classic-1k", "mifare-classic":
+                if let image { return try MifareClassicTag(image: try Self.hex(image, field: "image")) }
+                return try MifareClassicTag(uid: uidBytes, message: try message())
+            default:
+                throw ControlError("unknown tag type '\(type)'; use ntag213, ntag215, ntag216, mifare-ultralight, type4 or mifare-classic-1k")
+            }
+        } catch let error as ControlError {
+            throw error
+        } catch {
+            throw ControlError("\(type): \(error)")
+        }
+    }
+
+    private func uidBytes(defaultLength: Int) throws(ControlError) -> [UInt8] {
+        guard let uid else {
+            return [0x04] + (1..<defaultLength).map { _ in UInt8.random(in: 0...255) }
+        }
+        let digits = uid.filter { $0 != "-" && $0 != ":" && $0 != " " }
+        return try Self.hex(digits, field: "uid")
+    }
+
+    private func message() throws(ControlError) -> [UInt8] {
+        if let ndef { return try Self.hex(ndef, field: "ndef") }
+        guard let records else { return [] }
+        var built: [NDEFRecord] = []
+        for record in records { built.append(try record.record()) }
+        return NDEFMessage(records: built).encoded()
+    }
+
+    static func hex(_ text: String, field: String) throws(ControlError) -> [UInt8] {
+        guard let bytes = Hex.bytes(text) else { throw ControlError("\(field) is not hex: '\(text.prefix(40))'") }
+        return bytes
+    }
+}
+
+/// One record, in the short forms a person types (`{"uri": …}`, `{"text": …,
+/// "lang": …}`, `{"mime": …, "data": …}`, `{"json": …}`) or the NDEF vector form
+/// (`tnf`, `type`, `payload_hex`).
+struct RecordSpec: Decodable {
+    var uri: String?
+    var text: String?
+    var lang: String?
+    var mime: String?
+    var data: String?
+    var json: String?
+    var vector: NDEFRecord?
+
+    private enum Key: String, CodingKey { case uri, text, lang, mime, data, json, tnf }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        uri = try container.decodeIfPresent(String.self, forKey: .uri)
+        text = try container.decodeIfPresent(String.self, forKey: .text)
+        lang = try container.decodeIfPresent(String.self, forKey: .lang)
+        mime = try container.decodeIfPresent(String.self, forKey: .mime)
+        data = try container.decodeIfPresent(String.self, forKey: .data)
+        json = try container.decodeIfPresent(String.self, forKey: .json)
+        if container.contains(.tnf) { vector = try NDEFRecord(from: decoder) }
+    }
+
+    func record() throws(ControlError) -> NDEFRecord {
+        if let uri { return .uri(uri) }
+        if let text { return .text(text, locale: lang ?? "en") }
+        if let mime { return .mime(mime, Array((data ?? "").utf8)) }
+        if let json { return .json(json) }
+        if let vector { return vector }
+        throw ControlError("a record needs one of uri, text, mime, json, or tnf/type/payload_hex")
+    }
+}
+
+/// A request the simulator cannot carry out; the message goes back to the client.
+struct ControlError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

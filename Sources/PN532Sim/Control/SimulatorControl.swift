@@ -1,0 +1,103 @@
+import Foundation
+import NDEF
+import TagKit
+
+/// The control protocol of `tagrouter simulate`: one JSON request per line in,
+/// one JSON response per line out (docs/simulator.md). Transport-free, so the
+/// socket server and tests share it.
+public struct SimulatorControl: Sendable {
+    public let simulator: PN532Simulator
+
+    public init(simulator: PN532Simulator) {
+        self.simulator = simulator
+    }
+
+    /// Answers one request line; never throws — failures come back as `{"ok":false,"error":…}`.
+    public func respond(to line: String) -> String {
+        let response: ControlResponse
+        do {
+            let request = try JSONDecoder().decode(ControlRequest.self, from: Data(line.utf8))
+            response = try handle(request)
+        } catch let error as ControlError {
+            response = ControlResponse(error: error.description)
+        } catch let DecodingError.keyNotFound(key, context) {
+            response = ControlResponse(error: "missing \"\(key.stringValue)\"\(Self.path(context.codingPath))")
+        } catch let DecodingError.typeMismatch(_, context) {
+            response = ControlResponse(error: "wrong type\(Self.path(context.codingPath)): \(context.debugDescription)")
+        } catch let DecodingError.dataCorrupted(context) {
+            response = ControlResponse(error: "not a JSON request\(Self.path(context.codingPath)): \(context.debugDescription)")
+        } catch {
+            response = ControlResponse(error: "\(error)")
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? String(decoding: encoder.encode(response), as: UTF8.self)) ?? #"{"error":"cannot encode the response","ok":false}"#
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.isEmpty ? "" : " at " + keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+    }
+
+    private func handle(_ request: ControlRequest) throws(ControlError) -> ControlResponse {
+        switch request.op {
+        case "place", "replace":
+            let specs = request.tags ?? request.tag.map { [$0] } ?? []
+            var tags: [any SimulatedTag] = []
+            for spec in specs { tags.append(try spec.makeTag()) }
+            if request.op == "replace" { simulator.replaceAll(with: tags) } else { simulator.place(tags) }
+            return ControlResponse(tags: tags.map(TagSummary.init))
+        case "remove":
+            guard let uid = request.uid else {
+                let count = simulator.tags.count
+                simulator.removeAll()
+                return ControlResponse(removed: count)
+            }
+            return ControlResponse(removed: simulator.remove(uid: try uidBytes(uid)) ? 1 : 0)
+        case "list":
+            return ControlResponse(tags: simulator.tags.map(TagSummary.init))
+        case "dump":
+            guard let uid = request.uid else { throw ControlError("dump needs \"uid\"") }
+            guard let tag = simulator.tag(uid: try uidBytes(uid)) else { throw ControlError("no tag with UID \(uid) is in the field") }
+            var summary = TagSummary(tag)
+            summary.memory = Hex.string(tag.memory)
+            return ControlResponse(tags: [summary])
+        case "counters":
+            return ControlResponse(counters: simulator.counters)
+        default:
+            throw ControlError("unknown op '\(request.op)'; use place, replace, remove, list, dump or counters")
+        }
+    }
+
+    private func uidBytes(_ text: String) throws(ControlError) -> [UInt8] {
+        try TagSpec.hex(text.filter { $0 != "-" && $0 != ":" && $0 != " " }, field: "uid")
+    }
+}
+
+/// One response line.
+struct ControlResponse: Encodable {
+    var ok: Bool
+    var error: String?
+    var tags: [TagSummary]?
+    var removed: Int?
+    var counters: PN532Counters?
+
+    init(error: String? = nil, tags: [TagSummary]? = nil, removed: Int? = nil, counters: PN532Counters? = nil) {
+        ok = error == nil
+        self.error = error
+        self.tags = tags
+        self.removed = removed
+        self.counters = counters
+    }
+}
+
+/// A tag as responses describe it.
+struct TagSummary: Encodable {
+    var type: String
+    var uid: String
+    var memory: String?
+
+    init(_ tag: any SimulatedTag) {
+        type = tag.typeName
+        uid = Hex.string(tag.activation.uid)
+    }
+}

@@ -1,1 +1,0 @@
-// Module PN532Sim: see README.md (Layout) for what it is for.

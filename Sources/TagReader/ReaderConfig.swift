@@ -1,0 +1,49 @@
+/// One reader the daemon watches, with its scan settings. The router builds these
+/// from the `readers:` section of the config; `tagrouter read`/`watch` build them
+/// from `--device`.
+public struct ReaderConfig: Sendable, Equatable {
+    /// How the reader waits for a tag when none is in the field.
+    public enum Polling: String, Sendable, Equatable, CaseIterable {
+        /// PN532 InAutoPoll (`nfc_initiator_poll_target`): the chip polls on its
+        /// own and the thread sleeps in `read(2)` until it answers. No CPU while waiting.
+        case autoPoll = "auto-poll"
+        /// One `nfc_initiator_list_passive_targets` every `pollInterval`, the thread
+        /// sleeping in between. Works on every libnfc driver, costs a little CPU.
+        case listPassive = "list-passive"
+    }
+
+    /// The reader's name in events (`"reader": "front-door"`).
+    public var name: String
+    /// A libnfc connstring (`pn532_uart:/dev/ttyUSB0`, `acr122_usb`, a path may be a
+    /// symlink) or `auto` for the first device libnfc finds.
+    public var device: String
+    /// The same UID arriving again within this long after it left is not reported.
+    public var cooldown: Duration
+    /// A tag missing for less than this is still "held": brief contact losses
+    /// produce no `tag.removed` / `tag.arrived` pair.
+    public var exitDelay: Duration
+    /// Tags already lying on the reader when it (re)connects fire no `tag.arrived`.
+    public var ignoreOnConnect: Bool
+    /// How often a held tag is checked for presence (and, with `.listPassive`,
+    /// how often the field is polled while empty).
+    public var pollInterval: Duration
+    public var polling: Polling
+    /// A reader that makes no progress for this long is aborted and reopened.
+    public var watchdog: Duration
+
+    public init(
+        name: String, device: String = "auto", cooldown: Duration = .seconds(1),
+        exitDelay: Duration = .milliseconds(500), ignoreOnConnect: Bool = false,
+        pollInterval: Duration = .milliseconds(100), polling: Polling = .autoPoll,
+        watchdog: Duration = .seconds(10)
+    ) {
+        self.name = name
+        self.device = device
+        self.cooldown = cooldown
+        self.exitDelay = exitDelay
+        self.ignoreOnConnect = ignoreOnConnect
+        self.pollInterval = pollInterval
+        self.polling = polling
+        self.watchdog = watchdog
+    }
+}

@@ -1,0 +1,91 @@
+import TagCore
+
+/// The scan loop on one open device: polls the field, feeds the scan model, reads
+/// arriving tags and turns the model's decisions into events. Lives on the reader
+/// thread for as long as the device stays open.
+struct ScanSession {
+    let config: ReaderConfig
+    let device: NFCDevice
+    private var model: ScanModel
+    /// The identity of each tag whose arrival was reported, for its removal event.
+    private var reported: [TagUID: TagInfo] = [:]
+    /// The tag libnfc has selected right now (the PN532's target 1), if known.
+    private var selected: TagUID?
+    /// How long to sleep before the next `step`; nil to call it at once (it blocks in the device).
+    private(set) var pauseBeforeNextStep: Duration?
+
+    init(config: ReaderConfig, device: NFCDevice) {
+        self.config = config
+        self.device = device
+        model = ScanModel(config)
+        model.connected()
+    }
+
+    /// One poll of the field; emits the events it leads to as they happen.
+    /// Throws when the device failed (the caller retries or reopens).
+    mutating func step(emit: (TagEvent) -> Void) throws(NFCError) {
+        let present = try observe()
+        for decision in model.observe(present.map(\.uid), at: .now) {
+            switch decision {
+            case .remove(let uid, let dwell):
+                let info = reported.removeValue(forKey: uid) ?? TagInfo(uid: uid, type: "unknown")
+                emit(TagEvent(kind: .tagRemoved, reader: config.name, tag: info, dwellMs: Int(dwell.milliseconds)))
+            case .arrive(let uid):
+                guard let target = present.first(where: { $0.uid == uid }) else { continue }
+                let readout = read(target)
+                reported[uid] = readout.info
+                emit(readout.arrivedEvent(reader: config.name))
+            }
+        }
+        if let lost = device.lost { throw lost }
+        pauseBeforeNextStep = model.isHolding || config.polling == .listPassive ? config.pollInterval : nil
+    }
+
+    /// The device was lost: the removal of every reported tag.
+    mutating func readerLost() -> [TagEvent] {
+        model.disconnected().compactMap { decision in
+            guard case .remove(let uid, let dwell) = decision else { return nil }
+            let info = reported.removeValue(forKey: uid) ?? TagInfo(uid: uid, type: "unknown")
+            return TagEvent(kind: .tagRemoved, reader: config.name, tag: info, dwellMs: Int(dwell.milliseconds))
+        }
+    }
+
+    /// The tags in the field now. With nothing held and auto-poll configured it
+    /// blocks in the PN532's InAutoPoll; otherwise it takes a quick inventory.
+    private mutating func observe() throws(NFCError) -> [NFCTarget] {
+        if model.isHolding || config.polling == .listPassive { return try inventory() }
+        let polled = try device.autoPoll(pollCount: LibNFCReader.autoPollRounds, period: 1)
+        switch (polled.count, polled.target) {
+        case (1, let target?):
+            selected = target.uid
+            return [target]
+        case (0, _), (_, nil):
+            return []
+        default:
+            return try inventory()
+        }
+    }
+
+    /// Resets the field (so halted tags answer again) and lists up to two tags.
+    private mutating func inventory() throws(NFCError) -> [NFCTarget] {
+        try device.resetField()
+        let targets = try device.listPassiveTargets(max: 2)
+        // libnfc halts each tag it lists except the last one when the list is full.
+        selected = targets.count == 2 ? targets[1].uid : nil
+        return targets
+    }
+
+    /// Selects `target` if needed and reads it; a tag that leaves or a device that
+    /// fails on the way yields a readout with `ndefError` saying so.
+    private mutating func read(_ target: NFCTarget) -> TagReadout {
+        var target = target
+        if selected != target.uid {
+            guard let reselected = TagInspector.reselect(target.uid, on: device) else {
+                return TagReadout(target: target, ndefError: device.lost.map { "reader failed: \($0)" } ?? TagReadout.removedDuringRead)
+            }
+            target = reselected
+        }
+        selected = nil
+        return TagInspector.inspect(target, on: device)
+    }
+}

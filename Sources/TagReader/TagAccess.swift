@@ -1,0 +1,70 @@
+import CNFC
+import Foundation
+import TagCore
+import TagKit
+
+/// Why `TagAccess.withTag` could not reach a tag.
+public enum TagAccessError: Error, Sendable, CustomStringConvertible {
+    /// The device did not open (missing, busy, no permission).
+    case noReader(device: String)
+    /// No tag came into the field in time.
+    case noTag(device: String, timeout: Duration)
+    /// The tag is of a kind tagrouter cannot read or write.
+    case unsupported(type: String)
+    /// The device failed while polling.
+    case device(NFCError)
+
+    public var description: String {
+        switch self {
+        case .noReader(let device): return "could not open the reader '\(device)'; `tagrouter devices` says why"
+        case .noTag(let device, let timeout): return "no tag arrived on '\(device)' within \(timeout / .seconds(1)) s"
+        case .unsupported(let type): return "tagrouter cannot write \(type) tags"
+        case .device(let error): return "reader failed: \(error)"
+        }
+    }
+}
+
+/// One-shot access to a tag for `tagrouter write` and tools: open a reader, wait
+/// for a tag (one already lying there counts), and hand its transport to a body
+/// that runs on a dedicated thread, where blocking libnfc calls belong. The body
+/// gets the tag's identity and the TagKit driver for its type.
+public enum TagAccess {
+    /// Runs `body` with the first (identified) tag to arrive on `device` within `timeout`.
+    /// `body`'s own errors come back unchanged; reaching the tag fails with `TagAccessError`.
+    public static func withTag<T: Sendable>(
+        device: String, timeout: Duration,
+        _ body: @escaping @Sendable (_ tag: TagInfo, _ driver: any NDEFTagDriver) throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try reachTag(device: device, timeout: timeout, body) })
+            }
+            thread.name = "tag access \(device)"
+            thread.start()
+        }
+    }
+
+    private static func reachTag<T>(
+        device connstring: String, timeout: Duration, _ body: (TagInfo, any NDEFTagDriver) throws -> T
+    ) throws -> T {
+        guard let context = NFCContext(), let device = context.open(connstring) else {
+            throw TagAccessError.noReader(device: connstring)
+        }
+        let deadline = ContinuousClock.now + timeout
+        do {
+            try device.initiatorInit()
+            try device.setProperty(NP_INFINITE_SELECT, false, "disable infinite select")
+            while ContinuousClock.now < deadline {
+                guard let target = try device.autoPoll(pollCount: 1, period: 1).target,
+                    let tag = TagInspector.identify(target, on: device)
+                else { continue }
+                if let lost = device.lost { throw lost }
+                guard let driver = tag.driver else { throw TagAccessError.unsupported(type: tag.info.type) }
+                return try body(tag.info, driver)
+            }
+        } catch let error as NFCError {
+            throw TagAccessError.device(error)
+        }
+        throw TagAccessError.noTag(device: connstring, timeout: timeout)
+    }
+}

@@ -1,1 +1,0 @@
-// Module TagReader: see README.md (Layout) for what it is for.

@@ -1,0 +1,44 @@
+import NDEF
+import TagCore
+import TagKit
+
+/// What reading a tag yielded: its identity and, when it could be read, its NDEF
+/// message fields as the event carries them.
+struct TagReadout: Sendable {
+    var info: TagInfo
+    var ndef: JSONValue?
+    var ndefError: String?
+    var uri: String?
+    var text: String?
+
+    static let removedDuringRead = "tag removed during read"
+
+    /// A readout of what anticollision told, when the tag could not be read.
+    init(target: NFCTarget, ndefError: String) {
+        info = TagInspector.identity(of: target)
+        self.ndefError = ndefError
+    }
+
+    init(info: TagInfo, ndef: JSONValue? = nil, ndefError: String? = nil, uri: String? = nil, text: String? = nil) {
+        self.info = info
+        self.ndef = ndef
+        self.ndefError = ndefError
+        self.uri = uri
+        self.text = text
+    }
+
+    /// Fills the NDEF fields from the message bytes read off the tag: whatever
+    /// decodes goes into `ndef`, the first defect into `ndefError`.
+    mutating func decode(message bytes: [UInt8]) {
+        let (message, error) = NDEFMessage.decodeLenient(bytes)
+        ndef = try? JSONValue(encoding: message)
+        uri = message.firstURI
+        text = message.firstText
+        ndefError = error.map { "NDEF message: \($0)" }
+    }
+
+    /// The `tag.arrived` event for this readout.
+    func arrivedEvent(reader: String) -> TagEvent {
+        TagEvent(kind: .tagArrived, reader: reader, tag: info, ndef: ndef, ndefError: ndefError, uri: uri, text: text)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import NDEF
+
+/// Where `decode` reads its bytes from: an argument, a file or stdin, as hex or raw.
+enum DecodeInput {
+    static func read(positionals: [String], file: String?, raw: Bool) throws(CLIError) -> [UInt8] {
+        switch (positionals, file) {
+        case ([], let path?):
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw .runtime("cannot read '\(path)'")
+            }
+            return try bytes(of: data, raw: raw)
+        case (["-"], nil):
+            return try bytes(of: FileHandle.standardInput.readDataToEndOfFile(), raw: raw)
+        case (let words, nil) where !words.isEmpty && !words.contains("-"):
+            if raw { throw .usage("--raw applies to --file and stdin, not to hex arguments") }
+            return try hex(words.joined())
+        case ([], nil):
+            throw .usage("give the message as HEX, --file PATH or - (stdin)")
+        default:
+            throw .usage("give one input: HEX, --file PATH or - (stdin)")
+        }
+    }
+
+    /// Hex text with optional whitespace, `:` separators and a `0x` prefix.
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        var digits = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
+        return Hex.bytes(digits)
+    }
+
+    private static func bytes(of data: Data, raw: Bool) throws(CLIError) -> [UInt8] {
+        raw ? [UInt8](data) : try hex(String(decoding: data, as: UTF8.self))
+    }
+
+    private static func hex(_ text: String) throws(CLIError) -> [UInt8] {
+        guard let bytes = hexBytes(text) else {
+            throw .data("bad-hex at byte 0: the input is not hex (use --raw for bytes)")
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import NDEF
+
+/// Turns `encode`'s record options, in command-line order, into records:
+/// `--lang` qualifies the `--text` before it, `--data`/`--data-file` the `--mime`
+/// or `--external` before it.
+enum EncodeRecords {
+    static func build(_ steps: [(name: String, value: String)]) throws(CLIError) -> [NDEFRecord] {
+        var records: [NDEFRecord] = []
+        var index = 0
+        func next(_ names: Set<String>) -> (name: String, value: String)? {
+            guard index + 1 < steps.count, names.contains(steps[index + 1].name) else { return nil }
+            index += 1
+            return steps[index]
+        }
+        while index < steps.count {
+            let (name, value) = steps[index]
+            switch name {
+            case "--uri":
+                records.append(.uri(value))
+            case "--text":
+                records.append(.text(value, locale: next(["--lang"])?.value ?? "en"))
+            case "--json":
+                guard NDEFJSON(bytes: Array(value.utf8)) != nil else { throw .usage("--json needs a JSON document, got '\(value)'") }
+                records.append(.json(value))
+            case "--aar":
+                records.append(.androidApp(value))
+            case "--mime", "--external":
+                guard let data = next(["--data", "--data-file"]) else { throw .usage("\(name) \(value) needs --data or --data-file after it") }
+                let payload = try payload(data)
+                records.append(name == "--mime" ? .mime(value, payload) : .external(value, payload))
+            default:
+                throw .usage("\(name) must follow \(name == "--lang" ? "--text" : "--mime or --external")")
+            }
+            index += 1
+        }
+        guard !records.isEmpty else { throw .usage("give at least one record (--uri, --text, --mime, --json, --external, --aar)") }
+        return records
+    }
+
+    private static func payload(_ data: (name: String, value: String)) throws(CLIError) -> [UInt8] {
+        guard data.name == "--data-file" else { return Array(data.value.utf8) }
+        guard let contents = FileManager.default.contents(atPath: data.value) else {
+            throw .runtime("cannot read '\(data.value)'")
+        }
+        return [UInt8](contents)
+    }
+}

@@ -1,0 +1,107 @@
+import ExecPlugin
+import Foundation
+import TagCore
+import TagRouter
+import Testing
+
+@Suite struct ExecPluginTests {
+    @Test func theShippedExamplePluginWorks() async throws {
+        let sandbox = try Sandbox()
+        let (plugin, action) = try makeAction(
+            ExecPlugin.self, "command: [python3, \(repositoryRoot)/config/examples/exec-plugin.py, \(sandbox.file("taps.log"))]")
+        await plugin.start()
+        try await action.perform(Delivery(event: tagEvent(text: "first"), route: "test"))
+        try await action.perform(Delivery(event: tagEvent(text: "$(touch pwned)", reader: "desk"), route: "test"))
+        await plugin.stop()
+        let lines = try sandbox.read("taps.log").split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasSuffix(" door 04a224b2c35e80 first") == true)
+        #expect(lines.last?.hasSuffix(" desk 04a224b2c35e80 $(touch pwned)") == true)
+        #expect(!sandbox.exists("pwned"))
+    }
+
+    @Test func helloRepliesRetryFlagAndRestarts() async throws {
+        let sandbox = try Sandbox()
+        let script = try sandbox.write("plugin.py", Self.testPlugin)
+        let (plugin, action) = try makeAction(ExecPlugin.self, """
+            command: [python3, \(script), \(sandbox.file("hello.log"))]
+            restart_backoff: 50ms
+            """)
+        await plugin.start()
+        func send(_ text: String) async -> ActionError? { await failure(of: action, Delivery(event: tagEvent(text: text), route: "test")) }
+        func hellos() throws -> [JSONValue] { try sandbox.read("hello.log").split(separator: "\n").map { try JSONValue.parse(String($0)) } }
+
+        #expect(await send("ok") == nil)
+        let hello = try #require(try hellos().first)
+        #expect(hello["protocol"] == 1)
+        #expect(hello["route"] == "test")
+
+        let failed = try #require(await send("fail"))
+        #expect(!failed.isRetryable && failed.description.contains("nope"))
+        let later = try #require(await send("retry"))
+        #expect(later.isRetryable && later.description.contains("later"))
+        #expect(await send("unknown-fields") == nil)
+        #expect(try hellos().count == 1, "the plugin was restarted although it behaved")
+
+        let crashed = try #require(await send("crash"))
+        #expect(crashed.isRetryable)
+        #expect(await eventually { await send("ok") == nil }, "the plugin did not come back after crashing")
+        #expect(try hellos().count == 2)
+
+        let garbled = try #require(await send("garbage"))
+        #expect(garbled.isRetryable && garbled.description.contains("not a reply"))
+        #expect(await eventually { await send("ok") == nil })
+        #expect(try hellos().count == 3)
+
+        await plugin.stop()
+    }
+
+    @Test func aPluginThatDoesNotAnswerIsRestarted() async throws {
+        let sandbox = try Sandbox()
+        let script = try sandbox.write("plugin.py", Self.testPlugin)
+        let (plugin, action) = try makeAction(ExecPlugin.self, """
+            command: [python3, \(script), \(sandbox.file("hello.log"))]
+            timeout: 1s
+            restart_backoff: 50ms
+            """)
+        await plugin.start()
+        func answers() async -> Bool { await failure(of: action, Delivery(event: tagEvent(text: "ok"), route: "test")) == nil }
+        func hellos() throws -> Int { try sandbox.read("hello.log").split(separator: "\n").count }
+        // Up and answering first (a slow start on a busy machine may itself time out).
+        #expect(await eventually { await answers() })
+        let before = try hellos()
+        let hung = try #require(await failure(of: action, Delivery(event: tagEvent(text: "hang"), route: "test")))
+        #expect(hung.isRetryable && hung.description.contains("no answer"))
+        #expect(await eventually { await answers() })
+        #expect(try hellos() > before)
+        await plugin.stop()
+    }
+
+    @Test func emptyCommandIsAConfigError() {
+        #expect(throws: ConfigErrors.self) { try makeAction(ExecPlugin.self, "command: []") }
+        #expect(throws: ConfigErrors.self) { try makeAction(ExecPlugin.self, "timeout: 1s") }
+    }
+
+    /// Answers by the event's text: ok, fail, retry, crash, garbage, hang,
+    /// unknown-fields; appends every hello to the file in argv[1].
+    static let testPlugin = #"""
+    import json, sys, time
+    with open(sys.argv[1], "a") as log:
+        log.write(sys.stdin.readline())
+    for line in sys.stdin:
+        text = json.loads(line).get("text")
+        print(f"got {text}", file=sys.stderr, flush=True)
+        if text == "crash":
+            sys.exit(3)
+        if text == "hang":
+            time.sleep(300)
+        reply = {"ok": True}
+        if text == "fail":
+            reply = {"ok": False, "error": "nope"}
+        elif text == "retry":
+            reply = {"ok": False, "error": "later", "retry": True}
+        elif text == "unknown-fields":
+            reply = {"ok": True, "future": {"x": 1}}
+        print("this is not json" if text == "garbage" else json.dumps(reply), flush=True)
+    """#
+}

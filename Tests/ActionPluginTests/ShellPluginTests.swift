@@ -1,0 +1,115 @@
+import ChildProcess
+import Foundation
+import Glibc
+import ShellPlugin
+import TagCore
+import TagRouter
+import Testing
+
+@Suite struct ShellPluginTests {
+    @Test(arguments: hostileTexts)
+    func argvFormPassesTagTextAsOneArgument(text: String) async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("home/canary", "still here")
+        let (_, action) = try makeAction(ShellPlugin.self, """
+            command: [/bin/sh, -c, 'printf "%s" "$1" > argv', sh, "{{text}}"]
+            cwd: \(sandbox.path)
+            env: {HOME: \(sandbox.file("home"))}
+            """)
+        try await action.perform(Delivery(event: tagEvent(text: text), route: "test"))
+        #expect(try sandbox.read("argv") == text)
+        #expect(!sandbox.exists("pwned"))
+        #expect(sandbox.exists("home/canary"))
+    }
+
+    @Test(arguments: hostileTexts)
+    func scriptFormSeesTagValuesOnlyInEnvironment(text: String) async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("home/canary", "still here")
+        let (_, action) = try makeAction(ShellPlugin.self, """
+            script: 'printf "%s" "$TAG_TEXT" > text; printf "%s|%s|%s|%s|%s" "$TAG_EVENT" "$TAG_UID" "$TAG_TYPE" "$TAG_URI" "$TAG_READER" > tag; cat > stdin.json'
+            cwd: \(sandbox.path)
+            env: {HOME: \(sandbox.file("home"))}
+            """)
+        let event = tagEvent(text: text, uri: "https://example.com/$(touch pwned)")
+        try await action.perform(Delivery(event: event, route: "test"))
+        #expect(try sandbox.read("text") == text)
+        #expect(try sandbox.read("tag") == "tag.arrived|04a224b2c35e80|ntag215|https://example.com/$(touch pwned)|door")
+        let stdin = try JSONValue.parse(sandbox.read("stdin.json"))
+        #expect(stdin["id"] == .string(event.id))
+        #expect(stdin["text"] == .string(text))
+        #expect(!sandbox.exists("pwned"))
+        #expect(sandbox.exists("home/canary"))
+    }
+
+    @Test func scalarShortFormIsAnUntemplatedScript() async throws {
+        let sandbox = try Sandbox()
+        let (_, action) = try makeAction(ShellPlugin.self, "'echo \"{{text}}\" > out'", directory: sandbox.path)
+        let (_, withCwd) = try makeAction(ShellPlugin.self, "{script: 'echo \"{{text}}\" > out', cwd: .}", directory: sandbox.path)
+        try await withCwd.perform(Delivery(event: tagEvent(text: "$(touch pwned)"), route: "test"))
+        #expect(try sandbox.read("out") == "{{text}}\n")
+        #expect(action.describe(Delivery(event: tagEvent(), route: "test")).contains("/bin/sh -c"))
+        #expect(!sandbox.exists("pwned"))
+    }
+
+    @Test func timeoutKillsTheProcessGroup() async throws {
+        let sandbox = try Sandbox()
+        let (_, action) = try makeAction(ShellPlugin.self, """
+            script: 'sleep 300 & echo $! > grandchild; wait'
+            cwd: \(sandbox.path)
+            timeout: 300ms
+            """)
+        let error = try #require(await failure(of: action, Delivery(event: tagEvent(), route: "test")))
+        #expect(!error.isRetryable)
+        #expect(error.description.contains("timed out"))
+        let grandchild = try #require(pid_t(sandbox.read("grandchild").trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(await eventually { isGone(grandchild) }, "the background sleep outlived the timeout")
+    }
+
+    @Test func nonZeroExitIsRetryableOnlyWithRetry() async throws {
+        let (_, plain) = try makeAction(ShellPlugin.self, "command: [/bin/sh, -c, 'echo boom >&2; exit 3']")
+        let (_, retrying) = try makeAction(ShellPlugin.self, "{command: [/bin/sh, -c, 'exit 3'], retry: {attempts: 2}}")
+        let delivery = Delivery(event: tagEvent(), route: "test")
+        let once = try #require(await failure(of: plain, delivery))
+        #expect(!once.isRetryable)
+        #expect(once.description.contains("exit 3"))
+        #expect(try #require(await failure(of: retrying, delivery)).isRetryable)
+    }
+
+    @Test func missingProgramSaysSo() async throws {
+        let (_, action) = try makeAction(ShellPlugin.self, "command: [no-such-program-for-tagrouter, x]")
+        let error = try #require(await failure(of: action, Delivery(event: tagEvent(), route: "test")))
+        #expect(error.description.contains("command not found: 'no-such-program-for-tagrouter'"))
+    }
+
+    @Test func concurrencyLimitHoldsAcrossActions() async throws {
+        let sandbox = try Sandbox()
+        // Fails with 9 if another command holds the lock directory at the same time.
+        let script = "mkdir lock || exit 9; sleep 0.2; rmdir lock"
+        let plugin = try ShellPlugin(
+            section: ConfigValue.parse("max_concurrent: 1", spec: ShellPlugin.sectionSpec!, path: "shell"),
+            context: PluginContext(stateDirectory: sandbox.path))
+        let options = try ConfigValue.parse("{script: '\(script)', cwd: \(sandbox.path)}", spec: ShellPlugin.actionSpec)
+        let actions = try (0..<3).map { _ in try plugin.makeAction(options, route: "test") }
+        let failures = await withTaskGroup(of: ActionError?.self) { group in
+            for action in actions { group.addTask { await failure(of: action, Delivery(event: tagEvent(), route: "test")) } }
+            return await group.reduce(into: [ActionError]()) { if let error = $1 { $0.append(error) } }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    @Test func configNeedsExactlyOneOfCommandAndScript() throws {
+        #expect(throws: ConfigErrors.self) { try makeAction(ShellPlugin.self, "{command: [true], script: 'true'}") }
+        #expect(throws: ConfigErrors.self) { try makeAction(ShellPlugin.self, "{timeout: 1s}") }
+        #expect(throws: ConfigErrors.self) { try makeAction(ShellPlugin.self, "{command: []}") }
+        let problems = #expect(throws: ConfigErrors.self) { try makeAction(ShellPlugin.self, "{command: [true], timout: 1s}") }
+        #expect(problems?.description.contains("did you mean 'timeout'") == true)
+    }
+}
+
+/// True once `pid` is gone or a zombie waiting for whoever adopted it.
+func isGone(_ pid: pid_t) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+    guard let close = stat.lastIndex(of: ")") else { return true }
+    return stat[close...].dropFirst(2).first == "Z"
+}

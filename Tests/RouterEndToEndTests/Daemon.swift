@@ -1,0 +1,157 @@
+import Foundation
+import Synchronization
+import TagCore
+
+/// Where the built `tagrouter` binary is: next to the test bundle, or in `.build/debug`.
+let tagrouterBinary: String = {
+    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let candidates = [Bundle.main.executableURL?.deletingLastPathComponent(), Bundle.main.bundleURL, packageRoot.appendingPathComponent(".build/debug")]
+    for folder in candidates.compactMap({ $0 }) {
+        let path = folder.appendingPathComponent("tagrouter").path
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    return packageRoot.appendingPathComponent(".build/debug/tagrouter").path
+}()
+
+/// A scratch directory for one test, removed by `remove()`.
+struct Scratch {
+    let path = NSTemporaryDirectory() + "tagrouter-e2e-" + UUID().uuidString
+
+    init() { try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let file = path + "/" + name
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+struct DaemonTimeout: Error, CustomStringConvertible {
+    let waitingFor: String
+    let stderr: String
+    var description: String { "timed out waiting for \(waitingFor); stderr so far:\n\(stderr)" }
+}
+
+/// `tagrouter` running as a real process: events go in on stdin (`--events-from -`),
+/// stdout and stderr come back line by line; every wait has a deadline.
+final class Daemon {
+    private let process: Process
+    private let input: FileHandle
+    private let stdoutLines: LineCollector
+    private let stderrLines: LineCollector
+
+    init(_ arguments: [String], directory: String, environment: [String: String] = [:]) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: tagrouterBinary)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        input = stdin.fileHandleForWriting
+        stdoutLines = LineCollector(stdout.fileHandleForReading)
+        stderrLines = LineCollector(stderr.fileHandleForReading)
+    }
+
+    /// Sends one event as a JSON line.
+    func send(_ event: JSONValue) { input.write(Data((event.serialized() + "\n").utf8)) }
+
+    /// Closes stdin: the end of the events.
+    func closeInput() { try? input.close() }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    var pid: Int32 { process.processIdentifier }
+
+    var stdout: [String] { stdoutLines.lines }
+    var stderr: [String] { stderrLines.lines }
+
+    /// Waits until stdout has `count` lines, returning them.
+    func stdout(count: Int, timeout: Duration = .seconds(20)) throws -> [String] {
+        try waitUntil("\(count) lines on stdout", timeout: timeout) { stdoutLines.lines.count >= count }
+        return stdoutLines.lines
+    }
+
+    /// Waits for a line on stderr containing `text`, returning it.
+    @discardableResult
+    func stderr(containing text: String, after skip: Int = 0, timeout: Duration = .seconds(20)) throws -> String {
+        var found: String?
+        try waitUntil("'\(text)' on stderr", timeout: timeout) {
+            found = stderrLines.lines.dropFirst(skip).first { $0.contains(text) }
+            return found != nil
+        }
+        return found ?? ""
+    }
+
+    /// Waits for the process to exit and returns its status.
+    func exitStatus(timeout: Duration = .seconds(20)) throws -> Int32 {
+        try waitUntil("exit", timeout: timeout) { !process.isRunning }
+        stdoutLines.waitForEnd()
+        stderrLines.waitForEnd()
+        return process.terminationStatus
+    }
+
+    /// Kills the process if it still runs (the end of every test).
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        closeInput()
+    }
+
+    /// Polls `condition` (it reads state other threads fill) until true or the deadline.
+    private func waitUntil(_ what: String, timeout: Duration, _ condition: () -> Bool) throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw DaemonTimeout(waitingFor: what, stderr: stderrLines.lines.joined(separator: "\n")) }
+            usleep(5_000)
+        }
+    }
+}
+
+/// Collects a pipe's lines on a thread of its own.
+final class LineCollector: Sendable {
+    private let state = Mutex<(lines: [String], partial: String, ended: Bool)>(([], "", false))
+    private let ended = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                state.withLock { state in
+                    state.partial += String(decoding: data, as: UTF8.self)
+                    while let newline = state.partial.firstIndex(of: "\n") {
+                        state.lines.append(String(state.partial[..<newline]))
+                        state.partial = String(state.partial[state.partial.index(after: newline)...])
+                    }
+                }
+            }
+            state.withLock { $0.ended = true }
+            ended.signal()
+        }
+    }
+
+    var lines: [String] { state.withLock { $0.lines } }
+
+    func waitForEnd() { _ = ended.wait(timeout: .now() + 20) }
+}
+
+/// A tag.arrived event as the reader emits it.
+func arrival(uid: String, uri: String? = nil, reader: String = "door") -> JSONValue {
+    var object = JSONObject()
+    object["event"] = "tag.arrived"
+    object["id"] = .string(UUID().uuidString.lowercased())
+    object["reader"] = .string(reader)
+    object["tag"] = ["uid": .string(uid), "type": "ntag215"]
+    if let uri {
+        object["ndef"] = ["records": [["tnf": 1, "type": "U", "uri": .string(uri)]]]
+        object["uri"] = .string(uri)
+    }
+    return .object(object)
+}

@@ -1,0 +1,40 @@
+import ExecPlugin
+import Foundation
+import OpenURLPlugin
+import ShellPlugin
+import TagRouter
+import Testing
+import WebhookPlugin
+
+/// The shipped examples load with the real plugins' specs.
+@Suite struct ExampleConfigTests {
+    static let examples = ["home-assistant-mqtt.yaml", "music-box.yaml", "door-badge.yaml", "node-red.yaml"]
+    /// Plugins the examples use that are not in this test's registry yet; the
+    /// only problems allowed are that their names are unknown.
+    static let notYetRegistered = ["mqtt"]
+
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    @Test(arguments: examples) func exampleLoads(file: String) throws {
+        let text = try String(contentsOfFile: Self.repositoryRoot + "/config/examples/" + file, encoding: .utf8)
+        let registry = PluginRegistry([LogPlugin.self, ShellPlugin.self, OpenURLPlugin.self, WebhookPlugin.self, ExecPlugin.self])
+        let secrets = Scratch()
+        defer { secrets.remove() }
+        _ = try secrets.write("mqtt-password", "secret")
+        let loader = ConfigLoader(registry: registry, environment: ["HOME": secrets.path], dryRun: true)
+        do {
+            let config = try loader.load(text: text.replacingOccurrences(of: "/etc/tagrouter/", with: secrets.path + "/"), file: file, directory: secrets.path)
+            #expect(!config.routes.isEmpty)
+        } catch {
+            let unexpected = error.errors.filter { problem in
+                !Self.notYetRegistered.contains { problem.message.hasPrefix("unknown action '\($0)'") || problem.message.hasPrefix("unknown key '\($0)'") }
+            }
+            #expect(unexpected.isEmpty, "\(file): \(unexpected)")
+        }
+    }
+
+    @Test func theReadmeNamesEveryExample() throws {
+        let readme = try String(contentsOfFile: Self.repositoryRoot + "/README.md", encoding: .utf8)
+        for file in Self.examples { #expect(readme.contains("config/examples/\(file)"), "README does not mention \(file)") }
+    }
+}

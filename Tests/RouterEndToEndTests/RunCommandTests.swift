@@ -1,0 +1,149 @@
+import Foundation
+import TagCore
+import Testing
+
+/// `tagrouter run` as a real process, fed events on stdin.
+@Suite struct RunCommandTests {
+    static let config = """
+        routes:
+          - name: music
+            match: { uri: "spotify:*" }
+            actions:
+              - log: "music {{uri}} on {{reader}}"
+            continue: true
+          - name: badge
+            match: { uid: "04:A2:24:B2" }
+            actions:
+              - log: "badge {{tag.uid | upper}}"
+          - name: other
+            actions: [log]
+        """
+
+    @Test func routesEventsAndStopsAtTheEndOfInput() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("tagrouter.yaml", Self.config + "\nstate_dir: \(scratch.path)/state\n")
+        let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
+        defer { daemon.stop() }
+        daemon.send(arrival(uid: "04a224b2", uri: "spotify:track:1"))
+        daemon.send(arrival(uid: "0411", uri: "spotify:album:2", reader: "desk"))
+        daemon.send(arrival(uid: "04-a2-24-b2"))
+        let unmatched = arrival(uid: "0499")
+        daemon.send(unmatched)
+        daemon.closeInput()
+        #expect(try daemon.exitStatus() == 0)
+        let lines = daemon.stdout
+        // Each action keeps event order; actions run side by side.
+        #expect(lines.filter { $0.hasPrefix("music") } == ["music spotify:track:1 on door", "music spotify:album:2 on desk"])
+        #expect(lines.filter { $0.hasPrefix("badge") } == ["badge 04A224B2", "badge 04A224B2"])
+        let others = try lines.filter { $0.hasPrefix("{") }.map { try JSONValue.parse($0) }
+        #expect(others.map { $0["route"] } == ["other", "other"])
+        #expect(others.map { $0["event"]?["reader"] } == ["desk", "door"])
+        #expect(others.last?["event"]?["id"] == unmatched["id"])
+        #expect(others.first?["event"]?["uri"] == "spotify:album:2")
+        #expect(lines.count == 6)
+        let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
+        #expect(stopped["actions"]?["music.0.log"]?["delivered"] == 2)
+    }
+
+    @Test func sighupReloadsAndRejectsABadConfig() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("tagrouter.yaml", "routes: [{name: a, actions: [{log: \"A {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n")
+        let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
+        defer { daemon.stop() }
+        daemon.send(arrival(uid: "01"))
+        #expect(try daemon.stdout(count: 1) == ["A 01"])
+
+        _ = try scratch.write("tagrouter.yaml", "routes: [{name: b, actions: [{lgo: {}}]}]\n")
+        daemon.signal(SIGHUP)
+        let rejected = try daemon.stderr(containing: "reload rejected")
+        #expect(rejected.contains("tagrouter.yaml:1:30: routes[0].actions[0]: unknown action 'lgo' (did you mean 'log'?)"))
+        daemon.send(arrival(uid: "02"))
+        #expect(try daemon.stdout(count: 2) == ["A 01", "A 02"])
+
+        _ = try scratch.write("tagrouter.yaml", "routes: [{name: b, actions: [{log: \"B {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n")
+        daemon.signal(SIGHUP)
+        try daemon.stderr(containing: "config reloaded")
+        daemon.send(arrival(uid: "03"))
+        #expect(try daemon.stdout(count: 3) == ["A 01", "A 02", "B 03"])
+        daemon.signal(SIGTERM)
+        #expect(try daemon.exitStatus() == 0)
+    }
+
+    @Test func sigtermDrainsEventsInFlightAndExitsZero() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("tagrouter.yaml", """
+            state_dir: \(scratch.path)/state
+            routes:
+              - name: all
+                actions:
+                  - log: { template: "{{tag.uid}}", queue: 100000 }
+            """)
+        let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
+        defer { daemon.stop() }
+        daemon.send(arrival(uid: "00"))
+        _ = try daemon.stdout(count: 1)
+        for index in 1...3000 { daemon.send(arrival(uid: String(format: "%06x", index))) }
+        daemon.signal(SIGTERM)
+        #expect(try daemon.exitStatus() == 0)
+        let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
+        let delivered = try #require(stopped["actions"]?["all.0.log"]?["delivered"])
+        // Every event the router accepted before the signal was delivered, in order.
+        #expect(.int(Int64(daemon.stdout.count)) == delivered)
+        #expect(daemon.stdout == (0..<daemon.stdout.count).map { $0 == 0 ? "00" : String(format: "%06x", $0) })
+        #expect(stopped["actions"]?["all.0.log"]?["dropped"] == 0)
+    }
+
+    @Test func usesTheEmbeddedDefaultWhenNoFileIsFound() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let daemon = try Daemon(["run", "--events-from", "-", "--state-dir", scratch.path + "/state"], directory: scratch.path, environment: ["HOME": scratch.path])
+        defer { daemon.stop() }
+        daemon.send(arrival(uid: "04a224b2"))
+        daemon.closeInput()
+        #expect(try daemon.exitStatus() == 0)
+        let line = try JSONValue.parse(try #require(daemon.stdout.first))
+        #expect(line["route"] == "log-everything")
+        #expect(line["event"]?["tag"]?["uid"] == "04a224b2")
+        #expect(daemon.stderr.contains { $0.contains("embedded default") })
+    }
+
+    @Test func findsTagrouterYamlInTheWorkingDirectory() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        _ = try scratch.write("tagrouter.yaml", "routes: [{name: here, actions: [{log: \"here {{reader}}\"}]}]\n")
+        let daemon = try Daemon(["run", "--events-from", "-", "--state-dir", scratch.path + "/state"], directory: scratch.path, environment: ["HOME": scratch.path])
+        defer { daemon.stop() }
+        daemon.send(arrival(uid: "01"))
+        daemon.closeInput()
+        #expect(try daemon.exitStatus() == 0)
+        #expect(daemon.stdout == ["here door"])
+    }
+
+    @Test func dryRunDescribesInsteadOfDoing() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("c.yaml", "routes: [{name: r, actions: [{log: \"did {{tag.uid}}\"}]}]\n")
+        let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--dry-run", "--log-format", "json"], directory: scratch.path)
+        defer { daemon.stop() }
+        daemon.send(arrival(uid: "07"))
+        daemon.closeInput()
+        #expect(try daemon.exitStatus() == 0)
+        #expect(daemon.stdout.isEmpty)
+        #expect(daemon.stderr.contains { $0.contains("dry run: log would print did 07") })
+    }
+
+    @Test func aBadConfigStopsTheStartWithEveryProblem() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("bad.yaml", "readers: [{name: a, cooldown: soon}]\nroutes: [{actions: [{log: \"{{nope}}\"}]}]\n")
+        let daemon = try Daemon(["run", "--config", file, "--events-from", "-"], directory: scratch.path)
+        defer { daemon.stop() }
+        #expect(try daemon.exitStatus() == 65)
+        #expect(daemon.stderr.contains { $0.hasSuffix("bad.yaml:1:31: readers[0].cooldown: expected a duration such as 500ms, 5s, 2m or 1h, got \"soon\"") })
+        #expect(daemon.stderr.contains { $0.contains("bad.yaml:2:28: routes[0].actions[0].log.template: template: unknown variable 'nope'; variables are dwellMs, event") })
+        #expect(daemon.stderr.contains("error: \(file): the config has 2 problems"))
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import TagCore
+import Testing
+
+/// The real reader path: the PN532 simulator on a pseudo-terminal, libnfc,
+/// TagReader's loop, the router, and `log` actions proving which routes fired.
+@Suite struct SimulatorRunTests {
+    @Test func tapsOnTheSimulatorFireTheMatchingRoutes() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let link = scratch.path + "/pn532", control = scratch.path + "/pn532.sock"
+        let simulator = try Daemon(["simulate", "--link", link, "--control", control, "--no-pacing"], directory: scratch.path)
+        defer { simulator.stop() }
+        _ = try simulator.stdout(count: 3)
+        let file = try scratch.write("tagrouter.yaml", """
+            state_dir: \(scratch.path)/state
+            readers:
+              - { name: front-door, device: "pn532_uart:\(link)", cooldown: 0s, exit_delay: 200ms }
+            routes:
+              - name: up
+                match: { event: reader.connected }
+                actions: [{ log: "connected {{reader}}" }]
+              - name: home-assistant
+                match: { uri: "https://www.home-assistant.io/tag/*" }
+                actions: [{ log: "ha {{tag_id}} at {{reader}}" }]
+              - name: music
+                match: { uri: "spotify:*" }
+                actions: [{ log: "music {{uri}} uid {{tag.uid}}" }]
+              - name: gone
+                match: { event: tag.removed }
+                actions: [{ log: "removed {{tag.uid}}" }]
+            """)
+        let daemon = try Daemon(["run", "--config", file, "--log-format", "json"], directory: scratch.path,
+                                environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"])
+        defer { daemon.stop() }
+        #expect(try daemon.stdout(count: 1, timeout: .seconds(30)) == ["connected front-door"])
+        try request(control, #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"uri":"spotify:track:6rqhFgbbKwnb9MLmUQDhG6"}]}"#, in: scratch)
+        #expect(try daemon.stdout(count: 2, timeout: .seconds(30)).last == "music spotify:track:6rqhFgbbKwnb9MLmUQDhG6 uid 04a224b2c35e80")
+        try request(control, #"{"op":"remove"}"#, in: scratch)
+        #expect(try daemon.stdout(count: 3, timeout: .seconds(30)).last == "removed 04a224b2c35e80")
+        try request(control, #"{"op":"place","type":"ntag213","uid":"04112233445566","records":[{"uri":"https://www.home-assistant.io/tag/front-door-key"}]}"#, in: scratch)
+        #expect(try daemon.stdout(count: 4, timeout: .seconds(30)).last == "ha front-door-key at front-door")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.exitStatus() == 0)
+    }
+
+    /// Sends one control request with `tagrouter simulate --request`.
+    private func request(_ control: String, _ json: String, in scratch: Scratch) throws {
+        let client = try Daemon(["simulate", "--control", control, "--request", json], directory: scratch.path)
+        defer { client.stop() }
+        #expect(try client.exitStatus() == 0)
+    }
+}

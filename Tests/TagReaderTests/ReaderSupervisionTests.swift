@@ -1,0 +1,106 @@
+import Foundation
+import NDEF
+import PN532Sim
+import TagCore
+import TagKit
+import Testing
+
+@testable import TagReader
+
+/// Readers that come, go and fail: the supervisor keeps the stream alive and
+/// says what happened.
+@Suite(.serialized) struct ReaderSupervisionTests {
+    /// A symlink in a fresh directory, standing for a device path that can point at
+    /// one simulator, then nothing, then another (a USB reader unplugged and replugged).
+    struct DeviceLink {
+        let path: String
+
+        init() throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            path = directory.appendingPathComponent("pn532").path
+        }
+
+        var connstring: String { "pn532_uart:" + path }
+
+        func point(at sim: PN532Simulator) throws {
+            try? FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: sim.devicePath)
+        }
+
+        func remove() {
+            try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+        }
+    }
+
+    @Test func aClosedPtyIsReportedAndTheReaderReopensWhenItReturns() async throws {
+        let link = try DeviceLink()
+        defer { link.remove() }
+        let first = try PN532Simulator(pacing: .none)
+        try link.point(at: first)
+        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(link.connstring)])
+        defer { supervisor.stop() }
+        let log = EventLog(supervisor)
+        try await log.wait(for: 1)
+        first.place(try ReaderLoopTests.ntag215(ReaderLoopTests.uidA, [.uri("https://example.com/a")]))
+        try await log.wait(for: 2)
+        first.close()
+        try await log.wait(for: 4)
+        let second = try PN532Simulator(pacing: .none)
+        defer { second.close() }
+        try link.point(at: second)
+        try await log.wait(for: 5)
+        second.place(try ReaderLoopTests.ntag215(ReaderLoopTests.uidB, [.uri("https://example.com/b")]))
+        #expect(try await log.kinds(6) == [
+            "reader.connected", "tag.arrived 04a224b2c35e80",
+            "tag.removed 04a224b2c35e80", "reader.disconnected",
+            "reader.connected", "tag.arrived 04112233445566",
+        ])
+        #expect(log.events[3].message?.contains("input/output error") == true)
+    }
+
+    @Test func aReaderMissingAtStartIsWaitedFor() async throws {
+        let link = try DeviceLink()
+        defer { link.remove() }
+        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(link.connstring)])
+        defer { supervisor.stop() }
+        let log = EventLog(supervisor)
+        let sim = try PN532Simulator(pacing: .none)
+        defer { sim.close() }
+        sim.place(try ReaderLoopTests.ntag215(ReaderLoopTests.uidA, [.uri("https://example.com/a")]))
+        try link.point(at: sim)
+        #expect(try await log.kinds(2) == ["reader.connected", "tag.arrived 04a224b2c35e80"])
+    }
+
+    @Test func severalReadersMergeIntoOneStream() async throws {
+        let left = try PN532Simulator(pacing: .none)
+        let right = try PN532Simulator(pacing: .none)
+        defer {
+            left.close()
+            right.close()
+        }
+        var leftConfig = ReaderLoopTests.config(left.connstring)
+        leftConfig.name = "left"
+        var rightConfig = ReaderLoopTests.config(right.connstring)
+        rightConfig.name = "right"
+        let supervisor = ReaderSupervisor(readers: [leftConfig, rightConfig])
+        defer { supervisor.stop() }
+        let log = EventLog(supervisor)
+        try await log.wait(for: 2)
+        left.place(try ReaderLoopTests.ntag215(ReaderLoopTests.uidA, [.uri("https://example.com/a")]))
+        right.place(try ReaderLoopTests.ntag215(ReaderLoopTests.uidB, [.uri("https://example.com/b")]))
+        let arrivals = try await log.wait(for: 4).filter { $0.kind == .tagArrived }
+        #expect(Set(arrivals.map { "\($0.reader) \($0.tag?.uid.hex ?? "")" }) == ["left 04a224b2c35e80", "right 04112233445566"])
+        #expect(Set(log.events.prefix(2).map { "\($0.kind.rawValue) \($0.reader)" }) == ["reader.connected left", "reader.connected right"])
+    }
+
+    @Test func stoppingEndsTheStream() async throws {
+        let sim = try PN532Simulator(pacing: .none)
+        defer { sim.close() }
+        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(sim.connstring)])
+        var iterator = supervisor.events.makeAsyncIterator()
+        #expect(await iterator.next()?.kind == .readerConnected)
+        supervisor.stop()
+        #expect(await iterator.next() == nil)
+    }
+}

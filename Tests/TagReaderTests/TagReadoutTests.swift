@@ -1,0 +1,46 @@
+import NDEF
+import TagCore
+import Testing
+
+@testable import TagReader
+
+/// How a message read off a tag becomes the NDEF fields of `tag.arrived`.
+@Suite struct TagReadoutTests {
+    let info = TagInfo(uid: TagUID("04:A2:24:B2:C3:5E:80")!, type: "ntag215", nfcForumType: 2, atqa: [0x00, 0x44], sak: 0)
+
+    @Test func uriAndTextRecordsFillTheEventFields() throws {
+        var readout = TagReadout(info: info)
+        readout.decode(message: NDEFMessage(records: [.uri("https://example.com/a"), .text("Cheek to Cheek")]).encoded())
+        let event = readout.arrivedEvent(reader: "front-door").json
+        #expect(event["uri"] == "https://example.com/a")
+        #expect(event["text"] == "Cheek to Cheek")
+        #expect(event.value(atPath: "ndef.records.0.uri") == "https://example.com/a")
+        #expect(event.value(atPath: "ndef.records.1.lang") == "en")
+        #expect(event["ndefError"] == nil)
+        #expect(event["tag_id"] == "04a224b2c35e80")
+        #expect(event.value(atPath: "tag.uid_dashed") == "04-A2-24-B2-C3-5E-80")
+    }
+
+    @Test func aHomeAssistantTagURLGivesTheTagID() {
+        var readout = TagReadout(info: info)
+        readout.decode(message: NDEFMessage(records: [.uri("https://www.home-assistant.io/tag/5f0ba733-172f-430d")]).encoded())
+        #expect(readout.arrivedEvent(reader: "r").json["tag_id"] == "5f0ba733-172f-430d")
+    }
+
+    @Test func aDamagedMessageKeepsTheRecordsBeforeTheDamage() {
+        let whole = NDEFMessage(records: [.uri("https://example.com/a"), .text("second")]).encoded()
+        var readout = TagReadout(info: info)
+        readout.decode(message: Array(whole.dropLast(3)))
+        let event = readout.arrivedEvent(reader: "r").json
+        #expect(event["uri"] == "https://example.com/a")
+        #expect(event.value(atPath: "ndef.records.1") == nil)
+        #expect(event["ndefError"]?.stringValue?.hasPrefix("NDEF message: ") == true)
+    }
+
+    @Test func aTagLeftMidReadSaysSo() {
+        let target = NFCTarget(uid: info.uid, atqa: [0x00, 0x44], sak: 0)
+        let event = TagReadout(target: target, ndefError: TagReadout.removedDuringRead).arrivedEvent(reader: "r").json
+        #expect(event["ndefError"] == "tag removed during read")
+        #expect(event["ndef"] == .null)
+    }
+}

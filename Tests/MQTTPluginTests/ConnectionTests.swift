@@ -1,4 +1,6 @@
+import ChildProcess
 import Foundation
+import Glibc
 import Testing
 @testable import MQTTPlugin
 
@@ -54,11 +56,12 @@ struct ConnectionTests {
         let watcher = try Subscriber(port: broker.port, filter: "will/#")
         try await watcher.waitUntilSubscribed()
         let child = try ChildProcess(
-            Self.benchExecutable.path,
-            ["hold", "--port", String(broker.port), "--client-id", "will-test", "--availability-topic", "will/reader"])
+            ChildCommand([Self.benchExecutable.path, "hold", "--port", String(broker.port), "--client-id", "will-test", "--availability-topic", "will/reader"]),
+            options: ChildOptions(stdout: .null, stderr: .null))
         let online = try await watcher.waitFor("online from the child") { $0.topic == "will/reader" && $0.text == "online" }
         #expect(online.qos == 1)
-        child.kill(SIGKILL)
+        kill(child.pid, SIGKILL)
+        _ = await child.termination()
         try await watcher.waitFor("the last will") { $0.topic == "will/reader" && $0.text == "offline" }
         let late = try Subscriber(port: broker.port, filter: "will/reader")
         let kept = try await late.waitFor("the retained last will") { _ in true }
@@ -79,7 +82,7 @@ struct ConnectionTests {
         var deliveries: [MQTTDelivery] = []
         for index in 0..<400 { deliveries.append(connection.enqueue(MQTTMessage(topic: "seq/n", text: String(index)), hold: hold)) }
         try await deliveries[49].delivered()
-        broker.stop()
+        await broker.stop()
         for index in 400..<600 { deliveries.append(connection.enqueue(MQTTMessage(topic: "seq/n", text: String(index)), hold: hold)) }
         try broker.start()
         for delivery in deliveries { try await delivery.delivered() }

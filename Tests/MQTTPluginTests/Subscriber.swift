@@ -1,5 +1,5 @@
+import ChildProcess
 import Foundation
-import Glibc
 import Synchronization
 
 /// An independent subscriber — `mosquitto_sub`, not our own client — that
@@ -37,13 +37,16 @@ final class Subscriber: Sendable {
         if let clientID { arguments += ["-c", "-i", clientID] }
         if let username { arguments += ["-u", username] }
         if let password { arguments += ["-P", password] }
-        process = try ChildProcess("/usr/bin/stdbuf", arguments) { [recorder] line in
-            recorder.state.withLock { Self.parse(line, into: &$0) }
+        process = try ChildProcess(ChildCommand(["/usr/bin/stdbuf"] + arguments), options: ChildOptions(stdout: .lines, stderr: .null))
+        Task { [process, recorder] in
+            for await line in process.stdoutLines {
+                recorder.state.withLock { Self.parse(line, into: &$0) }
+            }
         }
     }
 
-    func stop() {
-        process.kill(SIGTERM)
+    deinit {
+        process.terminate()
     }
 
     private static func parse(_ line: String, into state: inout State) {

@@ -196,6 +196,26 @@ struct ConnectionTests {
         await connection.stop()
     }
 
+    @Test func cancellingTheWaitWithdrawsAQueuedMessage() async throws {
+        let port = try MosquittoBroker.freePort()
+        let connection = MQTTConnection(MQTTSettings(host: "127.0.0.1", port: port, clientID: "nobody"))
+        connection.start()
+        let waiting = Task { () -> MQTTError? in
+            do {
+                try await connection.publish(MQTTMessage(topic: "later", text: "x"), hold: .seconds(60))
+                return nil
+            } catch {
+                return error as? MQTTError
+            }
+        }
+        while connection.backlog == 0 { await Task.yield() }
+        waiting.cancel()
+        let error = await waiting.value
+        #expect(error == MQTTError.cancelled(topic: "later"))
+        #expect(connection.backlog == 0, "withdrawn, so it cannot go out after the router spooled it")
+        await connection.stop()
+    }
+
     static var benchExecutable: URL {
         (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent().appendingPathComponent("mqtt-bench")
     }

@@ -105,15 +105,24 @@ public final class MQTTConnection: Sendable {
         let outcome = MQTTDelivery.Outcome()
         if let reason = MQTTSession.problem(with: message) {
             outcome.complete(.failure(.invalidMessage(topic: message.topic, reason: reason)))
-            return MQTTDelivery(outcome: outcome)
+            return MQTTDelivery(outcome: outcome, withdraw: {})
         }
-        let accepted = state.withLock { state -> Bool in
-            guard !isStopping else { return false }
-            _ = state.outbox.append(Pending(message: message, deadline: .now + hold, hold: hold, outcome: outcome))
-            return true
+        let ticket = state.withLock { state -> Outbox<Pending>.Ticket? in
+            guard !isStopping else { return nil }
+            return state.outbox.append(Pending(message: message, deadline: .now + hold, hold: hold, outcome: outcome))
         }
-        if accepted { wake.signal() } else { outcome.complete(.failure(.stopped)) }
-        return MQTTDelivery(outcome: outcome)
+        guard let ticket else {
+            outcome.complete(.failure(.stopped))
+            return MQTTDelivery(outcome: outcome, withdraw: {})
+        }
+        wake.signal()
+        return MQTTDelivery(outcome: outcome) { [weak self] in self?.withdraw(ticket) }
+    }
+
+    /// Takes a queued (not in-flight) message back out; its waiter gets `.cancelled`.
+    private func withdraw(_ ticket: Outbox<Pending>.Ticket) {
+        let entries = state.withLock { $0.outbox.withdraw { $0.ticket == ticket } }
+        for entry in entries { entry.item.outcome.complete(.failure(.cancelled(topic: entry.item.message.topic))) }
     }
 
     /// The current status.

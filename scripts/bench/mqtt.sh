@@ -44,7 +44,8 @@ rate() { python3 -c "import sys; print(f'{int(int(sys.argv[1]) / (float(sys.argv
 ours() { # qos [--serial] [count]
   local count=${3:-$COUNT} start end
   start=$(now)
-  "$BENCH" publish --port "$port" --topic bench/tagrouter --qos "$1" --count "$count" --payload-file "$work/payload.json" ${2:+"$2"} >/dev/null
+  "$BENCH" publish --port "$port" --topic bench/tagrouter --qos "$1" --count "$count" --payload-file "$work/payload.json" ${2:+"$2"} \
+    >/dev/null 2>"$work/bench.log" || { cat "$work/bench.log" >&2; exit 1; }
   end=$(now)
   rate "$count" "$start" "$end"
 }

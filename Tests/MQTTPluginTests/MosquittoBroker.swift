@@ -69,7 +69,8 @@ final class MosquittoBroker: @unchecked Sendable {
     }
 
     deinit {
-        process?.terminate()
+        // Signalled here and now: the test process may exit before ChildProcess's own thread would.
+        if let process { kill(-process.pid, SIGTERM) }
         try? FileManager.default.removeItem(at: directory)
     }
 

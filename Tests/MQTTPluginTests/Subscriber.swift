@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import Glibc
 import Synchronization
 
 /// An independent subscriber — `mosquitto_sub`, not our own client — that
@@ -46,7 +47,8 @@ final class Subscriber: Sendable {
     }
 
     deinit {
-        process.terminate()
+        // Signalled here and now: the test process may exit before ChildProcess's own thread would.
+        kill(-process.pid, SIGTERM)
     }
 
     private static func parse(_ line: String, into state: inout State) {

@@ -71,11 +71,7 @@ struct ConnectionTests {
     /// Messages handed in while the broker is down — and those in flight when
     /// it went — arrive after it is back, each at least once, in order.
     @Test func deliversEverythingInOrderAcrossABrokerRestart() async throws {
-        var options = MosquittoBroker.Options()
-        options.persistence = true
-        let broker = try MosquittoBroker(options)
-        let subscriber = try Subscriber(port: broker.port, filter: "seq/#", qos: 1, clientID: "seq-watcher")
-        try await subscriber.waitUntilSubscribed()
+        let (broker, subscriber) = try await Subscriber.onRestartableBroker(filter: "seq/#")
         let connection = MQTTConnection(Self.settings(broker))
         connection.start()
         let hold = Duration.seconds(60)

@@ -106,3 +106,17 @@ final class Subscriber: Sendable {
         }
     }
 }
+
+extension Subscriber {
+    /// A broker that keeps sessions across a restart, with a persistent QoS 1
+    /// subscriber on `filter` already subscribed: what survives a broker restart
+    /// reaches it, so a test can stop and start the broker mid-stream.
+    static func onRestartableBroker(filter: String) async throws -> (MosquittoBroker, Subscriber) {
+        var options = MosquittoBroker.Options()
+        options.persistence = true
+        let broker = try MosquittoBroker(options)
+        let subscriber = try Subscriber(port: broker.port, filter: filter, qos: 1, clientID: "watcher-\(broker.port)")
+        try await subscriber.waitUntilSubscribed()
+        return (broker, subscriber)
+    }
+}

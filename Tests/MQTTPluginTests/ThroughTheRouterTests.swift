@@ -9,11 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct ThroughTheRouterTests {
     @Test func tapsWhileTheBrokerIsDownArriveInOrderThroughMemoryAndTheSpool() async throws {
-        var options = MosquittoBroker.Options()
-        options.persistence = true
-        let broker = try MosquittoBroker(options)
-        let subscriber = try Subscriber(port: broker.port, filter: "tagrouter/door/#", qos: 1, clientID: "router-watcher")
-        try await subscriber.waitUntilSubscribed()
+        let (broker, subscriber) = try await Subscriber.onRestartableBroker(filter: "tagrouter/door/#")
         let state = broker.directory.appendingPathComponent("state").path
         let config = try ConfigLoader(registry: PluginRegistry([MQTTPlugin.self]), environment: [:]).load(text: """
             state_dir: \(state)

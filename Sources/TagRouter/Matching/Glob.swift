@@ -4,7 +4,7 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
     /// How the pattern is matched: most patterns need no backtracking.
     private enum Shape: Sendable, Hashable {
         case literal
-        case prefix(String)
+        case prefix([UInt8])
         case general([Character])
     }
 
@@ -17,7 +17,7 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
         if wildcards.isEmpty {
             shape = .literal
         } else if wildcards == "*", pattern.hasSuffix("*") {
-            shape = .prefix(String(pattern.dropLast()))
+            shape = .prefix(Array(pattern.dropLast().utf8))
         } else {
             shape = .general(Array(pattern))
         }
@@ -28,8 +28,14 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
     /// True when the whole of `text` matches.
     public func matches(_ text: String) -> Bool {
         switch shape {
-        case .literal: return text == pattern
-        case .prefix(let prefix): return text.hasPrefix(prefix)
+        case .literal: return text.utf8.elementsEqual(pattern.utf8)
+        case .prefix(let prefix):
+            let fast = text.utf8.withContiguousStorageIfAvailable { bytes in
+                guard bytes.count >= prefix.count else { return false }
+                for index in prefix.indices where bytes[index] != prefix[index] { return false }
+                return true
+            }
+            return fast ?? text.utf8.starts(with: prefix)
         case .general(let characters): return Self.matches(Array(text), characters)
         }
     }

@@ -7,14 +7,15 @@ public struct Delivery: Sendable {
     public var route: String
     /// 1 for the first try, then 2, 3… as the delivery policy retries.
     public var attempt: Int
+    private let lazyEventJSON: Lazy<JSONValue>
     private let lazyVariables: Lazy<JSONValue>
 
     /// The template root: the event's JSON members plus `route` and `json`.
     /// Built on first use, off the router's path, once for all actions of a route.
     public var variables: JSONValue { lazyVariables.value }
 
-    /// The event JSON (`variables["json"]`), built once.
-    public var eventJSON: JSONValue { variables["json"] ?? event.json }
+    /// The event JSON (`variables["json"]`), built once per event.
+    public var eventJSON: JSONValue { lazyEventJSON.value }
 
     public init(event: TagEvent, route: String, attempt: Int = 1) {
         self.init(event: event, route: route, eventJSON: Lazy { event.json })
@@ -26,6 +27,7 @@ public struct Delivery: Sendable {
         self.event = event
         self.route = route
         self.attempt = 1
+        self.lazyEventJSON = eventJSON
         self.lazyVariables = Lazy { Template.variables(json: eventJSON.value, route: route) }
     }
 }

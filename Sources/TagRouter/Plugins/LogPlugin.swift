@@ -25,7 +25,9 @@ struct LogAction: Action {
     }
 
     func perform(_ delivery: Delivery) async throws(ActionError) {
-        StandardOutput.writeLine(line(delivery))
+        if let failure = StandardOutput.writeLine(line(delivery)) {
+            throw .permanent("cannot write to stdout: \(failure)")
+        }
     }
 
     func describe(_ delivery: Delivery) -> String { "print \(line(delivery))" }

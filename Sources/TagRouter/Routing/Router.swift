@@ -37,11 +37,13 @@ public final class Router: Sendable {
     public func dispatch(_ event: TagEvent) -> [String] {
         var matched: [String] = []
         let json = Lazy { event.json }
-        for (route, routeWorkers) in zip(config.routes, workers) where route.matcher.matches(event) {
-            matched.append(route.name)
-            let delivery = Delivery(event: event, route: route.name, eventJSON: json)
-            for worker in routeWorkers { worker.enqueue(delivery) }
-            if !route.continues { break }
+        let routes = config.routes
+        for index in routes.indices where routes[index].matcher.matches(event) {
+            let name = routes[index].name
+            matched.append(name)
+            let delivery = Delivery(event: event, route: name, eventJSON: json)
+            for worker in workers[index] { worker.enqueue(delivery) }
+            if !routes[index].continues { break }
         }
         if matched.isEmpty { Log.debug("no route matched", JSONObject(["event": .string(event.kind.rawValue), "event_id": .string(event.id)])) }
         return matched

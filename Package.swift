@@ -65,7 +65,7 @@ let plugins: [Target] = [
             "PN532Sim", "TagReader", "TagKit", "NDEF",
         ]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin"], path: "Plugins/MQTTBench"),
-    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "mqtt-bench"]),
+    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "mqtt-bench"]),
 ]
 
 /// The command-line tool and daemon.

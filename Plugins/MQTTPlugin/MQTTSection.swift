@@ -1,4 +1,5 @@
 import Foundation
+import TagCore
 import TagRouter
 
 /// The top-level `mqtt:` section: the one shared connection and what every
@@ -32,7 +33,7 @@ struct MQTTSection: Sendable {
         Option("port", .int(1...65535), default: "1883", "broker port (8883 is the usual TLS port)"),
         Option("client_id", .string, "MQTT client id; default: `tagrouter-<hostname>`"),
         Option("username", .string, "user name, when the broker asks for one"),
-        Option("password", .string, "password; prefer `password_file` or `{{env.NAME}}` so the config can be shared"),
+        Option("password", .template, "password; prefer `password_file` or `{{env.NAME}}` (read at load) so the config can be shared"),
         Option("password_file", .secretFile, "file holding the password (trimmed)"),
         Option("tls", .section(tlsSpec), "connect with TLS"),
         Option("keepalive", .duration, default: "60s", "ping interval when idle; the broker drops the client after 1.5× this without traffic"),
@@ -66,7 +67,7 @@ struct MQTTSection: Sendable {
             }
         }
         let username = value?.string("username")
-        let password = value?.secret("password")
+        let password = value?.template("password")?.render(.object(JSONObject())) ?? value?.child("password_file")?.fileContents
         if password != nil, username == nil {
             errors.append(contentsOf: value?.error("password", "a password needs a username") ?? ConfigErrors())
         }

@@ -89,6 +89,9 @@ public final class ChildProcess: Sendable {
         channel.wake()
     }
 
+    /// True once the child has exited (it may not be reaped yet).
+    public var hasExited: Bool { channel.state.withLock { $0.exited } }
+
     /// Waits until the child has exited and been reaped.
     public func termination() async -> ChildTermination {
         await withCheckedContinuation { continuation in

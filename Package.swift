@@ -62,7 +62,7 @@ let plugins: [Target] = [
         name: "ActionPluginTests",
         dependencies: [
             "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore",
-            "PN532Sim", "TagReader", "TagKit", "NDEF",
+            "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin",
         ]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin"], path: "Plugins/MQTTBench"),
     .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "mqtt-bench"]),

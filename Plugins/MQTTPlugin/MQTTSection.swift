@@ -13,9 +13,6 @@ struct MQTTSection: Sendable {
     /// Home Assistant discovery, when enabled.
     var discovery: HomeAssistantDiscovery?
 
-    /// The tagrouter version announced to Home Assistant as `sw_version`.
-    static let softwareVersion = "0.1.0"
-
     static let tlsSpec = OptionSpec("TLS towards the broker (present: on)", [
         Option("ca_file", .string, "PEM file of the CA that signed the broker's certificate; default: the system's CA store"),
         Option("cert_file", .string, "client certificate (PEM), for brokers that authenticate clients by certificate"),
@@ -77,7 +74,7 @@ struct MQTTSection: Sendable {
         if homeAssistant?.bool("discovery") == true {
             discovery = HomeAssistantDiscovery(
                 prefix: homeAssistant?.string("prefix") ?? "homeassistant", nodeID: nodeID, baseTopic: baseTopic,
-                availabilityTopic: availabilityTopic, softwareVersion: Self.softwareVersion)
+                availabilityTopic: availabilityTopic, softwareVersion: tagrouterVersion)
         }
         self.baseTopic = baseTopic
         hold = value?.duration("hold") ?? .seconds(10)

@@ -8,7 +8,9 @@ let systemLibraries: [Target] = [
     .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
     .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    // libcurl is loaded with dlopen only when a webhook action is configured (WebhookPlugin/HTTP/Curl.swift):
+    // the module gives its headers, and nothing links it.
+    .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 ]
 
 /// The NDEF codec: pure Swift, no C, no Foundation networking.
@@ -41,7 +43,10 @@ let tags: [Target] = [
 let routing: [Target] = [
     .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
     .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
-    .testTarget(name: "RouterEndToEndTests", dependencies: ["TagCore"]),
+    .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore"], path: "Benchmarks/RouterBench"),
+    .testTarget(
+        name: "RouterEndToEndTests",
+        dependencies: ["TagCore", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin"]),
 ]
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
@@ -57,10 +62,10 @@ let plugins: [Target] = [
         name: "ActionPluginTests",
         dependencies: [
             "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore",
-            "PN532Sim", "TagReader", "TagKit", "NDEF",
+            "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin",
         ]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin"], path: "Plugins/MQTTBench"),
-    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "mqtt-bench"]),
+    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "mqtt-bench"]),
 ]
 
 /// The command-line tool and daemon.

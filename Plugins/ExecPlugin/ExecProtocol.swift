@@ -8,7 +8,7 @@ enum ExecProtocol {
 
     /// The first line a plugin reads.
     static func helloLine(route: String) -> String {
-        JSONValue.object(JSONObject(["protocol": .int(Int64(version)), "program": "tagrouter", "route": .string(route)])).serialized()
+        JSONValue.object(JSONObject(["protocol": .int(Int64(version)), "program": "tagrouter", "version": .string(tagrouterVersion), "route": .string(route)])).serialized()
     }
 
     /// The event as documented, plus `route` and `attempt`.

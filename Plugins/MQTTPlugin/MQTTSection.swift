@@ -1,4 +1,5 @@
 import Foundation
+import TagCore
 import TagRouter
 
 /// The top-level `mqtt:` section: the one shared connection and what every
@@ -11,9 +12,6 @@ struct MQTTSection: Sendable {
     var hold: Duration
     /// Home Assistant discovery, when enabled.
     var discovery: HomeAssistantDiscovery?
-
-    /// The tagrouter version announced to Home Assistant as `sw_version`.
-    static let softwareVersion = "0.1.0"
 
     static let tlsSpec = OptionSpec("TLS towards the broker (present: on)", [
         Option("ca_file", .string, "PEM file of the CA that signed the broker's certificate; default: the system's CA store"),
@@ -32,7 +30,7 @@ struct MQTTSection: Sendable {
         Option("port", .int(1...65535), default: "1883", "broker port (8883 is the usual TLS port)"),
         Option("client_id", .string, "MQTT client id; default: `tagrouter-<hostname>`"),
         Option("username", .string, "user name, when the broker asks for one"),
-        Option("password", .string, "password; prefer `password_file` or `{{env.NAME}}` so the config can be shared"),
+        Option("password", .template, "password; prefer `password_file` or `{{env.NAME}}` (read at load) so the config can be shared"),
         Option("password_file", .secretFile, "file holding the password (trimmed)"),
         Option("tls", .section(tlsSpec), "connect with TLS"),
         Option("keepalive", .duration, default: "60s", "ping interval when idle; the broker drops the client after 1.5× this without traffic"),
@@ -66,7 +64,7 @@ struct MQTTSection: Sendable {
             }
         }
         let username = value?.string("username")
-        let password = value?.secret("password")
+        let password = value?.template("password")?.render(.object(JSONObject())) ?? value?.child("password_file")?.fileContents
         if password != nil, username == nil {
             errors.append(contentsOf: value?.error("password", "a password needs a username") ?? ConfigErrors())
         }
@@ -76,7 +74,7 @@ struct MQTTSection: Sendable {
         if homeAssistant?.bool("discovery") == true {
             discovery = HomeAssistantDiscovery(
                 prefix: homeAssistant?.string("prefix") ?? "homeassistant", nodeID: nodeID, baseTopic: baseTopic,
-                availabilityTopic: availabilityTopic, softwareVersion: Self.softwareVersion)
+                availabilityTopic: availabilityTopic, softwareVersion: tagrouterVersion)
         }
         self.baseTopic = baseTopic
         hold = value?.duration("hold") ?? .seconds(10)

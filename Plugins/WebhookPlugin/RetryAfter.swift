@@ -7,7 +7,8 @@ enum RetryAfter {
     static func delay(_ value: String, now: Date = Date()) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(trimmed), seconds >= 0 { return .seconds(seconds) }
-        let time = curl_getdate(trimmed, nil)
+        guard case .success(let curl) = Curl.shared else { return nil }
+        let time = curl.getdate(trimmed, nil)
         guard time >= 0 else { return nil }
         return .milliseconds(max(0, Int64((Double(time) - now.timeIntervalSince1970) * 1000)))
     }

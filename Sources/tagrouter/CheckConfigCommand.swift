@@ -24,10 +24,17 @@ enum CheckConfigCommand: Command {
           --reader NAME      the reader (default: the first configured)
           --tag-type TYPE    the tag type (default ntag215)
           --kind KIND        the event kind (default tag.arrived)
+          --reference        print the config reference (every key, type, default and
+                             meaning) as Markdown: the README's table
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
+        if arguments.flag("--reference") {
+            try arguments.finish()
+            print(ReferenceTable.markdown(ConfigLoader(registry: builtinPlugins)), terminator: "")
+            return
+        }
         let explain = arguments.flag("--explain")
         let sample = try CheckConfigSampleEvent(&arguments)
         let files = arguments.positionals()

@@ -38,13 +38,9 @@ enum RunCommand: Command {
         let eventsFrom = try arguments.option("--events-from")
         try arguments.finish()
 
-        let loader = ConfigLoader(registry: builtinPlugins, dryRun: dryRun)
-        func configure(_ loaded: RouterConfig) -> RouterConfig {
-            var config = loaded
-            if let stateDirectory { config.stateDirectory = stateDirectory }
-            return config
-        }
-        var config = configure(try file.loadOrExit(loader))
+        let loader = ConfigLoader(registry: builtinPlugins, dryRun: dryRun, stateDirectory: stateDirectory)
+        var config = try file.loadOrExit(loader)
+        signal(SIGPIPE, SIG_IGN)  // a closed stdout fails the `log` action, it does not kill the daemon
         let inputs = RunInputs(signals: [SIGHUP, SIGTERM, SIGINT])
         var readers: ReaderSupervisor?
         if let eventsFrom {
@@ -65,7 +61,7 @@ enum RunCommand: Command {
             case .signal(SIGHUP):
                 let next: RouterConfig
                 do {
-                    next = configure(try file.load(loader))
+                    next = try file.load(loader)
                 } catch {
                     Log.error("reload rejected; the running config stays", JSONObject(["file": .string(file.name), "problems": .array(error.errors.map { .string($0.description) })]))
                     continue

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import TagCore
 
 /// Every subcommand, in the order `tagrouter --help` lists them.
 let commands: [any Command.Type] = [
@@ -8,7 +9,7 @@ let commands: [any Command.Type] = [
     DecodeCommand.self, EncodeCommand.self, SimulateCommand.self,
 ]
 
-let version = "0.1.0"
+let version = tagrouterVersion
 
 setvbuf(stdout, nil, _IOLBF, 0)
 

@@ -1,5 +1,6 @@
 import ExecPlugin
 import Foundation
+import MQTTPlugin
 import OpenURLPlugin
 import ShellPlugin
 import TagRouter
@@ -9,7 +10,7 @@ import WebhookPlugin
 /// The README and the shipped examples stay true to the plugins' option specs.
 @Suite struct DocumentationTests {
     static let plugins: [(any ActionPlugin.Type, heading: String)] = [
-        (ShellPlugin.self, "### `shell`"), (OpenURLPlugin.self, "### `open`"),
+        (MQTTPlugin.self, "### `mqtt`"), (ShellPlugin.self, "### `shell`"), (OpenURLPlugin.self, "### `open`"),
         (WebhookPlugin.self, "### `webhook`"), (ExecPlugin.self, "### `exec` — writing a plugin in any language"),
     ]
 
@@ -28,6 +29,7 @@ import WebhookPlugin
         let blocks = section.components(separatedBy: "```yaml\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
         let sandbox = try Sandbox()
         try sandbox.write("webhook.key", "secret")
+        try sandbox.write("mqtt-password", "secret")
         let loader = ConfigLoader(registry: PluginRegistry(Self.plugins.map(\.0)), environment: ["HA_WEBHOOK_ID": "id", "HOME": sandbox.path], dryRun: true)
         for block in blocks where block.contains("routes:") {
             #expect(throws: Never.self, "README \(heading):\n\(block)") { try loader.load(text: block, file: "README.md", directory: sandbox.path) }

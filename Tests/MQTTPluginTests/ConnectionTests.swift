@@ -1,4 +1,6 @@
+import ChildProcess
 import Foundation
+import Glibc
 import Testing
 @testable import MQTTPlugin
 
@@ -54,11 +56,12 @@ struct ConnectionTests {
         let watcher = try Subscriber(port: broker.port, filter: "will/#")
         try await watcher.waitUntilSubscribed()
         let child = try ChildProcess(
-            Self.benchExecutable.path,
-            ["hold", "--port", String(broker.port), "--client-id", "will-test", "--availability-topic", "will/reader"])
+            ChildCommand([Self.benchExecutable.path, "hold", "--port", String(broker.port), "--client-id", "will-test", "--availability-topic", "will/reader"]),
+            options: ChildOptions(stdout: .null, stderr: .null))
         let online = try await watcher.waitFor("online from the child") { $0.topic == "will/reader" && $0.text == "online" }
         #expect(online.qos == 1)
-        child.kill(SIGKILL)
+        kill(child.pid, SIGKILL)
+        _ = await child.termination()
         try await watcher.waitFor("the last will") { $0.topic == "will/reader" && $0.text == "offline" }
         let late = try Subscriber(port: broker.port, filter: "will/reader")
         let kept = try await late.waitFor("the retained last will") { _ in true }
@@ -68,18 +71,14 @@ struct ConnectionTests {
     /// Messages handed in while the broker is down — and those in flight when
     /// it went — arrive after it is back, each at least once, in order.
     @Test func deliversEverythingInOrderAcrossABrokerRestart() async throws {
-        var options = MosquittoBroker.Options()
-        options.persistence = true
-        let broker = try MosquittoBroker(options)
-        let subscriber = try Subscriber(port: broker.port, filter: "seq/#", qos: 1, clientID: "seq-watcher")
-        try await subscriber.waitUntilSubscribed()
+        let (broker, subscriber) = try await Subscriber.onRestartableBroker(filter: "seq/#")
         let connection = MQTTConnection(Self.settings(broker))
         connection.start()
         let hold = Duration.seconds(60)
         var deliveries: [MQTTDelivery] = []
         for index in 0..<400 { deliveries.append(connection.enqueue(MQTTMessage(topic: "seq/n", text: String(index)), hold: hold)) }
         try await deliveries[49].delivered()
-        broker.stop()
+        await broker.stop()
         for index in 400..<600 { deliveries.append(connection.enqueue(MQTTMessage(topic: "seq/n", text: String(index)), hold: hold)) }
         try broker.start()
         for delivery in deliveries { try await delivery.delivered() }
@@ -190,6 +189,26 @@ struct ConnectionTests {
             #expect(problem.contains("cannot reach"))
         }
         #expect(connection.backlog == 0, "handed back means gone from the backlog")
+        await connection.stop()
+    }
+
+    @Test func cancellingTheWaitWithdrawsAQueuedMessage() async throws {
+        let port = try MosquittoBroker.freePort()
+        let connection = MQTTConnection(MQTTSettings(host: "127.0.0.1", port: port, clientID: "nobody"))
+        connection.start()
+        let waiting = Task { () -> MQTTError? in
+            do {
+                try await connection.publish(MQTTMessage(topic: "later", text: "x"), hold: .seconds(60))
+                return nil
+            } catch {
+                return error as? MQTTError
+            }
+        }
+        while connection.backlog == 0 { await Task.yield() }
+        waiting.cancel()
+        let error = await waiting.value
+        #expect(error == MQTTError.cancelled(topic: "later"))
+        #expect(connection.backlog == 0, "withdrawn, so it cannot go out after the router spooled it")
         await connection.stop()
     }
 

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Glibc
 
@@ -61,14 +62,15 @@ final class MosquittoBroker: @unchecked Sendable {
             do {
                 try start()
                 return
-            } catch where attempt < 5 && process?.isRunning == false {
+            } catch where attempt < 5 && process?.hasExited == true {
                 continue
             }
         }
     }
 
     deinit {
-        stop()
+        // Signalled here and now: the test process may exit before ChildProcess's own thread would.
+        if let process { kill(-process.pid, SIGTERM) }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -92,11 +94,13 @@ final class MosquittoBroker: @unchecked Sendable {
         let text = (["listener \(port) 127.0.0.1"] + config).joined(separator: "\n") + "\n"
         try text.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
         try? FileManager.default.removeItem(at: directory.appendingPathComponent("mosquitto.log"))
-        let process = try ChildProcess("/usr/sbin/mosquitto", ["-c", directory.appendingPathComponent("mosquitto.conf").path])
+        let process = try ChildProcess(
+            ChildCommand(["/usr/sbin/mosquitto", "-c", directory.appendingPathComponent("mosquitto.conf").path]),
+            options: ChildOptions(stdout: .null, stderr: .null))
         self.process = process
         let deadline = ContinuousClock.now + .seconds(20)
         while !Self.accepts(port) {
-            guard process.isRunning, ContinuousClock.now < deadline else {
+            guard !process.hasExited, ContinuousClock.now < deadline else {
                 throw BrokerError(description: "mosquitto did not start on port \(port): \(log)")
             }
             usleep(10_000)
@@ -104,9 +108,11 @@ final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Stops the broker gracefully (it saves its persistent store) and waits for it to exit.
-    func stop() {
-        process?.kill(SIGTERM)
-        process = nil
+    func stop() async {
+        guard let process else { return }
+        process.terminate()
+        _ = await process.termination()
+        self.process = nil
     }
 
     /// What the broker logged, for failure messages.

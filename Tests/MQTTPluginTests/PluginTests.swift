@@ -81,6 +81,23 @@ struct PluginTests {
         await plugin.stop()
     }
 
+    @Test func credentialsFromTheEnvironmentOrAFile() async throws {
+        var options = MosquittoBroker.Options()
+        options.users = ["reader": "s3cret"]
+        let broker = try MosquittoBroker(options)
+        let file = broker.directory.appendingPathComponent("mqtt-password").path
+        try "s3cret\n".write(toFile: file, atomically: true, encoding: .utf8)
+        for password in ["password: \"{{env.MQTT_PASSWORD}}\"", "password_file: \(file)"] {
+            let yaml = "{host: 127.0.0.1, port: \(broker.port), username: reader, \(password), hold: 10s}"
+            let context = ConfigContext(environment: ["MQTT_PASSWORD": "s3cret"])
+            let section = try ConfigValue.parse(yaml, spec: MQTTSection.spec, path: "mqtt", context: context)
+            let plugin = try MQTTPlugin(section: section, context: PluginContext(stateDirectory: NSTemporaryDirectory(), readers: []))
+            await plugin.start()
+            try await Self.action(plugin).perform(Self.tap("front-door"))
+            await plugin.stop()
+        }
+    }
+
     @Test func sectionProblemsAreReportedWithTheirKeys() {
         let error = #expect(throws: ConfigErrors.self) {
             try Self.plugin("{password: secret, keepalive: 2s, tls: {ca_file: /nonexistent/ca.pem}}")

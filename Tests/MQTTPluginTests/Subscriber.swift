@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Glibc
 import Synchronization
@@ -37,13 +38,17 @@ final class Subscriber: Sendable {
         if let clientID { arguments += ["-c", "-i", clientID] }
         if let username { arguments += ["-u", username] }
         if let password { arguments += ["-P", password] }
-        process = try ChildProcess("/usr/bin/stdbuf", arguments) { [recorder] line in
-            recorder.state.withLock { Self.parse(line, into: &$0) }
+        process = try ChildProcess(ChildCommand(["/usr/bin/stdbuf"] + arguments), options: ChildOptions(stdout: .lines, stderr: .null))
+        Task { [process, recorder] in
+            for await line in process.stdoutLines {
+                recorder.state.withLock { Self.parse(line, into: &$0) }
+            }
         }
     }
 
-    func stop() {
-        process.kill(SIGTERM)
+    deinit {
+        // Signalled here and now: the test process may exit before ChildProcess's own thread would.
+        kill(-process.pid, SIGTERM)
     }
 
     private static func parse(_ line: String, into state: inout State) {
@@ -99,5 +104,19 @@ final class Subscriber: Sendable {
             }
             try await Task.sleep(for: .milliseconds(10))
         }
+    }
+}
+
+extension Subscriber {
+    /// A broker that keeps sessions across a restart, with a persistent QoS 1
+    /// subscriber on `filter` already subscribed: what survives a broker restart
+    /// reaches it, so a test can stop and start the broker mid-stream.
+    static func onRestartableBroker(filter: String) async throws -> (MosquittoBroker, Subscriber) {
+        var options = MosquittoBroker.Options()
+        options.persistence = true
+        let broker = try MosquittoBroker(options)
+        let subscriber = try Subscriber(port: broker.port, filter: filter, qos: 1, clientID: "watcher-\(broker.port)")
+        try await subscriber.waitUntilSubscribed()
+        return (broker, subscriber)
     }
 }

@@ -103,3 +103,27 @@ import Testing
         #expect(daemon.stdout.first == "embedded default: OK")
     }
 }
+
+/// The README's config reference is what the specs generate.
+@Suite struct ReferenceTableTests {
+    @Test func readmeReferenceMatchesTheSpecs() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let daemon = try Daemon(["check-config", "--reference"], directory: scratch.path)
+        defer { daemon.stop() }
+        #expect(try daemon.exitStatus() == 0)
+        let generated = daemon.stdout.joined(separator: "\n") + "\n"
+        let readme = try String(contentsOfFile: ExampleConfigTests.repositoryRoot + "/README.md", encoding: .utf8)
+        let start = try #require(readme.range(of: "<!-- reference:start -->\n"))
+        let end = try #require(readme.range(of: "<!-- reference:end -->"))
+        #expect(String(readme[start.upperBound..<end.lowerBound]) == generated,
+                "README's reference is stale: replace the text between the reference markers with `tagrouter check-config --reference`")
+        #expect(generated.contains("`routes[].match.uid`"))
+        // Every built-in action has its own README section with an example.
+        let actions = generated.split(separator: "\n").filter { $0.hasPrefix("#### `- ") && $0.hasSuffix("` action") }.map { $0.dropFirst(8).prefix { $0 != "`" } }
+        #expect(actions.contains("log"))
+        for action in actions {
+            #expect(readme.contains("\n### `\(action)`"), "README has no section for the `\(action)` action")
+        }
+    }
+}

@@ -147,3 +147,27 @@ import Testing
         #expect(daemon.stderr.contains("error: \(file): the config has 2 problems"))
     }
 }
+
+/// A stdout that refuses writes fails `log` deliveries; the daemon carries on.
+@Suite struct UnwritableStdoutTests {
+    @Test func logToAFullDeviceIsCountedAsFailed() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let config = try scratch.write("c.yaml", "routes: [{name: r, actions: [log]}]\nstate_dir: \(scratch.path)/state\n")
+        let events = try scratch.write("events.jsonl", arrival(uid: "01").serialized() + "\n" + arrival(uid: "02").serialized() + "\n")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tagrouterBinary)
+        process.arguments = ["run", "--config", config, "--events-from", events, "--log-format", "json"]
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let stderr = LineCollector(errors.fileHandleForReading)
+        stderr.waitForEnd()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let stopped = try JSONValue.parse(try #require(stderr.lines.last { $0.contains("\"stopped\"") }))
+        #expect(stopped["actions"]?["r.0.log"]?["failed"] == 2)
+        #expect(stderr.lines.filter { $0.contains("cannot write to stdout") }.count == 2)
+    }
+}

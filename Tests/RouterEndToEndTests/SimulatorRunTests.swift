@@ -40,6 +40,26 @@ import Testing
         #expect(try daemon.stdout(count: 3, timeout: .seconds(30)).last == "removed 04a224b2c35e80")
         try request(control, #"{"op":"place","type":"ntag213","uid":"04112233445566","records":[{"uri":"https://www.home-assistant.io/tag/front-door-key"}]}"#, in: scratch)
         #expect(try daemon.stdout(count: 4, timeout: .seconds(30)).last == "ha front-door-key at front-door")
+        try request(control, #"{"op":"remove"}"#, in: scratch)
+        _ = try daemon.stdout(count: 5, timeout: .seconds(30))
+
+        // A reload that renames the reader restarts the readers with the new settings.
+        _ = try scratch.write("tagrouter.yaml", """
+            state_dir: \(scratch.path)/state
+            readers:
+              - { name: back-door, device: "pn532_uart:\(link)", cooldown: 0s }
+            routes:
+              - name: up
+                match: { event: reader.connected }
+                actions: [{ log: "connected {{reader}}" }]
+              - name: any
+                actions: [{ log: "tap {{tag.uid}} at {{reader}}" }]
+            """)
+        daemon.signal(SIGHUP)
+        try daemon.stderr(containing: "readers restarted")
+        #expect(try daemon.stdout(count: 6, timeout: .seconds(30)).last == "connected back-door")
+        try request(control, #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"text":"hi"}]}"#, in: scratch)
+        #expect(try daemon.stdout(count: 7, timeout: .seconds(30)).last == "tap 04a224b2c35e80 at back-door")
         daemon.signal(SIGTERM)
         #expect(try daemon.exitStatus() == 0)
     }

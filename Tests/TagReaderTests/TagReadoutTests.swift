@@ -21,6 +21,13 @@ import Testing
         #expect(event.value(atPath: "tag.uid_dashed") == "04-A2-24-B2-C3-5E-80")
     }
 
+    @Test func recordFieldsKeepTheDocumentedOrder() throws {
+        var readout = TagReadout(info: info)
+        readout.decode(message: NDEFMessage(records: [.uri("https://example.com/a")]).encoded())
+        let ndef = try #require(readout.arrivedEvent(reader: "r").json["ndef"])
+        #expect(ndef.serialized() == #"{"records":[{"tnf":1,"type":"U","id":"","payload_hex":"046578616d706c652e636f6d2f61","uri":"https://example.com/a"}]}"#)
+    }
+
     @Test func aHomeAssistantTagURLGivesTheTagID() {
         var readout = TagReadout(info: info)
         readout.decode(message: NDEFMessage(records: [.uri("https://www.home-assistant.io/tag/5f0ba733-172f-430d")]).encoded())

@@ -86,7 +86,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
     }
 
     @Test func syntaxErrorsPointAtTheProblem() {
-        #expect(problems("routes:\n  - name: [unclosed\n") == ["t.yaml:3:1: while parsing a flow sequence: did not find expected ',' or ']'"])
+        #expect(problems("routes:\n  - name: [unclosed\n") == ["t.yaml:3:1: while parsing a flow sequence (from line 2, column 11): did not find expected ',' or ']'"])
         #expect(problems("routes: []\nroutes: []\n") == ["t.yaml:2:1: duplicate key 'routes' (first at line 1)"])
     }
 
@@ -128,5 +128,50 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
 
     @Test func unknownTopLevelKeysSuggest() {
         #expect(problems("route: []") == ["t.yaml:1:1: unknown key 'route' (did you mean 'routes'?)"])
+    }
+}
+
+/// Every message form the loader produces, with its line and column.
+@Suite struct ConfigErrorFormTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        let yaml: String
+        let message: String
+        var testDescription: String { message }
+    }
+
+    static let cases: [Case] = [
+        Case(yaml: "routes: [{name: r}]", message: "t.yaml:1:10: routes[0]: missing required key 'actions' (what to do, in order: `- <action>: <options>` (`- log` alone for defaults))"),
+        Case(yaml: "routes: {name: r}", message: "t.yaml:1:9: routes: expected a list, got a mapping"),
+        Case(yaml: "readers: [front-door]", message: "t.yaml:1:11: readers[0]: expected a mapping with keys name, device, cooldown, exit_delay, ignore_on_connect, poll_interval, polling, watchdog, got \"front-door\""),
+        Case(yaml: "readers: [{name: a}, {name: a}]", message: "t.yaml:1:29: readers[1].name: reader name 'a' is already used at line 1"),
+        Case(yaml: "readers: [{polling: fast}]", message: "t.yaml:1:21: readers[0].polling: expected auto-poll or list-passive, got \"fast\""),
+        Case(yaml: "routes: [{actions: [{probe: {qos: one}}]}]", message: "t.yaml:1:35: routes[0].actions[0].probe.qos: expected 0, 1 or 2, got \"one\""),
+        Case(yaml: "routes: [{actions: [{probe: {qos: \"1\"}}]}]", message: "t.yaml:1:35: routes[0].actions[0].probe.qos: expected 0, 1 or 2, got \"1\""),
+        Case(yaml: "routes: [{actions: [{log: {queue: 0}}]}]", message: "t.yaml:1:35: routes[0].actions[0].log.queue: expected an integer from 1 to 1000000, got 0"),
+        Case(yaml: "routes: [{actions: [{log: {retry: {attempts: 2, backof: 1s}}}]}]", message: "t.yaml:1:49: routes[0].actions[0].log.retry: unknown key 'backof' (did you mean 'backoff'?)"),
+        Case(yaml: "routes: [{actions: [{log: \"{{uri | uper}}\"}]}]", message: "t.yaml:1:28: routes[0].actions[0].log.template: template: unknown filter 'uper' (did you mean 'upper'?)"),
+        Case(yaml: "routes: [{actions: [{log: {template: [a]}}]}]", message: "t.yaml:1:38: routes[0].actions[0].log.template: expected a template (text with {{variables}}), got a list"),
+        Case(yaml: "routes: [{actions: [{probe: [1]}]}]", message: "t.yaml:1:29: routes[0].actions[0].probe: expected a mapping with keys topic, qos, queue, retry, spool, got a list"),
+        Case(yaml: "routes: [{match: {json: [a]}, actions: []}]", message: "t.yaml:1:25: routes[0].match.json: expected a mapping of names to values, got a list"),
+        Case(yaml: "routes: [{match: {uid: ~}, actions: []}]", message: "t.yaml:1:24: routes[0].match.uid: expected a string, got nothing"),
+        Case(yaml: "routes: [{match: {uid: \"\"}, actions: []}]", message: "t.yaml:1:24: routes[0].match.uid: '' is not a tag UID (hex digits, optionally separated by ':', '-' or spaces)"),
+        Case(yaml: "routes: [{actions: [{log: {}}], continue: yes}]", message: "t.yaml:1:43: routes[0].continue: expected true or false, got \"yes\""),
+        Case(yaml: "{[a]: 1}", message: "t.yaml:1:2: a mapping key must be a plain name, not a list"),
+        Case(yaml: "a: *missing", message: "t.yaml:1:4: unknown alias '*missing'"),
+        Case(yaml: "routes: []\n---\nroutes: []", message: "t.yaml:2:1: a config file holds one YAML document; remove the second '---'"),
+        Case(yaml: "routes: [\"unclosed]", message: "t.yaml:1:20: while scanning a quoted scalar (from line 1, column 10): found unexpected end of stream"),
+    ]
+
+    @Test(arguments: cases) func reported(_ example: Case) {
+        #expect(problems(example.yaml) == [example.message])
+    }
+
+    @Test func unreadableFile() {
+        do {
+            _ = try ConfigLoader(registry: PluginRegistry([LogPlugin.self])).load(file: "/nonexistent/tagrouter.yaml")
+            Issue.record("loaded a missing file")
+        } catch {
+            #expect(error.description == "/nonexistent/tagrouter.yaml:1:1: cannot read the config file\n1 problem")
+        }
     }
 }

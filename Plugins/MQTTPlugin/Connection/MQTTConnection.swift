@@ -36,6 +36,7 @@ public final class MQTTConnection: Sendable {
         var status: Status = .idle
         var lastProblem = "not connected yet"
         var loggedProblem: String?
+        var nextExpiryCheck = ContinuousClock.now
         var watchers: [UInt64: AsyncStream<Status>.Continuation] = [:]
         var nextWatcher: UInt64 = 0
         var started = false
@@ -104,15 +105,24 @@ public final class MQTTConnection: Sendable {
         let outcome = MQTTDelivery.Outcome()
         if let reason = MQTTSession.problem(with: message) {
             outcome.complete(.failure(.invalidMessage(topic: message.topic, reason: reason)))
-            return MQTTDelivery(outcome: outcome)
+            return MQTTDelivery(outcome: outcome, withdraw: {})
         }
-        let accepted = state.withLock { state -> Bool in
-            guard !isStopping else { return false }
-            _ = state.outbox.append(Pending(message: message, deadline: .now + hold, hold: hold, outcome: outcome))
-            return true
+        let ticket = state.withLock { state -> Outbox<Pending>.Ticket? in
+            guard !isStopping else { return nil }
+            return state.outbox.append(Pending(message: message, deadline: .now + hold, hold: hold, outcome: outcome))
         }
-        if accepted { wake.signal() } else { outcome.complete(.failure(.stopped)) }
-        return MQTTDelivery(outcome: outcome)
+        guard let ticket else {
+            outcome.complete(.failure(.stopped))
+            return MQTTDelivery(outcome: outcome, withdraw: {})
+        }
+        wake.signal()
+        return MQTTDelivery(outcome: outcome) { [weak self] in self?.withdraw(ticket) }
+    }
+
+    /// Takes a queued (not in-flight) message back out; its waiter gets `.cancelled`.
+    private func withdraw(_ ticket: Outbox<Pending>.Ticket) {
+        let entries = state.withLock { $0.outbox.withdraw { $0.ticket == ticket } }
+        for entry in entries { entry.item.outcome.complete(.failure(.cancelled(topic: entry.item.message.topic))) }
     }
 
     /// The current status.
@@ -180,12 +190,13 @@ public final class MQTTConnection: Sendable {
             return (false, error)
         }
         var announced = false
+        var moreToSend = false
         while true {
             if isStopping {
                 if announced { leave(session) }
                 return (announced, nil)
             }
-            waitForActivity(on: session)
+            waitForActivity(on: session, timeoutMilliseconds: moreToSend ? 0 : 1000)
             if let problem = session.step() {
                 absorb(session)
                 return (announced, problem)
@@ -195,9 +206,11 @@ public final class MQTTConnection: Sendable {
                 announced = true
                 if let problem = announce(on: session) { return (true, problem) }
             }
-            if announced, let problem = pump(session) {
-                absorb(session)
-                return (true, problem)
+            if announced {
+                let problem = pump(session)
+                absorb(session)  // QoS 0 messages complete while they are written, inside pump
+                if let problem { return (true, problem) }
+                moreToSend = state.withLock { $0.outbox.queuedCount > 0 && $0.outbox.inFlightCount < settings.maxInFlight }
             }
             expireOverdue()
         }
@@ -263,10 +276,13 @@ public final class MQTTConnection: Sendable {
     }
 
     /// Queued messages past their hold time go back to their callers.
+    /// Looks at most five times a second: the scan is linear in the backlog.
     private func expireOverdue() {
         let now = ContinuousClock.now
-        let (expired, problem) = state.withLock { state in
-            (state.outbox.withdraw { $0.item.deadline <= now }, state.lastProblem)
+        let (expired, problem) = state.withLock { state -> ([Outbox<Pending>.Entry], String) in
+            guard now >= state.nextExpiryCheck else { return ([], "") }
+            state.nextExpiryCheck = now + .milliseconds(200)
+            return (state.outbox.withdraw { $0.item.deadline <= now }, state.lastProblem)
         }
         for entry in expired {
             let error = MQTTError.notDelivered(topic: entry.item.message.topic, waited: entry.item.hold, lastProblem: problem)

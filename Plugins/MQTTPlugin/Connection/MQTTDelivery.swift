@@ -4,12 +4,22 @@ import Synchronization
 /// learn whether the broker acknowledged it or it was handed back.
 public struct MQTTDelivery: Sendable {
     let outcome: Outcome
+    /// Takes the message back out of the backlog if it has not been handed to the broker yet.
+    let withdraw: @Sendable () -> Void
 
     /// Returns when the broker acknowledged the message (for QoS 0: when it
     /// was written to the socket); throws when it was handed back (not
-    /// delivered within its hold time) or the connection stopped.
+    /// delivered within its hold time), the connection stopped, or the
+    /// waiting task was cancelled while the message was still only queued
+    /// (then it is withdrawn: it will not go out later). A message already
+    /// in flight when the task is cancelled is still waited for.
     public func delivered() async throws(MQTTError) {
-        if case .failure(let error) = await outcome.value() { throw error }
+        let result = await withTaskCancellationHandler {
+            await outcome.value()
+        } onCancel: {
+            withdraw()
+        }
+        if case .failure(let error) = result { throw error }
     }
 
     /// The result of one delivery, set once by the connection thread, awaited by at most one caller.

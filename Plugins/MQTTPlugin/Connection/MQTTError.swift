@@ -14,6 +14,8 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     case notDelivered(topic: String, waited: Duration, lastProblem: String)
     /// The message can never be published (an empty topic, `+` or `#` in it…); retrying will not help.
     case invalidMessage(topic: String, reason: String)
+    /// The waiting task was cancelled before the message was handed to the broker; it was withdrawn.
+    case cancelled(topic: String)
     /// The connection is stopped (shutting down, or never started).
     case stopped
 
@@ -33,6 +35,8 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
             return "MQTT message to \(topic) not acknowledged within \(waited) (\(lastProblem)); handed back for retry"
         case .invalidMessage(let topic, let reason):
             return "cannot publish to '\(topic)': \(reason); check the action's topic template"
+        case .cancelled(let topic):
+            return "publishing to \(topic) was cancelled before the message went out; it was withdrawn"
         case .stopped:
             return "the MQTT connection is stopped"
         }

@@ -76,6 +76,7 @@ struct Outbox<Item> {
 
     /// Removes and returns the queued items `shouldRemove` picks (never one in flight).
     mutating func withdraw(where shouldRemove: (Entry) -> Bool) -> [Entry] {
+        guard queue[head...].contains(where: shouldRemove) else { return [] }
         var removed: [Entry] = []
         var kept: [Entry] = []
         for entry in queue[head...] {

@@ -1,42 +1,79 @@
 import CCurl
 import Glibc
 
-/// libcurl's entry points as Swift can call them. `curl_easy_setopt` and
-/// `curl_easy_getinfo` are variadic, which Swift does not import; they are
-/// looked up by name and called through fixed prototypes, which is sound on
-/// the Linux ABIs (x86-64, AArch64) for the integer and pointer arguments
-/// passed here.
-enum Curl {
-    private typealias SetInteger = @convention(c) (UnsafeMutableRawPointer?, CURLoption, Int) -> CURLcode
-    private typealias SetPointer = @convention(c) (UnsafeMutableRawPointer?, CURLoption, UnsafeRawPointer?) -> CURLcode
-    private typealias GetInfo = @convention(c) (UnsafeMutableRawPointer?, CURLINFO, UnsafeMutableRawPointer?) -> CURLcode
+/// libcurl's entry points, opened with `dlopen` and looked up by name the first
+/// time a webhook action is configured, so that a daemon without one need not
+/// map libcurl and its dependency tree (about 8 MB resident: see README
+/// "webhook"; that saving also needs the CCurl module to stop linking it at
+/// build time). `curl_easy_setopt` and `curl_easy_getinfo` are variadic, which
+/// Swift does not import; they are called through fixed prototypes, which is
+/// sound on the Linux ABIs (x86-64, AArch64) for the integer and pointer
+/// arguments passed here.
+struct Curl: Sendable {
+    typealias Handle = UnsafeMutableRawPointer
+    typealias List = UnsafeMutablePointer<curl_slist>
 
-    /// `curl_global_init` once, before the first handle (it is not thread-safe).
-    static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    let easyInit: @convention(c) () -> Handle?
+    let easyCleanup: @convention(c) (Handle?) -> Void
+    let easyReset: @convention(c) (Handle?) -> Void
+    let easyPerform: @convention(c) (Handle?) -> CURLcode
+    let easyStrerror: @convention(c) (CURLcode) -> UnsafePointer<CChar>?
+    let slistAppend: @convention(c) (List?, UnsafePointer<CChar>?) -> List?
+    let slistFreeAll: @convention(c) (List?) -> Void
+    let getdate: @convention(c) (UnsafePointer<CChar>?, UnsafePointer<time_t>?) -> time_t
+    private let setInteger: @convention(c) (Handle?, CURLoption, Int) -> CURLcode
+    private let setPointer: @convention(c) (Handle?, CURLoption, UnsafeRawPointer?) -> CURLcode
+    private let getInfo: @convention(c) (Handle?, CURLINFO, UnsafeMutableRawPointer?) -> CURLcode
 
-    private static let setInteger: SetInteger? = lookUp("curl_easy_setopt")
-    private static let setPointer: SetPointer? = lookUp("curl_easy_setopt")
-    private static let getInfo: GetInfo? = lookUp("curl_easy_getinfo")
+    /// libcurl, loaded and globally initialised once, or why it is not available.
+    static let shared: Result<Curl, Unavailable> = load()
 
-    private static func lookUp<Function>(_ name: String) -> Function? {
-        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: Function.self) }
+    /// libcurl cannot be used; `message` says why.
+    struct Unavailable: Error, Sendable, CustomStringConvertible {
+        var message: String
+        var description: String { "libcurl is not available (install the Debian package libcurl4): \(message)" }
+    }
+
+    private static func load() -> Result<Curl, Unavailable> {
+        guard let library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL) else {
+            return .failure(Unavailable(message: dlerror().map { String(cString: $0) } ?? "dlopen failed"))
+        }
+        func symbol<Function>(_ name: String) throws(Unavailable) -> Function {
+            guard let address = dlsym(library, name) else { throw Unavailable(message: "no symbol \(name)") }
+            return unsafeBitCast(address, to: Function.self)
+        }
+        do {
+            let curl = Curl(
+                easyInit: try symbol("curl_easy_init"), easyCleanup: try symbol("curl_easy_cleanup"),
+                easyReset: try symbol("curl_easy_reset"), easyPerform: try symbol("curl_easy_perform"),
+                easyStrerror: try symbol("curl_easy_strerror"), slistAppend: try symbol("curl_slist_append"),
+                slistFreeAll: try symbol("curl_slist_free_all"), getdate: try symbol("curl_getdate"),
+                setInteger: try symbol("curl_easy_setopt"), setPointer: try symbol("curl_easy_setopt"),
+                getInfo: try symbol("curl_easy_getinfo"))
+            // curl_global_init is not thread-safe: done here, once, under the static's lock.
+            let globalInit: @convention(c) (Int) -> CURLcode = try symbol("curl_global_init")
+            guard globalInit(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK else { return .failure(Unavailable(message: "curl_global_init failed")) }
+            return .success(curl)
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// A `long` or `curl_off_t` option.
     @discardableResult
-    static func set(_ handle: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int) -> CURLcode {
-        setInteger?(handle, option, value) ?? CURLE_FAILED_INIT
+    func set(_ handle: Handle, _ option: CURLoption, _ value: Int) -> CURLcode {
+        setInteger(handle, option, value)
     }
 
     /// A pointer option: a C string, a list, a callback or its user data.
     @discardableResult
-    static func set(_ handle: UnsafeMutableRawPointer, _ option: CURLoption, pointer: UnsafeRawPointer?) -> CURLcode {
-        setPointer?(handle, option, pointer) ?? CURLE_FAILED_INIT
+    func set(_ handle: Handle, _ option: CURLoption, pointer: UnsafeRawPointer?) -> CURLcode {
+        setPointer(handle, option, pointer)
     }
 
     /// A `long` piece of information about the last transfer.
-    static func info(_ handle: UnsafeMutableRawPointer, _ item: CURLINFO) -> Int? {
+    func info(_ handle: Handle, _ item: CURLINFO) -> Int? {
         var value = 0
-        return getInfo?(handle, item, &value) == CURLE_OK ? value : nil
+        return getInfo(handle, item, &value) == CURLE_OK ? value : nil
     }
 }

@@ -4,26 +4,28 @@ import Glibc
 /// One libcurl easy handle, used by one thread for one blocking transfer at a
 /// time; keeping it keeps the connection to the server alive between requests.
 final class CurlEasy {
-    private let handle: UnsafeMutableRawPointer
+    private let curl: Curl
+    private let handle: Curl.Handle
 
-    init?() {
-        guard Curl.initialized, let handle = curl_easy_init() else { return nil }
+    init?(_ curl: Curl) {
+        guard let handle = curl.easyInit() else { return nil }
+        self.curl = curl
         self.handle = handle
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit { curl.easyCleanup(handle) }
 
     /// Sends `request` and waits for the whole answer or the timeout.
     func perform(_ request: HTTPRequest) -> Result<HTTPResponse, HTTPTransportError> {
         for header in request.headers where (header.name + header.value).utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
             return .failure(HTTPTransportError(kind: .invalidRequest, message: "header '\(header.name)' contains a line break or NUL; refusing to send it"))
         }
-        curl_easy_reset(handle)
+        curl.easyReset(handle)
         var headerList: UnsafeMutablePointer<curl_slist>?
-        for header in request.headers { headerList = curl_slist_append(headerList, "\(header.name): \(header.value)") }
+        for header in request.headers { headerList = curl.slistAppend(headerList, "\(header.name): \(header.value)") }
         // No "Expect: 100-continue" round trip before larger bodies.
-        headerList = curl_slist_append(headerList, "Expect:")
-        defer { curl_slist_free_all(headerList) }
+        headerList = curl.slistAppend(headerList, "Expect:")
+        defer { curl.slistFreeAll(headerList) }
 
         let sink = ResponseSink()
         var errorText = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -33,42 +35,42 @@ final class CurlEasy {
             body.withUnsafeBufferPointer { body in
                 errorText.withUnsafeMutableBufferPointer { errorBuffer in
                     configure(request, headers: headerList, body: UnsafeBufferPointer(rebasing: body.prefix(request.body.count)), sink: sink, errorBuffer: errorBuffer.baseAddress)
-                    return curl_easy_perform(handle)
+                    return curl.easyPerform(handle)
                 }
             }
         }
         guard code == CURLE_OK else {
             let detail = errorText.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            let message = detail.isEmpty ? curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)" : detail
             return .failure(HTTPTransportError(kind: Self.kind(of: code), message: "\(request.method) \(request.url): \(message)"))
         }
-        return .success(HTTPResponse(status: Curl.info(handle, CURLINFO_RESPONSE_CODE) ?? 0, headers: sink.headers, body: sink.body))
+        return .success(HTTPResponse(status: curl.info(handle, CURLINFO_RESPONSE_CODE) ?? 0, headers: sink.headers, body: sink.body))
     }
 
     private func configure(
         _ request: HTTPRequest, headers: UnsafeMutablePointer<curl_slist>?, body: UnsafeBufferPointer<UInt8>, sink: ResponseSink,
         errorBuffer: UnsafeMutablePointer<CChar>?
     ) {
-        Curl.set(handle, CURLOPT_NOSIGNAL, 1)
-        Curl.set(handle, CURLOPT_ERRORBUFFER, pointer: errorBuffer)
-        Curl.set(handle, CURLOPT_URL, pointer: request.url)
-        Curl.set(handle, CURLOPT_PROTOCOLS_STR, pointer: "http,https")
-        Curl.set(handle, CURLOPT_CUSTOMREQUEST, pointer: request.method)
+        curl.set(handle, CURLOPT_NOSIGNAL, 1)
+        curl.set(handle, CURLOPT_ERRORBUFFER, pointer: errorBuffer)
+        curl.set(handle, CURLOPT_URL, pointer: request.url)
+        curl.set(handle, CURLOPT_PROTOCOLS_STR, pointer: "http,https")
+        curl.set(handle, CURLOPT_CUSTOMREQUEST, pointer: request.method)
         if !body.isEmpty || !["GET", "DELETE"].contains(request.method) {
-            Curl.set(handle, CURLOPT_POSTFIELDSIZE_LARGE, body.count)
-            Curl.set(handle, CURLOPT_POSTFIELDS, pointer: body.baseAddress)
+            curl.set(handle, CURLOPT_POSTFIELDSIZE_LARGE, body.count)
+            curl.set(handle, CURLOPT_POSTFIELDS, pointer: body.baseAddress)
         }
-        Curl.set(handle, CURLOPT_HTTPHEADER, pointer: headers)
+        curl.set(handle, CURLOPT_HTTPHEADER, pointer: headers)
         let milliseconds = request.timeout.components.seconds * 1000 + request.timeout.components.attoseconds / 1_000_000_000_000_000
-        Curl.set(handle, CURLOPT_TIMEOUT_MS, Int(max(1, milliseconds)))
-        Curl.set(handle, CURLOPT_SSL_VERIFYPEER, request.verifyTLS ? 1 : 0)
-        Curl.set(handle, CURLOPT_SSL_VERIFYHOST, request.verifyTLS ? 2 : 0)
-        Curl.set(handle, CURLOPT_USERAGENT, pointer: "tagrouter")
+        curl.set(handle, CURLOPT_TIMEOUT_MS, Int(max(1, milliseconds)))
+        curl.set(handle, CURLOPT_SSL_VERIFYPEER, request.verifyTLS ? 1 : 0)
+        curl.set(handle, CURLOPT_SSL_VERIFYHOST, request.verifyTLS ? 2 : 0)
+        curl.set(handle, CURLOPT_USERAGENT, pointer: "tagrouter")
         let context = UnsafeRawPointer(Unmanaged.passUnretained(sink).toOpaque())
-        Curl.set(handle, CURLOPT_WRITEFUNCTION, pointer: unsafeBitCast(receiveBody, to: UnsafeRawPointer.self))
-        Curl.set(handle, CURLOPT_WRITEDATA, pointer: context)
-        Curl.set(handle, CURLOPT_HEADERFUNCTION, pointer: unsafeBitCast(receiveHeader, to: UnsafeRawPointer.self))
-        Curl.set(handle, CURLOPT_HEADERDATA, pointer: context)
+        curl.set(handle, CURLOPT_WRITEFUNCTION, pointer: unsafeBitCast(receiveBody, to: UnsafeRawPointer.self))
+        curl.set(handle, CURLOPT_WRITEDATA, pointer: context)
+        curl.set(handle, CURLOPT_HEADERFUNCTION, pointer: unsafeBitCast(receiveHeader, to: UnsafeRawPointer.self))
+        curl.set(handle, CURLOPT_HEADERDATA, pointer: context)
     }
 
     private static func kind(of code: CURLcode) -> HTTPTransportError.Kind {

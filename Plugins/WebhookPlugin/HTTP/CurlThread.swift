@@ -11,7 +11,8 @@ final class CurlThread: Sendable {
     init() {
         let queue = queue
         let thread = Thread {
-            let easy = CurlEasy()
+            var easy: CurlEasy?
+            if case .success(let curl) = Curl.shared { easy = CurlEasy(curl) }
             while let job = queue.next() {
                 let result = easy?.perform(job.request)
                     ?? .failure(HTTPTransportError(kind: .invalidRequest, message: "libcurl could not be initialised"))

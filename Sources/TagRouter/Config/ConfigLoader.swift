@@ -9,11 +9,14 @@ public struct ConfigLoader: Sendable {
     public let environment: [String: String]
     /// Passed to plugins: build everything, connect to nothing.
     public let dryRun: Bool
+    /// Overrides the file's `state_dir` (`run --state-dir`).
+    public let stateDirectory: String?
 
-    public init(registry: PluginRegistry, environment: [String: String] = ProcessInfo.processInfo.environment, dryRun: Bool = false) {
+    public init(registry: PluginRegistry, environment: [String: String] = ProcessInfo.processInfo.environment, dryRun: Bool = false, stateDirectory: String? = nil) {
         self.registry = registry
         self.environment = environment
         self.dryRun = dryRun
+        self.stateDirectory = stateDirectory
     }
 
     /// The top-level keys: the fixed ones, then one section per plugin that has one.
@@ -66,6 +69,7 @@ public struct ConfigLoader: Sendable {
     }
 
     private func stateDirectory(_ top: ConfigValue) -> String {
+        if let stateDirectory { return stateDirectory }
         if let configured = top.string("state_dir") { return top.context.resolve(configured) }
         if let systemd = environment["STATE_DIRECTORY"], !systemd.isEmpty { return systemd }
         if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/tagrouter" }

@@ -80,10 +80,11 @@ public indirect enum OptionType: Sendable {
         case .template: return "template"
         case .choice(let words): return words.joined(separator: " \\| ")
         case .secretFile: return "file path"
+        case .list(.section): return "list of mappings"
         case .list(let element): return "list of \(element.displayName)"
         case .oneOrMany(let element): return "\(element.displayName) or list"
         case .map(let value): return "map of \(value.displayName)"
-        case .section: return "section"
+        case .section: return "mapping"
         case .any: return "any"
         }
     }

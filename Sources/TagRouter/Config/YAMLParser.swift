@@ -50,8 +50,11 @@ private struct TreeBuilder {
 
     func syntaxError(_ parser: yaml_parser_t) -> ConfigErrors {
         let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
-        let context = parser.context.map { String(cString: $0) + ": " } ?? ""
-        return ConfigErrors(mark: mark(parser.problem_mark), path: "", message: "\(context)\(problem)")
+        guard let context = parser.context.map({ String(cString: $0) }) else {
+            return ConfigErrors(mark: mark(parser.problem_mark), path: "", message: problem)
+        }
+        let start = mark(parser.context_mark)
+        return ConfigErrors(mark: mark(parser.problem_mark), path: "", message: "\(context) (from line \(start.line), column \(start.column)): \(problem)")
     }
 
     private static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?, length: Int? = nil) -> String? {

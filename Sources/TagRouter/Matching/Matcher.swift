@@ -10,7 +10,24 @@ public struct Matcher: Sendable {
         /// The event's values this condition looks at, and what to call them when there are none.
         let values: @Sendable (TagEvent) -> [String]
         let missing: String
+        /// The same verdict without building the list of values, where one suffices.
+        let fast: (@Sendable (TagEvent) -> Bool)?
 
+        init(key: String, patterns: [TextPattern], values: @escaping @Sendable (TagEvent) -> [String], missing: String, fast: (@Sendable (TagEvent) -> Bool)? = nil) {
+            self.key = key
+            self.patterns = patterns
+            self.values = values
+            self.missing = missing
+            self.fast = fast
+        }
+
+        /// The verdict alone: no messages built (the routing hot path).
+        func passes(_ event: TagEvent) -> Bool {
+            if let fast { return fast(event) }
+            return values(event).contains { value in patterns.contains { $0.matches(value) } }
+        }
+
+        /// The verdict with what was expected and found (for `--explain`).
         func evaluate(_ event: TagEvent) -> ConditionResult {
             let found = values(event)
             let wanted = patterns.map(\.description).joined(separator: " or ")
@@ -25,17 +42,21 @@ public struct Matcher: Sendable {
         }
     }
 
-    let kinds: Set<TagEvent.Kind>
+    /// The wanted event kinds (at most five: a list beats hashing).
+    let kinds: [TagEvent.Kind]
     let conditions: [Condition]
 
     /// Compiles a validated `match:` section (nil: no `match`, every `tag.arrived`).
     public init(_ match: ConfigValue?) throws(ConfigErrors) {
         let match = match ?? ConfigValue(node: ConfigNode(.mapping([]), mark: SourceMark(file: "", line: 0, column: 0)), path: "match", type: .section(MatchSpec.spec), context: ConfigContext())
-        kinds = Set((match.strings("event") ?? []).compactMap(TagEvent.Kind.init(rawValue:)))
+        kinds = (match.strings("event") ?? []).compactMap(TagEvent.Kind.init(rawValue:))
         let anyRecord = match.string("records") == "any"
         var errors = ConfigErrors()
         var conditions: [Condition] = []
-        func add(_ key: String, missing: String, _ compile: (String) throws -> TextPattern, _ values: @escaping @Sendable (TagEvent) -> [String]) {
+        func add(
+            _ key: String, missing: String, _ compile: (String) throws -> TextPattern, single: (@Sendable (TagEvent) -> String?)? = nil, byUID: Bool = false,
+            _ values: @escaping @Sendable (TagEvent) -> [String]
+        ) {
             guard let texts = match.strings(key) else { return }
             var patterns: [TextPattern] = []
             for (index, text) in texts.enumerated() {
@@ -47,7 +68,21 @@ public struct Matcher: Sendable {
                     errors.append(ConfigError(mark: at, path: "\(match.path).\(key)", message: "\(error)"))
                 }
             }
-            conditions.append(Condition(key: key, patterns: patterns, values: values, missing: missing))
+            var fast: (@Sendable (TagEvent) -> Bool)?
+            if byUID {
+                let compiled = patterns
+                fast = { event in
+                    guard let uid = event.tag?.uid else { return false }
+                    return compiled.contains { $0.matches(uid: uid) }
+                }
+            } else if let single {
+                let compiled = patterns
+                fast = { event in
+                    guard let value = single(event) else { return false }
+                    return compiled.contains { $0.matches(value) }
+                }
+            }
+            conditions.append(Condition(key: key, patterns: patterns, values: values, missing: missing, fast: fast))
         }
         let glob: (String) -> TextPattern = { .glob(Glob($0)) }
         let regex: (String) throws -> TextPattern = { text in
@@ -63,20 +98,27 @@ public struct Matcher: Sendable {
         let texts: @Sendable (TagEvent) -> [String] = { event in
             anyRecord ? EventRecords.values(event, "text", type: "T") : [event.text].compactMap { $0 }
         }
-        add("uri", missing: "no URI on the tag", glob, uris)
-        add("uri_regex", missing: "no URI on the tag", regex, uris)
-        add("text", missing: "no Text record on the tag", glob, texts)
-        add("text_regex", missing: "no Text record on the tag", regex, texts)
+        let uri: (@Sendable (TagEvent) -> String?)?
+        let text: (@Sendable (TagEvent) -> String?)?
+        if anyRecord {
+            (uri, text) = (nil, nil)
+        } else {
+            (uri, text) = ({ $0.uri }, { $0.text })
+        }
+        add("uri", missing: "no URI on the tag", glob, single: uri, uris)
+        add("uri_regex", missing: "no URI on the tag", regex, single: uri, uris)
+        add("text", missing: "no Text record on the tag", glob, single: text, texts)
+        add("text_regex", missing: "no Text record on the tag", regex, single: text, texts)
         add("mime", missing: "no MIME record on the tag", glob) { event in
             let mimes = EventRecords.values(event, "mime_type")
             return anyRecord ? mimes : Array(mimes.prefix(1))
         }
-        add("uid", missing: "no tag in this event", uid) { $0.tag.map { [$0.uid.hex] } ?? [] }
+        add("uid", missing: "no tag in this event", uid, byUID: true) { $0.tag.map { [$0.uid.hex] } ?? [] }
         add("tag_id", missing: "no tag in this event", { text in
             TagUID(text).map(TextPattern.uid) ?? .glob(Glob(text))
         }) { event in [event.tagID, event.tag?.uid.hex].compactMap { $0 } }
-        add("reader", missing: "no reader", glob) { [$0.reader] }
-        add("tag_type", missing: "no tag in this event", glob) { $0.tag.map { [$0.type] } ?? [] }
+        add("reader", missing: "no reader", glob, single: { $0.reader }) { [$0.reader] }
+        add("tag_type", missing: "no tag in this event", glob, single: { $0.tag?.type }) { $0.tag.map { [$0.type] } ?? [] }
         if let record = match.child("record"), record.has("tnf") || record.has("type") {
             conditions.append(Self.recordCondition(record, anyRecord: anyRecord))
         }
@@ -114,7 +156,8 @@ public struct Matcher: Sendable {
     /// True when `event` is of a wanted kind and meets every condition.
     public func matches(_ event: TagEvent) -> Bool {
         guard kinds.contains(event.kind) else { return false }
-        return conditions.allSatisfy { $0.evaluate(event).passed }
+        for index in conditions.indices where !conditions[index].passes(event) { return false }
+        return true
     }
 
     /// Every condition's result, the event kind first (for `--explain`).

@@ -16,6 +16,12 @@ enum TextPattern: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Matches a tag's UID: by bytes for a UID pattern, else on its hex form.
+    func matches(uid: TagUID) -> Bool {
+        if case .uid(let wanted) = self { return wanted.bytes == uid.bytes }
+        return matches(uid.hex)
+    }
+
     var description: String {
         switch self {
         case .glob(let glob): return glob.pattern

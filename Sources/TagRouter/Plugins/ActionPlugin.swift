@@ -40,5 +40,5 @@ public protocol Action: Sendable {
 }
 
 extension Action {
-    public func describe(_ delivery: Delivery) -> String { "would run" }
+    public func describe(_ delivery: Delivery) -> String { "run" }
 }

@@ -7,21 +7,28 @@ public struct Delivery: Sendable {
     public var route: String
     /// 1 for the first try, then 2, 3… as the delivery policy retries.
     public var attempt: Int
+    private let lazyEventJSON: Lazy<JSONValue>
+    private let lazyVariables: Lazy<JSONValue>
+
     /// The template root: the event's JSON members plus `route` and `json`.
-    public let variables: JSONValue
+    /// Built on first use, off the router's path, once for all actions of a route.
+    public var variables: JSONValue { lazyVariables.value }
+
+    /// The event JSON (`variables["json"]`), built once per event.
+    public var eventJSON: JSONValue { lazyEventJSON.value }
 
     public init(event: TagEvent, route: String, attempt: Int = 1) {
-        self.event = event
-        self.route = route
+        self.init(event: event, route: route, eventJSON: Lazy { event.json })
         self.attempt = attempt
-        self.variables = Template.variables(for: event, route: route)
     }
 
-    init(event: TagEvent, route: String, variables: JSONValue) {
+    /// A delivery sharing the event's JSON with the other routes it matched.
+    init(event: TagEvent, route: String, eventJSON: Lazy<JSONValue>) {
         self.event = event
         self.route = route
         self.attempt = 1
-        self.variables = variables
+        self.lazyEventJSON = eventJSON
+        self.lazyVariables = Lazy { Template.variables(json: eventJSON.value, route: route) }
     }
 }
 

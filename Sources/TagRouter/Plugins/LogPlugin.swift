@@ -21,11 +21,13 @@ struct LogAction: Action {
 
     func line(_ delivery: Delivery) -> String {
         if let template { return template.render(delivery.variables) }
-        return JSONValue.object(JSONObject(["route": .string(delivery.route), "event": delivery.event.json])).serialized()
+        return JSONValue.object(JSONObject(["route": .string(delivery.route), "event": delivery.eventJSON])).serialized()
     }
 
     func perform(_ delivery: Delivery) async throws(ActionError) {
-        StandardOutput.writeLine(line(delivery))
+        if let failure = StandardOutput.writeLine(line(delivery)) {
+            throw .permanent("cannot write to stdout: \(failure)")
+        }
     }
 
     func describe(_ delivery: Delivery) -> String { "print \(line(delivery))" }

@@ -6,18 +6,20 @@ import Synchronization
 enum StandardOutput {
     private static let lock = Mutex(())
 
-    static func writeLine(_ line: String) {
+    /// Writes `line` and a newline; nil on success, else why not (`errno`'s text).
+    static func writeLine(_ line: String) -> String? {
         var bytes = Array((line + "\n").utf8)
-        lock.withLock { _ in
+        return lock.withLock { _ -> String? in
             var offset = 0
             while offset < bytes.count {
                 let written = bytes.withUnsafeMutableBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return
+                    return String(cString: strerror(errno))
                 }
                 offset += written
             }
+            return nil
         }
     }
 }

@@ -36,14 +36,14 @@ public final class Router: Sendable {
     @discardableResult
     public func dispatch(_ event: TagEvent) -> [String] {
         var matched: [String] = []
-        var json: JSONValue?
-        for (route, routeWorkers) in zip(config.routes, workers) where route.matcher.matches(event) {
-            matched.append(route.name)
-            let eventJSON = json ?? event.json
-            json = eventJSON
-            let delivery = Delivery(event: event, route: route.name, variables: Template.variables(json: eventJSON, route: route.name))
-            for worker in routeWorkers { worker.enqueue(delivery) }
-            if !route.continues { break }
+        let json = Lazy { event.json }
+        let routes = config.routes
+        for index in routes.indices where routes[index].matcher.matches(event) {
+            let name = routes[index].name
+            matched.append(name)
+            let delivery = Delivery(event: event, route: name, eventJSON: json)
+            for worker in workers[index] { worker.enqueue(delivery) }
+            if !routes[index].continues { break }
         }
         if matched.isEmpty { Log.debug("no route matched", JSONObject(["event": .string(event.kind.rawValue), "event_id": .string(event.id)])) }
         return matched

@@ -29,6 +29,24 @@ import Testing
         }
     }
 
+    /// Every prefix of an area either parses as the whole area does, or says how
+    /// much more it needs — and that much is enough to get further.
+    @Test func aPrefixSaysHowMuchOfTheAreaItNeeds() throws {
+        let area: [UInt8] = [0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0xFF, 0x00, 0x06] + [UInt8](repeating: 0x41, count: 6) + [0xFE]
+        let whole = try Type2TLVArea.parse(area)
+        for length in 0..<area.count {
+            do {
+                #expect(try Type2TLVArea.parse(area.prefix(length)) == whole)
+            } catch {
+                let needed = try #require(error.areaNeeded, "prefix \(length): \(error)")
+                #expect(needed > length && needed <= 15)
+            }
+        }
+        let terminated = #expect(throws: Type2Error.self) { try Type2TLVArea.parse([0x00, 0xFE, 0x03]) }
+        #expect(terminated?.kind == .noNDEFTLV)
+        #expect(terminated?.areaNeeded == nil)  // a Terminator ends the walk: reading more cannot help
+    }
+
     @Test func buildRefusesAMessageThatDoesNotFit() throws {
         #expect(Type2TLVArea.capacity(dataAreaSize: 48) == 46)
         #expect(Type2TLVArea.capacity(dataAreaSize: 144) == 142)

@@ -22,9 +22,19 @@ struct Type2DriverTests {
         let ntag = ModelTransport(try Type2Tag(.ntag216, uid: Self.uid, message: message))
         #expect(try Type2Driver(transport: ntag, tagType: "ntag216").read().message == message)
         #expect(ntag.exchanges == 1 + 4)  // CC read + 860 bytes in 240-byte FAST_READs
-        let ultralight = ModelTransport(try Type2Tag(.ultralight, uid: Self.uid, message: []))
-        _ = try Type2Driver(transport: ultralight, tagType: "mifare-ultralight").read()
-        #expect(ultralight.exchanges == 1 + 3)
+        let ultralight = ModelTransport(try Type2Tag(.ultralight, uid: Self.uid, message: Self.message))
+        #expect(try Type2Driver(transport: ultralight, tagType: "mifare-ultralight").read().message == Self.message)
+        #expect(ultralight.exchanges == 1 + 2)  // CC read (with pages 4–6) + 16-byte READs up to the message's end (44 bytes)
+    }
+
+    @Test("only the pages up to the end of the NDEF TLV are read", arguments: Type2TagType.allCases)
+    func readsOnlyWhatTheMessageNeeds(type: Type2TagType) throws {
+        let blank = ModelTransport(try Type2Tag(type, uid: Self.uid, message: []))
+        #expect(try Type2Driver(transport: blank, tagType: type.rawValue).read().message == [])
+        #expect(blank.exchanges == 1)  // the empty NDEF TLV is in the CC read's 12 data bytes
+        let short = ModelTransport(try Type2Tag(type, uid: Self.uid, message: Self.message))
+        #expect(try Type2Driver(transport: short, tagType: type.rawValue).read().message == Self.message)
+        #expect(short.exchanges == (type == .ultralight ? 3 : 2))
     }
 
     @Test("a formatted tag with no NDEF TLV reads as no message; a damaged TLV says where")

@@ -23,11 +23,17 @@ public struct Type2Error: Error, Sendable, Equatable, CustomStringConvertible {
     public var offset: Int
     /// One sentence for a person.
     public var detail: String
+    /// For a problem caused only by the area ending (a cut-off length, an NDEF TLV
+    /// running past the end, no NDEF TLV yet): how many bytes from the start of the
+    /// area the walk needs to go on. Lets a reader fetch a tag's memory in steps
+    /// instead of all of it; nil for every other problem.
+    public var areaNeeded: Int?
 
-    public init(_ kind: Kind, at offset: Int, _ detail: String) {
+    public init(_ kind: Kind, at offset: Int, _ detail: String, areaNeeded: Int? = nil) {
         self.kind = kind
         self.offset = offset
         self.detail = detail
+        self.areaNeeded = areaNeeded
     }
 
     /// `at byte 18: NDEF TLV length 128 runs past the end of the 48-byte data area`.

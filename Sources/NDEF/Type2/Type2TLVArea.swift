@@ -24,20 +24,20 @@ public enum Type2TLVArea {
                 break
             }
             guard index < area.count else {
-                throw Type2Error(.truncatedTLV, at: offset, "the \(tag.name) TLV's length is cut off by the end of the \(area.count)-byte area")
+                throw Type2Error(.truncatedTLV, at: offset, "the \(tag.name) TLV's length is cut off by the end of the \(area.count)-byte area", areaNeeded: index + 1)
             }
             var length = Int(area[index])
             index += 1
             if length == 0xFF {
                 guard area.count - index >= 2 else {
-                    throw Type2Error(.truncatedTLV, at: offset, "the \(tag.name) TLV's 3-byte length is cut off by the end of the \(area.count)-byte area")
+                    throw Type2Error(.truncatedTLV, at: offset, "the \(tag.name) TLV's 3-byte length is cut off by the end of the \(area.count)-byte area", areaNeeded: index + 2)
                 }
                 length = Int(area[index]) << 8 | Int(area[index + 1])
                 index += 2
             }
             guard area.count - index >= length else {
                 let kind: Type2Error.Kind = tag == .ndefMessage ? .ndefTLVOverflow : .truncatedTLV
-                throw Type2Error(kind, at: offset, "the \(tag.name) TLV's length \(length) runs past the end of the \(area.count)-byte area")
+                throw Type2Error(kind, at: offset, "the \(tag.name) TLV's length \(length) runs past the end of the \(area.count)-byte area", areaNeeded: index + length)
             }
             tlvs.append(Type2TLV(tag: tag, offset: offset, valueOffset: index, length: length))
             if tag == .ndefMessage {
@@ -45,7 +45,7 @@ public enum Type2TLVArea {
             }
             index += length
         }
-        throw Type2Error(.noNDEFTLV, at: area.count, "the \(area.count)-byte area ends without an NDEF Message TLV")
+        throw Type2Error(.noNDEFTLV, at: area.count, "the \(area.count)-byte area ends without an NDEF Message TLV", areaNeeded: area.count + 1)
     }
 
     /// The largest message an area of `dataAreaSize` bytes holds (NDEF TLV header

@@ -31,9 +31,10 @@ public struct NDEFTagContent: Sendable, Equatable {
 extension NDEFTagContent {
     /// The content of a TLV data area (Type 2 pages from 4, MIFARE Classic NDEF
     /// sectors): no message when it has no NDEF TLV, `.malformed` when a TLV is
-    /// damaged, naming `place` and the byte (counted from `offset`).
-    init(tlvArea area: [UInt8], writable: Bool, offset: Int, place: String) throws(TagDriverError) {
-        let capacity = Type2TLVArea.capacity(dataAreaSize: area.count)
+    /// damaged, naming `place` and the byte (counted from `offset`). `area` may be
+    /// the start of a data area of `dataAreaSize` bytes (default: all of it).
+    init(tlvArea area: [UInt8], dataAreaSize: Int? = nil, writable: Bool, offset: Int, place: String) throws(TagDriverError) {
+        let capacity = Type2TLVArea.capacity(dataAreaSize: dataAreaSize ?? area.count)
         do {
             self.init(message: try Type2TLVArea.parse(area).ndefMessage, capacity: capacity, writable: writable)
         } catch where error.kind == .noNDEFTLV {

@@ -29,15 +29,12 @@ enum EncodeCommand: Command {
           tagrouter encode --uri https://example.com --text "Front door" --lang en
         """
 
-    private static let recordOptions: Set<String> = ["--uri", "--text", "--lang", "--mime", "--data", "--data-file",
-                                                     "--json", "--external", "--aar"]
-
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let memory = try arguments.option("--memory")
         let uid = try arguments.option("--uid")
         let chunkSize = try arguments.option("--chunk-size")
-        let steps = try arguments.orderedOptions(recordOptions)
+        let steps = try arguments.orderedOptions(EncodeRecords.optionNames)
         try arguments.finish()
 
         let records = try EncodeRecords.build(steps)

@@ -5,6 +5,11 @@ import NDEF
 /// `--lang` qualifies the `--text` before it, `--data`/`--data-file` the `--mime`
 /// or `--external` before it.
 enum EncodeRecords {
+    /// Every option that builds records (`encode`, `write`), taken in command-line order.
+    static let optionNames: Set<String> = [
+        "--uri", "--text", "--lang", "--mime", "--data", "--data-file", "--json", "--external", "--aar",
+    ]
+
     static func build(_ steps: [(name: String, value: String)]) throws(CLIError) -> [NDEFRecord] {
         var records: [NDEFRecord] = []
         var index = 0

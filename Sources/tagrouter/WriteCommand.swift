@@ -37,11 +37,6 @@ enum WriteCommand: Command {
           tagrouter write --uri https://www.home-assistant.io/tag/front-door --text "Front door"
         """
 
-    /// The record options `encode` takes, in the order given.
-    static let recordOptions: Set<String> = [
-        "--uri", "--text", "--lang", "--mime", "--data", "--data-file", "--json", "--external", "--aar",
-    ]
-
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: false)
@@ -50,7 +45,7 @@ enum WriteCommand: Command {
         let lock = arguments.flag("--lock")
         let confirmed = arguments.flag("--yes")
         let from = try arguments.option("--from")
-        let steps = try arguments.orderedOptions(recordOptions)
+        let steps = try arguments.orderedOptions(EncodeRecords.optionNames)
         try arguments.finish()
         if lock, !confirmed {
             throw .usage("--lock makes the tag read-only for ever; add --yes to confirm")

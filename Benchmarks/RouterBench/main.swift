@@ -8,9 +8,9 @@ import TagRouter
 // a bare AsyncStream pass-through doing the same work, in the same run.
 // Prints `name value` lines; scripts/bench/router.sh makes the table.
 
-/// The bench's sizes: `router-bench [EVENTS]`.
+/// The bench's sizes: `router-bench [EVENTS]`, `ROUTER_BENCH_ROUTES` (default 100).
 enum Sizes {
-    static let routes = 100
+    static let routes = Int(ProcessInfo.processInfo.environment["ROUTER_BENCH_ROUTES"] ?? "") ?? 100
     static let throughputEvents = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 100_000
     static let latencySamples = 2_000
 }
@@ -58,7 +58,8 @@ func routerThroughput() async throws -> Double {
     for event in events { continuation.yield(event) }
     continuation.finish()
     await routing.value
-    while router.counters["route-99.0.log"]?.delivered ?? 0 < Sizes.throughputEvents { await Task.yield() }
+    let last = "route-\(Sizes.routes - 1)"
+    while router.counters["\(last).0.log"]?.delivered ?? 0 < Sizes.throughputEvents { await Task.yield() }
     let elapsed = ContinuousClock.now - start
     await router.shutdown(timeout: .seconds(5))
     return Double(Sizes.throughputEvents) / elapsed.seconds
@@ -71,7 +72,7 @@ func baselineThroughput() async -> Double {
     let start = ContinuousClock.now
     let consumer = Task {
         for await event in stream {
-            let line = JSONValue.object(JSONObject(["route": "route-99", "event": event.json])).serialized() + "\n"
+            let line = JSONValue.object(JSONObject(["route": .string("route-\(Sizes.routes - 1)"), "event": event.json])).serialized() + "\n"
             _ = line.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
         }
     }

@@ -41,7 +41,7 @@ let tags: [Target] = [
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.
 let routing: [Target] = [
-    .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
+    .target(name: "TagRouter", dependencies: ["TagCore", "TagReader", "CYAML"]),
     .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
     .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore"], path: "Benchmarks/RouterBench"),
     .testTarget(

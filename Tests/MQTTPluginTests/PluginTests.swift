@@ -1,5 +1,6 @@
 import Foundation
 import TagCore
+import TagReader
 import TagRouter
 import Testing
 @testable import MQTTPlugin
@@ -10,7 +11,7 @@ import Testing
 struct PluginTests {
     static func plugin(_ yaml: String, readers: [String] = ["front-door"]) throws -> MQTTPlugin {
         let section = try ConfigValue.parse(yaml, spec: MQTTSection.spec, path: "mqtt")
-        let context = PluginContext(stateDirectory: NSTemporaryDirectory(), readers: readers.map { ReaderSettings(name: $0) })
+        let context = PluginContext(stateDirectory: NSTemporaryDirectory(), readers: readers.map { ReaderConfig(name: $0) })
         return try MQTTPlugin(section: section, context: context)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import TagCore
+import TagReader
 import Testing
 
 @testable import TagRouter
@@ -37,7 +38,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
                 continue: true
               - actions: [log]
             """)
-        #expect(config.readers == [ReaderSettings(name: "front-door", device: "pn532_uart:/dev/ttyUSB0", cooldown: .milliseconds(1500))])
+        #expect(config.readers == [ReaderConfig(name: "front-door", device: "pn532_uart:/dev/ttyUSB0", cooldown: .milliseconds(1500))])
         #expect(config.routes.map(\.name) == ["music", "route-2"])
         #expect(config.routes[0].continues)
         #expect(config.routes[0].actions.map(\.plugin) == ["log", "log", "probe"])

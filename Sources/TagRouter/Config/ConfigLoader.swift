@@ -1,5 +1,6 @@
 import Foundation
 import TagCore
+import TagReader
 
 /// Reads a config file into a `RouterConfig`: YAML → nodes → checked against the
 /// specs (the top level, readers, routes, matches, and each plugin's own) →
@@ -22,7 +23,7 @@ public struct ConfigLoader: Sendable {
     /// The top-level keys: the fixed ones, then one section per plugin that has one.
     public var spec: OptionSpec {
         var options = [
-            Option("readers", .list(.section(ReaderSettings.spec)), default: "[{name: reader, device: auto}]", "the NFC readers to watch"),
+            Option("readers", .list(.section(ReaderConfig.spec)), default: "[{name: reader, device: auto}]", "the NFC readers to watch"),
             Option("routes", .list(.section(Route.spec)), default: "[]", "the rules, tried in file order; the first match wins unless it says `continue: true`"),
             Option("state_dir", .string, "where spools and plugin state are kept (default `$STATE_DIRECTORY`, else `$XDG_STATE_HOME/tagrouter`, else `~/.local/state/tagrouter`)"),
             Option("shutdown_timeout", .duration, default: "5s", "on SIGTERM, how long queued events may take to deliver before the rest is spooled"),
@@ -48,7 +49,7 @@ public struct ConfigLoader: Sendable {
         let root = try YAMLParser.parse(text, file: file)
         var errors = ConfigErrors()
         let top = OptionValidator(context: context).validate(root, as: .section(spec), path: "", errors: &errors)
-        let readers = top.list("readers").map(ReaderSettings.init)
+        let readers = top.list("readers").map(ReaderConfig.init)
         checkUnique(top.list("readers"), key: "name", what: "reader", &errors)
         let pluginContext = PluginContext(stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers)
         let plugins = buildPlugins(top, pluginContext, &errors)

@@ -1,8 +1,10 @@
+import TagReader
+
 /// A loaded, validated config: readers, plugin instances and compiled routes.
 public struct RouterConfig: Sendable {
     /// The file it came from, as named by the user (or `embedded default`).
     public var file: String
-    public var readers: [ReaderSettings]
+    public var readers: [ReaderConfig]
     /// Where spools and plugin state live.
     public var stateDirectory: String
     /// How long `SIGTERM` waits for queues to drain before spooling the rest.

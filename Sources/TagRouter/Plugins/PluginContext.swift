@@ -1,3 +1,5 @@
+import TagReader
+
 /// What a plugin may need to know about the run it is built for.
 public struct PluginContext: Sendable {
     /// Where plugins may keep state across restarts (created on demand).
@@ -7,9 +9,9 @@ public struct PluginContext: Sendable {
     /// True under `--dry-run` and `check-config`: build everything, connect to nothing.
     public var dryRun: Bool
     /// The configured readers (Home Assistant discovery announces one scanner per reader).
-    public var readers: [ReaderSettings]
+    public var readers: [ReaderConfig]
 
-    public init(stateDirectory: String, config: ConfigContext = ConfigContext(), dryRun: Bool = false, readers: [ReaderSettings] = []) {
+    public init(stateDirectory: String, config: ConfigContext = ConfigContext(), dryRun: Bool = false, readers: [ReaderConfig] = []) {
         self.stateDirectory = stateDirectory
         self.config = config
         self.dryRun = dryRun

@@ -1,0 +1,31 @@
+import TagReader
+
+/// One entry of the `readers:` section is TagReader's `ReaderConfig`: its keys,
+/// defaults and meaning are declared here once, for validation and the README.
+extension ReaderConfig {
+    /// The options of one reader.
+    public static let spec = OptionSpec("one NFC reader", [
+        Option("name", .string, default: "reader", "the name events carry in `reader`; unique"),
+        Option("device", .string, default: "auto", "a libnfc connstring such as `pn532_uart:/dev/ttyUSB0`, or `auto` for the first reader found"),
+        Option("cooldown", .duration, default: "1s", "the same UID arriving again within this is ignored"),
+        Option("exit_delay", .duration, default: "500ms", "a tag must be gone this long before `tag.removed` fires"),
+        Option("ignore_on_connect", .bool, default: "false", "a tag already on the reader when it connects does not fire"),
+        Option("poll_interval", .duration, default: "100ms", "how often a held tag is checked (and the field polled with `list-passive`)"),
+        Option(
+            "polling", .choice(ReaderConfig.Polling.allCases.map(\.rawValue)), default: "auto-poll",
+            "`auto-poll`: the PN532 polls, no CPU while waiting; `list-passive`: works with every libnfc driver"),
+        Option("watchdog", .duration, default: "10s", "a reader that makes no progress this long is reopened"),
+    ])
+
+    /// Reads a validated reader entry; absent keys take `ReaderConfig`'s defaults.
+    public init(_ value: ConfigValue) {
+        let defaults = ReaderConfig(name: "reader")
+        self.init(
+            name: value.string("name") ?? defaults.name, device: value.string("device") ?? defaults.device,
+            cooldown: value.duration("cooldown") ?? defaults.cooldown, exitDelay: value.duration("exit_delay") ?? defaults.exitDelay,
+            ignoreOnConnect: value.bool("ignore_on_connect") ?? defaults.ignoreOnConnect,
+            pollInterval: value.duration("poll_interval") ?? defaults.pollInterval,
+            polling: value.string("polling").flatMap(ReaderConfig.Polling.init(rawValue:)) ?? defaults.polling,
+            watchdog: value.duration("watchdog") ?? defaults.watchdog)
+    }
+}

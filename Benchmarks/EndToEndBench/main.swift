@@ -13,10 +13,11 @@ import TestSupport
 // Usage: e2e-bench TAGROUTER_BINARY [TAPS]
 
 let arguments = CommandLine.arguments.dropFirst()
-guard let tagrouter = arguments.first, let taps = arguments.count > 1 ? Int(arguments.last!) : 200, taps > 0 else {
+guard let binary = arguments.first, let taps = arguments.count > 1 ? Int(arguments.last!) : 200, taps > 0 else {
     FileHandle.standardError.write(Data("usage: e2e-bench TAGROUTER_BINARY [TAPS]\n".utf8))
     exit(64)
 }
+let tagrouter = URL(fileURLWithPath: binary).path  // absolute: the tools run in a scratch directory
 let baselineRuns = max(10, taps / 10)
 let tag = #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"uri":"https://www.home-assistant.io/tag/front-door"}]}"#
 let libnfcEnvironment = ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"]
@@ -129,4 +130,9 @@ func measure() async throws -> String {
         """
 }
 
-print(try await measure())
+do {
+    print(try await measure())
+} catch {
+    note("e2e-bench: \(error)")
+    exit(1)
+}

@@ -18,7 +18,7 @@ let ndef: [Target] = [
     .target(name: "NDEF"),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF"], resources: [.copy("Vectors")]),
     /// Runs the built `tagrouter decode` / `encode` binary.
-    .testTarget(name: "NDEFCLITests", dependencies: ["NDEF"]),
+    .testTarget(name: "NDEFCLITests", dependencies: ["NDEF", "TestSupport"]),
     .executableTarget(name: "ndef-bench", dependencies: ["NDEF"], path: "Benchmarks/NDEFBench"),
 ]
 
@@ -65,7 +65,7 @@ let plugins: [Target] = [
             "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin",
         ]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin"], path: "Plugins/MQTTBench"),
-    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "mqtt-bench"]),
+    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "TestSupport", "mqtt-bench"]),
 ]
 
 /// The command-line tool and daemon.
@@ -78,6 +78,11 @@ let executable: [Target] = [
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]
     ),
+    /// What tests that run real processes share: a mosquitto broker, an independent subscriber, the built binaries.
+    .target(name: "TestSupport", dependencies: ["ChildProcess"], path: "Tests/TestSupport"),
+    /// The built `tagrouter` as real processes: `simulate`, `run`, a real broker and subscriber.
+    .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TagCore"]),
+    .executableTarget(name: "e2e-bench", dependencies: ["TestSupport"], path: "Benchmarks/EndToEndBench"),
 ]
 
 let package = Package(

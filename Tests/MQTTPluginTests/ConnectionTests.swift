@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 @testable import MQTTPlugin
 

@@ -2,6 +2,7 @@ import Foundation
 import TagCore
 import TagReader
 import TagRouter
+import TestSupport
 import Testing
 @testable import MQTTPlugin
 

@@ -1,12 +1,13 @@
 import Foundation
 import NDEF
+import TestSupport
 import Testing
 
 /// `tagrouter decode` and `encode`, run as a user runs them.
 @Suite struct DecodeEncodeCLITests {
     /// The vectors from the NDEF tests, read from the source tree.
     static func vectors(_ file: String) throws -> [[String: Any]] {
-        let url = Tool.packageRoot.appendingPathComponent("Tests/NDEFTests/Vectors/\(file)")
+        let url = BuiltProducts.packageRoot.appendingPathComponent("Tests/NDEFTests/Vectors/\(file)")
         return try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [[String: Any]] ?? []
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The built `tagrouter` binary, run as a user would: arguments, stdin, exit status,
 /// stdout and stderr. A run that takes longer than 20 s is killed, so a test fails
@@ -10,24 +11,9 @@ struct Tool {
         var stderr: String
     }
 
-    /// `.build/<config>/tagrouter`, next to the test bundle (or in `.build/debug`).
-    static var binary: URL {
-        let candidates = [Bundle.main.executableURL?.deletingLastPathComponent(), Bundle.main.bundleURL,
-                          packageRoot.appendingPathComponent(".build/debug")]
-        for folder in candidates.compactMap({ $0 }) {
-            let url = folder.appendingPathComponent("tagrouter")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return packageRoot.appendingPathComponent(".build/debug/tagrouter")
-    }
-
-    /// The package's root folder, found from this source file.
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-
     static func run(_ arguments: [String], stdin: Data = Data()) throws -> Run {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = BuiltProducts.tagrouter
         process.arguments = arguments
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input

@@ -2,29 +2,35 @@ import ChildProcess
 import Foundation
 import Glibc
 
-/// A real mosquitto broker for tests (and, later, end-to-end tests): its own
+/// A real mosquitto broker for tests (the MQTT plugin's and the end-to-end ones): its own
 /// config in a temporary directory, listening on a free 127.0.0.1 port,
 /// stopped (SIGTERM, so a persistent store is written) and restarted on the
 /// same port on demand, removed when the object goes away.
-final class MosquittoBroker: @unchecked Sendable {
-    struct Options {
+public final class MosquittoBroker: @unchecked Sendable {
+    /// How the broker is configured.
+    public struct Options {
         /// mosquitto's `max_queued_messages`, set deliberately: its default (1000)
         /// silently drops QoS 1 messages for a subscriber that falls behind.
-        var maxQueuedMessages = 1_000_000
+        public var maxQueuedMessages = 1_000_000
         /// `user: password` pairs; when given, anonymous clients are refused.
-        var users: [String: String] = [:]
+        public var users: [String: String] = [:]
         /// Keep sessions, subscriptions and queued messages across a restart.
-        var persistence = false
+        public var persistence = false
         /// Serve TLS with a certificate for 127.0.0.1 signed by a throw-away CA (`caFile`).
-        var tls = false
+        public var tls = false
+
+        public init() {}
     }
 
-    private(set) var port = 0
-    let directory: URL
+    /// The 127.0.0.1 port it listens on (the same across restarts).
+    public private(set) var port = 0
+    /// Its scratch directory: config, log, store; tests may put their own files here.
+    public let directory: URL
     private var config: [String] = []
     private var process: ChildProcess?
 
-    init(_ options: Options = Options()) throws {
+    /// Starts a broker on a free port.
+    public init(_ options: Options = Options()) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mosquitto-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var config = [
@@ -75,7 +81,7 @@ final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// The CA that signed the broker's certificate, with `Options.tls`.
-    var caFile: String { directory.appendingPathComponent("ca.pem").path }
+    public var caFile: String { directory.appendingPathComponent("ca.pem").path }
 
     private func makeCertificates() throws {
         let dir = directory.path
@@ -90,7 +96,7 @@ final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Starts the broker and returns once it accepts TCP connections.
-    func start() throws {
+    public func start() throws {
         let text = (["listener \(port) 127.0.0.1"] + config).joined(separator: "\n") + "\n"
         try text.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
         try? FileManager.default.removeItem(at: directory.appendingPathComponent("mosquitto.log"))
@@ -101,14 +107,14 @@ final class MosquittoBroker: @unchecked Sendable {
         let deadline = ContinuousClock.now + .seconds(20)
         while !Self.accepts(port) {
             guard !process.hasExited, ContinuousClock.now < deadline else {
-                throw BrokerError(description: "mosquitto did not start on port \(port): \(log)")
+                throw TestFailure(description: "mosquitto did not start on port \(port): \(log)")
             }
             usleep(10_000)
         }
     }
 
     /// Stops the broker gracefully (it saves its persistent store) and waits for it to exit.
-    func stop() async {
+    public func stop() async {
         guard let process else { return }
         process.terminate()
         _ = await process.termination()
@@ -116,11 +122,12 @@ final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// What the broker logged, for failure messages.
-    var log: String {
+    public var log: String {
         (try? String(contentsOf: directory.appendingPathComponent("mosquitto.log"), encoding: .utf8)) ?? ""
     }
 
-    static func freePort() throws -> Int {
+    /// A 127.0.0.1 TCP port nobody listens on right now.
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -131,7 +138,7 @@ final class MosquittoBroker: @unchecked Sendable {
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        guard bound else { throw BrokerError(description: "cannot find a free port: \(String(cString: strerror(errno)))") }
+        guard bound else { throw TestFailure(description: "cannot find a free port: \(String(cString: strerror(errno)))") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
@@ -147,7 +154,8 @@ final class MosquittoBroker: @unchecked Sendable {
         }
     }
 
-    static func run(_ tool: String, _ arguments: [String]) throws {
+    /// Runs a tool (`mosquitto_pub`, `openssl`, …) to the end; throws when it exits non-zero.
+    public static func run(_ tool: String, _ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
@@ -156,11 +164,14 @@ final class MosquittoBroker: @unchecked Sendable {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw BrokerError(description: "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+            throw TestFailure(description: "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
         }
     }
 }
 
-struct BrokerError: Error, CustomStringConvertible {
-    var description: String
+/// A helper (broker, subscriber, tool, simulator connection) that did not do what a test waited for.
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(description: String) { self.description = description }
 }

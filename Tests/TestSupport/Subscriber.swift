@@ -5,20 +5,24 @@ import Synchronization
 
 /// An independent subscriber — `mosquitto_sub`, not our own client — that
 /// records every message with its QoS and retain flag, for assertions.
-final class Subscriber: Sendable {
+public final class Subscriber: Sendable {
     /// One message as the subscriber saw it.
-    struct Received: Equatable, CustomStringConvertible {
-        var topic: String
-        var payload: [UInt8]
-        var qos: Int
-        var retained: Bool
+    public struct Received: Equatable, CustomStringConvertible {
+        public var topic: String
+        public var payload: [UInt8]
+        public var qos: Int
+        public var retained: Bool
+        /// When the subscriber's line reached this process (for latency measurements).
+        public var arrival: ContinuousClock.Instant
 
-        var text: String { String(decoding: payload, as: UTF8.self) }
-        var description: String { "\(topic) q\(qos)\(retained ? " retained" : ""): \(text)" }
+        /// The payload as UTF-8 text.
+        public var text: String { String(decoding: payload, as: UTF8.self) }
+        public var description: String { "\(topic) q\(qos)\(retained ? " retained" : ""): \(text)" }
     }
 
     private struct State {
-        var messages: [Received] = []
+        /// Everything received so far, in arrival order.
+    public var messages: [Received] = []
         var subscriptions = 0
     }
 
@@ -32,7 +36,7 @@ final class Subscriber: Sendable {
 
     /// Subscribes to `filter` at QoS `qos`; with `clientID`, the session is
     /// persistent (`-c`), so messages published while it is away are queued for it.
-    init(port: Int, filter: String, qos: Int = 2, clientID: String? = nil, username: String? = nil, password: String? = nil) throws {
+    public init(port: Int, filter: String, qos: Int = 2, clientID: String? = nil, username: String? = nil, password: String? = nil) throws {
         // stdbuf: mosquitto_sub flushes messages but not its debug lines ("Subscribed …").
         var arguments = ["-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", String(port), "-t", filter, "-q", String(qos), "-d", "-F", "%q %r %x %t"]
         if let clientID { arguments += ["-c", "-i", clientID] }
@@ -65,29 +69,30 @@ final class Subscriber: Sendable {
             payload.append(UInt8(String(decoding: hex[index...index + 1], as: UTF8.self), radix: 16) ?? 0)
             index += 2
         }
-        state.messages.append(Received(topic: String(fields[3]), payload: payload, qos: qos, retained: retained == 1))
+        state.messages.append(Received(topic: String(fields[3]), payload: payload, qos: qos, retained: retained == 1, arrival: .now))
     }
 
-    var messages: [Received] { recorder.state.withLock { $0.messages } }
+    /// Everything received so far, in arrival order.
+    public var messages: [Received] { recorder.state.withLock { $0.messages } }
 
     /// Waits until the broker confirmed `count` subscriptions (one per (re)connect).
-    func waitUntilSubscribed(times count: Int = 1, timeout: Duration = .seconds(20)) async throws {
+    public func waitUntilSubscribed(times count: Int = 1, timeout: Duration = .seconds(20)) async throws {
         try await poll(timeout, "subscription confirmed \(count) time(s)") { recorder.state.withLock { $0.subscriptions >= count } }
     }
 
     /// Waits until a message satisfying `predicate` arrived and returns it.
     @discardableResult
-    func waitFor(timeout: Duration = .seconds(20), _ what: String, _ predicate: @escaping (Received) -> Bool) async throws -> Received {
+    public func waitFor(timeout: Duration = .seconds(20), _ what: String, _ predicate: @escaping (Received) -> Bool) async throws -> Received {
         try await waitUntil(timeout: timeout, what) { $0.contains(where: predicate) }.first(where: predicate)!
     }
 
     /// Waits until `count` messages satisfying `predicate` arrived and returns all that did.
-    func waitFor(count: Int, timeout: Duration = .seconds(30), _ predicate: @escaping (Received) -> Bool = { _ in true }) async throws -> [Received] {
+    public func waitFor(count: Int, timeout: Duration = .seconds(30), _ predicate: @escaping (Received) -> Bool = { _ in true }) async throws -> [Received] {
         try await waitUntil(timeout: timeout, "\(count) messages") { $0.filter(predicate).count >= count }.filter(predicate)
     }
 
     /// Waits until everything received so far satisfies `condition`, and returns it.
-    func waitUntil(timeout: Duration = .seconds(30), _ what: String, _ condition: ([Received]) -> Bool) async throws -> [Received] {
+    public func waitUntil(timeout: Duration = .seconds(30), _ what: String, _ condition: ([Received]) -> Bool) async throws -> [Received] {
         var seen: [Received] = []
         try await poll(timeout, what) {
             seen = messages
@@ -100,7 +105,7 @@ final class Subscriber: Sendable {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else {
-                throw BrokerError(description: "timed out after \(timeout) waiting for \(what); got: \(messages.suffix(5))")
+                throw TestFailure(description: "timed out after \(timeout) waiting for \(what); got: \(messages.suffix(5))")
             }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -111,7 +116,7 @@ extension Subscriber {
     /// A broker that keeps sessions across a restart, with a persistent QoS 1
     /// subscriber on `filter` already subscribed: what survives a broker restart
     /// reaches it, so a test can stop and start the broker mid-stream.
-    static func onRestartableBroker(filter: String) async throws -> (MosquittoBroker, Subscriber) {
+    public static func onRestartableBroker(filter: String) async throws -> (MosquittoBroker, Subscriber) {
         var options = MosquittoBroker.Options()
         options.persistence = true
         let broker = try MosquittoBroker(options)

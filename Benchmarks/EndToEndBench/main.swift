@@ -1,0 +1,138 @@
+import Foundation
+import TestSupport
+
+// Place → MQTT message at a subscriber through the whole product, as a user runs
+// it: `tagrouter simulate` (paced: 115200-baud UART and RF timing, as shipped),
+// `tagrouter run` with a QoS 1 `mqtt` route, a mosquitto on a free loopback port
+// and `mosquitto_sub` as the subscriber. Then the daemon's resident memory after
+// the taps. Baseline in the same run, on the same simulator and subscriber: the
+// detection time of libnfc's own `nfc-poll` plus the time a fresh `mosquitto_pub`
+// takes to get a message to the subscriber — a shell pipeline doing the same job.
+// Prints a Markdown table; progress goes to stderr.
+//
+// Usage: e2e-bench TAGROUTER_BINARY [TAPS]
+
+let arguments = CommandLine.arguments.dropFirst()
+guard let binary = arguments.first, let taps = arguments.count > 1 ? Int(arguments.last!) : 200, taps > 0 else {
+    FileHandle.standardError.write(Data("usage: e2e-bench TAGROUTER_BINARY [TAPS]\n".utf8))
+    exit(64)
+}
+let tagrouter = URL(fileURLWithPath: binary).path  // absolute: the tools run in a scratch directory
+let baselineRuns = max(10, taps / 10)
+let tag = #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"uri":"https://www.home-assistant.io/tag/front-door"}]}"#
+let libnfcEnvironment = ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"]
+
+func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+/// (median, p99) in milliseconds.
+func percentiles(_ samples: [Duration]) -> (median: Double, p99: Double) {
+    let sorted = samples.sorted()
+    let p99 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+    return (milliseconds(sorted[sorted.count / 2]), milliseconds(p99))
+}
+
+func format(_ figures: (median: Double, p99: Double)) -> String { String(format: "%.1f / %.1f ms", figures.median, figures.p99) }
+
+/// A random pause, so taps land at every phase of the reader's polling period.
+func jitter() async throws { try await Task.sleep(for: .milliseconds(Int.random(in: 20...200))) }
+
+/// Runs everything; locals, so the broker, subscriber and processes are stopped when it returns or throws.
+func measure() async throws -> String {
+    let directory = NSTemporaryDirectory() + "tagrouter-e2e-bench-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let link = directory + "/pn532", control = directory + "/pn532.sock"
+
+    let broker = try MosquittoBroker()
+    let subscriber = try Subscriber(port: broker.port, filter: "bench/#", qos: 1)
+    try await subscriber.waitUntilSubscribed()
+    let simulator = try RunningTool(tagrouter, ["simulate", "--link", link, "--control", control], directory: directory)
+    try await simulator.waitForStdout(containing: "control: \(control)")
+    let config = directory + "/tagrouter.yaml"
+    try """
+        state_dir: \(directory)/state
+        readers:
+          - { name: front-door, device: "pn532_uart:\(link)", cooldown: 0s, exit_delay: 0s }
+        mqtt: { host: 127.0.0.1, port: \(broker.port), client_id: bench, availability_topic: bench/status }
+        routes:
+          - name: arrivals
+            actions: [{ mqtt: { topic: "bench/tagrouter/{{reader}}", qos: 1 } }]
+          - name: removals
+            match: { event: tag.removed }
+            actions: [{ mqtt: { topic: "bench/removed/{{reader}}", qos: 1 } }]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+    let daemon = try RunningTool(tagrouter, ["run", "--config", config, "--log-format", "json"], environment: libnfcEnvironment, directory: directory)
+    try await subscriber.waitFor("the daemon online") { $0.topic == "bench/status" && $0.text == "online" }
+
+    // tagrouter: place → message, then remove → tag.removed message, TAPS times.
+    let connection = try ControlConnection(path: control)
+    var latencies: [Duration] = []
+    for index in 1...taps {
+        try await jitter()
+        let placed = ContinuousClock.now
+        try connection.send(tag)
+        let arrivals = try await subscriber.waitFor(count: index) { $0.topic == "bench/tagrouter/front-door" }
+        latencies.append(arrivals[index - 1].arrival - placed)
+        try connection.send(#"{"op":"remove"}"#)
+        _ = try await subscriber.waitFor(count: index) { $0.topic == "bench/removed/front-door" }
+        if index % 20 == 0 { note("tagrouter: \(index) taps, last \(latencies[index - 1])") }
+    }
+    let residentMiB = Double(daemon.residentKiB ?? 0) / 1024
+    daemon.signal(SIGTERM)
+    let daemonEnd = try await daemon.termination()
+    guard daemonEnd.status == .exited(0) else { throw TestFailure(description: "tagrouter run ended \(daemonEnd.status)") }
+
+    // Baseline 1: nfc-poll (started afresh for each tap, as a script would) on the same simulator.
+    var detections: [Duration] = []
+    var pollResidentKiB = 0
+    for _ in 1...baselineRuns {
+        let poll = try RunningTool("/usr/bin/stdbuf", ["-oL", "/usr/bin/nfc-poll"], environment: libnfcEnvironment.merging(["LIBNFC_DEVICE": "pn532_uart:\(link)"]) { $1 }, directory: directory)
+        try await poll.waitForStdout(containing: "NFC device will poll")
+        pollResidentKiB = max(pollResidentKiB, poll.residentKiB ?? 0)
+        try await jitter()
+        let placed = ContinuousClock.now
+        try connection.send(tag)
+        detections.append(try await poll.waitForStdout(containing: "ISO/IEC 14443A").arrival - placed)
+        try connection.send(#"{"op":"remove"}"#)
+        _ = try await poll.termination()  // nfc-poll waits for the tag to leave, then exits by itself
+    }
+    note("nfc-poll: \(baselineRuns) taps")
+
+    // Baseline 2: a fresh mosquitto_pub (QoS 1) publishing the same event JSON to the same broker, start → subscriber.
+    let payload = subscriber.messages.first { $0.topic == "bench/tagrouter/front-door" }?.text ?? "{}"
+    var publishes: [Duration] = []
+    for index in 1...baselineRuns {
+        let started = ContinuousClock.now
+        let publisher = try RunningTool("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(broker.port), "-q", "1", "-t", "bench/mosquitto_pub", "-m", payload])
+        let arrivals = try await subscriber.waitFor(count: index) { $0.topic == "bench/mosquitto_pub" }
+        publishes.append(arrivals[index - 1].arrival - started)
+        _ = try await publisher.termination()
+    }
+    note("mosquitto_pub: \(baselineRuns) publishes")
+    simulator.signal(SIGTERM)
+    _ = try await simulator.termination()
+
+    let ours = percentiles(latencies)
+    let detection = percentiles(detections), publish = percentiles(publishes)
+    return """
+        ### End to end: tag placed on the PN532 simulator (115200 baud, paced) → MQTT message at a subscriber
+
+        | figure | tagrouter run (`mqtt`, QoS 1) | baseline: nfc-poll detection + mosquitto_pub → subscriber |
+        | --- | --- | --- |
+        | place → message at the subscriber, median / p99 (\(taps) taps; baseline \(baselineRuns) of each) | \(format(ours)) | \(format((detection.median + publish.median, detection.p99 + publish.p99))) (sum of the two parts below) |
+        | … nfc-poll, placed → tag printed | — | \(format(detection)) |
+        | … mosquitto_pub started → message at the subscriber | — | \(format(publish)) |
+        | resident memory (VmRSS) | \(String(format: "%.1f MiB", residentMiB)) after \(taps) taps | nfc-poll alone (no MQTT): \(String(format: "%.1f MiB", Double(pollResidentKiB) / 1024)) |
+        """
+}
+
+do {
+    print(try await measure())
+} catch {
+    note("e2e-bench: \(error)")
+    exit(1)
+}

@@ -1,0 +1,93 @@
+import ChildProcess
+import Foundation
+import Glibc
+import Synchronization
+
+/// A built executable running as a real, long-lived process: every line of its
+/// stdout and stderr is kept with the instant it arrived, waits have deadlines
+/// (they fail, not hang), and the whole process group is killed when it goes away.
+public final class RunningTool: Sendable {
+    /// One output line and when the test saw it.
+    public struct Line: Sendable {
+        public var text: String
+        public var arrival: ContinuousClock.Instant
+    }
+
+    private final class Recorder: Sendable {
+        let lines = Mutex<(stdout: [Line], stderr: [Line])>(([], []))
+    }
+
+    private let process: ChildProcess
+    private let recorder = Recorder()
+
+    /// Starts `executable` (a path) with `arguments`; `environment` is added to the inherited one.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws {
+        let command = ChildCommand(
+            [executable] + arguments, environment: ChildCommand.inheritedEnvironment.merging(environment) { $1 }, workingDirectory: directory)
+        process = try ChildProcess(command, options: ChildOptions(stdout: .lines, stderr: .lines))
+        Task { [process, recorder] in
+            for await text in process.stdoutLines {
+                let line = Line(text: text, arrival: .now)
+                recorder.lines.withLock { $0.stdout.append(line) }
+            }
+        }
+        Task { [process, recorder] in
+            for await text in process.stderrLines {
+                let line = Line(text: text, arrival: .now)
+                recorder.lines.withLock { $0.stderr.append(line) }
+            }
+        }
+    }
+
+    deinit { kill(-process.pid, SIGKILL) }
+
+    /// The process id (also its process group).
+    public var pid: pid_t { process.pid }
+
+    /// Standard output so far, line by line.
+    public var stdout: [Line] { recorder.lines.withLock { $0.stdout } }
+
+    /// Standard error so far, line by line.
+    public var stderr: [Line] { recorder.lines.withLock { $0.stderr } }
+
+    /// Waits for a stdout line (from index `after` on) containing `text`, and returns it.
+    @discardableResult
+    public func waitForStdout(containing text: String, after skip: Int = 0, timeout: Duration = .seconds(20)) async throws -> Line {
+        try await waitFor("'\(text)' on stdout", timeout: timeout) { stdout.dropFirst(skip).first { $0.text.contains(text) } }
+    }
+
+    /// Waits for a stderr line containing `text`, and returns it.
+    @discardableResult
+    public func waitForStderr(containing text: String, timeout: Duration = .seconds(20)) async throws -> Line {
+        try await waitFor("'\(text)' on stderr", timeout: timeout) { stderr.first { $0.text.contains(text) } }
+    }
+
+    /// Sends `signal` to the process (not its group).
+    public func signal(_ number: Int32) { kill(process.pid, number) }
+
+    /// Waits for the process to end and returns how it ended.
+    public func termination(timeout: Duration = .seconds(20)) async throws -> ChildTermination {
+        _ = try await waitFor("exit", timeout: timeout) { process.hasExited ? true : nil }
+        return await process.termination()
+    }
+
+    /// Resident memory (`VmRSS` from `/proc/<pid>/status`) in KiB, or nil once it has exited.
+    public var residentKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return nil }
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
+    }
+
+    private func waitFor<Value>(_ what: String, timeout: Duration, _ found: () -> Value?) async throws -> Value {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let value = found() { return value }
+            guard ContinuousClock.now < deadline else {
+                let tail = (stderr.suffix(10) + stdout.suffix(10)).map(\.text).joined(separator: "\n")
+                throw TestFailure(description: "timed out after \(timeout) waiting for \(what) from \(process.command); last output:\n\(tail)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}

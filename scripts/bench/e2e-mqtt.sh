@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The whole product, end to end, against the release build: `tagrouter simulate`
+# (paced, 115200 baud as shipped) → `tagrouter run` → mosquitto on a free loopback
+# port → mosquitto_sub. Place → MQTT message at the subscriber (median, p99 over
+# TAPS taps) and the daemon's resident memory after them, beside libnfc's own
+# nfc-poll detection plus a fresh mosquitto_pub's latency to the same subscriber,
+# measured in the same run (Benchmarks/EndToEndBench). Prints a Markdown table.
+#   TAPS=200 scripts/bench/e2e-mqtt.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+for product in tagrouter e2e-bench; do
+  swift build -c release -Xswiftc -warnings-as-errors --product "$product" >&2
+done
+bin=$(swift build -c release --show-bin-path)
+mkdir -p .bench   # per-tap progress: .bench/e2e-mqtt.log
+"$bin/e2e-bench" "$bin/tagrouter" "${TAPS:-200}" 2>.bench/e2e-mqtt.log

@@ -12,8 +12,9 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFTFLAGS)
 
+## The deployable binary, .build/release/tagrouter (Swift runtime linked statically).
 release: deps
-	$(SWIFT) build -c release $(SWIFTFLAGS)
+	scripts/build-release.sh
 
 ## Build and run the daemon on the default config.
 run: build

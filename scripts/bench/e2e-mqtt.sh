@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 for product in tagrouter e2e-bench; do
-  swift build -c release -Xswiftc -warnings-as-errors --product "$product" >&2
+  scripts/build-release.sh --product "$product" >&2
 done
 bin=$(swift build -c release --show-bin-path)
 mkdir -p .bench   # per-tap progress: .bench/e2e-mqtt.log

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 
 COUNT=${MQTT_BENCH_COUNT:-50000}
 BENCH=.build/release/mqtt-bench
-swift build -c release -Xswiftc -warnings-as-errors --product mqtt-bench >&2
+scripts/build-release.sh --product mqtt-bench >&2
 
 work=$(mktemp -d)
 broker_pid=""

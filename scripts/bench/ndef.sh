@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-swift build -c release --product ndef-bench -Xswiftc -warnings-as-errors >&2
+scripts/build-release.sh --product ndef-bench >&2
 bench="$(swift build -c release --show-bin-path)/ndef-bench"
 
 venv=.bench/ndef-venv

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .bench
-swift build -c release -Xswiftc -warnings-as-errors --product tagrouter >&2
-swift build -c release -Xswiftc -warnings-as-errors --product reader-bench >&2
+scripts/build-release.sh --product tagrouter >&2
+scripts/build-release.sh --product reader-bench >&2
 bin=$(swift build -c release --show-bin-path)
 "$bin/reader-bench" "$bin/tagrouter" "${TAPS:-200}" "${IDLE_SECONDS:-30}" 2>.bench/reader.log

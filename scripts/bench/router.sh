@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-swift build -c release --product router-bench -Xswiftc -warnings-as-errors >&2
+scripts/build-release.sh --product router-bench >&2
 bench="$(swift build -c release --show-bin-path)/router-bench"
 
 runs=""

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-swift build -c release --product tagrouter -Xswiftc -warnings-as-errors >&2
+scripts/build-release.sh --product tagrouter >&2
 tagrouter="$(swift build -c release --show-bin-path)/tagrouter"
 work="$(mktemp -d)"
 pids=()

@@ -107,11 +107,6 @@ extension JSONValue: Codable {
         }
     }
 
-    /// The JSON form of any `Encodable` value (members sorted by key).
-    public init(encoding value: some Encodable) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
-    }
-
     public func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:

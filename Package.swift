@@ -34,8 +34,8 @@ let tags: [Target] = [
     .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF"]),
     .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC"]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
-    .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
-    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore"]),
+    .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "TestSupport"]),
+    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore", "TestSupport"]),
     .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
 ]
 
@@ -46,7 +46,7 @@ let routing: [Target] = [
     .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore"], path: "Benchmarks/RouterBench"),
     .testTarget(
         name: "RouterEndToEndTests",
-        dependencies: ["TagCore", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin"]),
+        dependencies: ["TagCore", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "TestSupport"]),
 ]
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import NDEF
 import TagKit
 @testable import PN532Sim
@@ -17,11 +18,11 @@ struct LibNFCIntegrationTests {
     }
 
     @Test("nfc-list shows a placed NTAG215 with its ATQA, UID and SAK")
-    func nfcList() throws {
+    func nfcList() async throws {
         let sim = try PN532Simulator(pacing: .uart115200)
         defer { sim.close() }
         sim.place(try Type2Tag(.ntag215, uid: Self.uid, message: []))
-        let output = try ToolProcess.run("nfc-list", connstring: sim.connstring)
+        let output = try await LibNFCTool.run("nfc-list", connstring: sim.connstring)
         #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
         #expect(output.stdout.contains("NFC device: user defined device opened"))
         #expect(output.stdout.contains("1 ISO14443A passive target(s) found"))
@@ -43,29 +44,29 @@ extension LibNFCIntegrationTests {
     static let felicaIDm: [UInt8] = [0x01, 0x2E, 0x45, 0x7A, 0x9B, 0x11, 0x22, 0x33]
 
     @Test("nfc-poll finds the tag through InAutoPoll and sees it leave", arguments: 0..<5)
-    func nfcPoll(index: Int) throws {
+    func nfcPoll(index: Int) async throws {
         let (_, tag, uid) = Self.pollCases[index]
         let sim = try PN532Simulator(pacing: .uart115200)
         defer { sim.close() }
         sim.place(tag)
-        let poll = try ToolProcess("nfc-poll", connstring: sim.connstring)
-        try poll.waitForOutput("Waiting for card removing...")
-        #expect(poll.stdout.contains(uid.contains("ID") ? uid : "UID (NFCID1): \(uid)"), "\(poll.stdout)")
+        let poll = try RunningTool("/usr/bin/nfc-poll", [], environment: LibNFCTool.environment(sim.connstring))
+        try await poll.waitForStdout(containing: uid.contains("ID") ? uid : "UID (NFCID1): \(uid)")
         sim.removeAll()
-        try poll.waitForOutput("done.")
-        #expect(try poll.finish() == 0)
+        // nfc-poll ends "Waiting for card removing..." with no newline; "done." completes the line.
+        try await poll.waitForStdout(containing: "Waiting for card removing...done.")
+        #expect(try await poll.termination().status == .exited(0))
         #expect(sim.counters.commands["InAutoPoll"] == 1)
     }
 
     @Test("nfc-mfultralight reads every page of an NTAG213 into a dump")
-    func nfcMfultralight() throws {
+    func nfcMfultralight() async throws {
         let sim = try PN532Simulator(pacing: .uart115200)
         defer { sim.close() }
         let tag = try Type2Tag(.ntag213, uid: Self.uid, message: NDEFMessage(records: [.uri("https://example.com/a")]).encoded())
         sim.place(tag)
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try ToolProcess.run("nfc-mfultralight", ["r", "dump.mfd"], connstring: sim.connstring, currentDirectory: directory)
+        let result = try await LibNFCTool.run("nfc-mfultralight", ["r", "dump.mfd"], connstring: sim.connstring, currentDirectory: directory)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("Using MIFARE Ultralight card with UID: 04a224b2c35e80"))
         #expect(result.stdout.contains("NTAG Type: NTAG213"))
@@ -79,7 +80,7 @@ extension LibNFCIntegrationTests {
 
 extension LibNFCIntegrationTests {
     @Test("nfc-list shows every tag type at once: NTAG, Type 4 with its ATS, MIFARE Classic")
-    func nfcListEveryType() throws {
+    func nfcListEveryType() async throws {
         let sim = try PN532Simulator(pacing: .uart115200)
         defer { sim.close() }
         sim.place([
@@ -87,7 +88,7 @@ extension LibNFCIntegrationTests {
             try Type4Tag(uid: [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66], message: []),
             try MifareClassicTag(uid: [0x94, 0xD8, 0xFC, 0x5F], message: []),
         ])
-        let output = try ToolProcess.run("nfc-list", connstring: sim.connstring)
+        let output = try await LibNFCTool.run("nfc-list", connstring: sim.connstring)
         #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
         #expect(output.stdout.contains("3 ISO14443A passive target(s) found"))
         #expect(output.stdout.contains("UID (NFCID1): 04  a2  24  b2  c3  5e  80"))
@@ -99,15 +100,15 @@ extension LibNFCIntegrationTests {
     }
 
     @Test("nfc-mfclassic finds the public keys and dumps all 64 blocks of a MIFARE Classic 1K")
-    func nfcMfclassic() throws {
+    func nfcMfclassic() async throws {
         let sim = try PN532Simulator(pacing: .none)
         defer { sim.close() }
         let tag = try MifareClassicTag(uid: [0x94, 0xD8, 0xFC, 0x5F], message: NDEFMessage(records: [.text("hello classic")]).encoded())
         sim.place(tag)
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try ToolProcess.run("nfc-mfclassic", ["r", "a", "u", "dump.mfd"], connstring: sim.connstring,
-                                         currentDirectory: directory, timeout: 60)
+        let result = try await LibNFCTool.run("nfc-mfclassic", ["r", "a", "u", "dump.mfd"], connstring: sim.connstring,
+                                         currentDirectory: directory, timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("Done, 64 of 64 blocks read."))
         let dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("dump.mfd")))
@@ -120,11 +121,11 @@ extension LibNFCIntegrationTests {
 
 extension LibNFCIntegrationTests {
     @Test("nfc-list shows a FeliCa Type 3 tag with its IDm, PMm and system code 12FC")
-    func nfcListFeliCa() throws {
+    func nfcListFeliCa() async throws {
         let sim = try PN532Simulator(pacing: .uart115200)
         defer { sim.close() }
         sim.place(try Type3Tag(idm: Self.felicaIDm, message: []))
-        let output = try ToolProcess.run("nfc-list", connstring: sim.connstring)
+        let output = try await LibNFCTool.run("nfc-list", connstring: sim.connstring)
         #expect(output.stdout.contains("1 Felica (212 kbps) passive target(s) found"), "\(output.stdout)\n\(output.stderr)")
         #expect(output.stdout.contains("ID (NFCID2): 01  2e  45  7a  9b  11  22  33"))
         #expect(output.stdout.contains("Parameter (PAD): 00  f1  00  00  00  01  43  00"))
@@ -132,7 +133,7 @@ extension LibNFCIntegrationTests {
     }
 
     @Test("nfc-read-forum-tag3 extracts the NDEF message of a Type 3 tag")
-    func nfcReadForumTag3() throws {
+    func nfcReadForumTag3() async throws {
         let sim = try PN532Simulator(pacing: .uart115200)
         defer { sim.close() }
         // nfc-read-forum-tag3 1.8.0 reads only the first Nbr (4) blocks: its loop counts chunks and blocks alike.
@@ -141,7 +142,7 @@ extension LibNFCIntegrationTests {
         sim.place(try Type3Tag(idm: Self.felicaIDm, message: message))
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try ToolProcess.run("nfc-read-forum-tag3", ["-o", "ndef.bin"], connstring: sim.connstring, currentDirectory: directory)
+        let result = try await LibNFCTool.run("nfc-read-forum-tag3", ["-o", "ndef.bin"], connstring: sim.connstring, currentDirectory: directory)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("* Mapping version: 1.0"))
         #expect(try [UInt8](Data(contentsOf: directory.appendingPathComponent("ndef.bin"))) == message)
@@ -150,18 +151,18 @@ extension LibNFCIntegrationTests {
 
 extension LibNFCIntegrationTests {
     @Test("nfc-list shows a Topaz; nfc-jewel reads all 15 blocks of it")
-    func nfcJewel() throws {
+    func nfcJewel() async throws {
         let sim = try PN532Simulator(pacing: .uart115200)
         defer { sim.close() }
         let tag = try Type1Tag(uid: Self.topazUID, message: NDEFMessage(records: [.uri("https://example.com/topaz")]).encoded())
         sim.place(tag)
-        let list = try ToolProcess.run("nfc-list", connstring: sim.connstring)
+        let list = try await LibNFCTool.run("nfc-list", connstring: sim.connstring)
         #expect(list.stdout.contains("1 ISO14443A-3 Jewel passive target(s) found"), "\(list.stdout)\n\(list.stderr)")
         #expect(list.stdout.contains("ATQA (SENS_RES): 0c  00"))
         #expect(list.stdout.contains("4-LSB JEWELID: 01  6f  2a  3b"))
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let read = try ToolProcess.run("nfc-jewel", ["r", "dump.jwd"], connstring: sim.connstring, currentDirectory: directory)
+        let read = try await LibNFCTool.run("nfc-jewel", ["r", "dump.jwd"], connstring: sim.connstring, currentDirectory: directory)
         #expect(read.status == 0, "\(read.stdout)\n\(read.stderr)")
         #expect(read.stdout.contains("Found Jewel card with UID: 016f2a3b"))
         #expect(read.stdout.contains("Done, 15 of 15 blocks read."))

@@ -1,17 +1,7 @@
 import Foundation
 import Synchronization
 import TagCore
-
-/// Where the built `tagrouter` binary is: next to the test bundle, or in `.build/debug`.
-let tagrouterBinary: String = {
-    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let candidates = [Bundle.main.executableURL?.deletingLastPathComponent(), Bundle.main.bundleURL, packageRoot.appendingPathComponent(".build/debug")]
-    for folder in candidates.compactMap({ $0 }) {
-        let path = folder.appendingPathComponent("tagrouter").path
-        if FileManager.default.isExecutableFile(atPath: path) { return path }
-    }
-    return packageRoot.appendingPathComponent(".build/debug/tagrouter").path
-}()
+import TestSupport
 
 /// A scratch directory for one test, removed by `remove()`.
 struct Scratch {
@@ -44,7 +34,7 @@ final class Daemon {
 
     init(_ arguments: [String], directory: String, environment: [String: String] = [:]) throws {
         process = Process()
-        process.executableURL = URL(fileURLWithPath: tagrouterBinary)
+        process.executableURL = BuiltProducts.tagrouter
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var env = ProcessInfo.processInfo.environment

@@ -1,6 +1,7 @@
 import Foundation
 import TagCore
 import Testing
+import TestSupport
 
 /// `tagrouter run` as a real process, fed events on stdin.
 @Suite struct RunCommandTests {
@@ -156,7 +157,7 @@ import Testing
         let config = try scratch.write("c.yaml", "routes: [{name: r, actions: [log]}]\nstate_dir: \(scratch.path)/state\n")
         let events = try scratch.write("events.jsonl", arrival(uid: "01").serialized() + "\n" + arrival(uid: "02").serialized() + "\n")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: tagrouterBinary)
+        process.executableURL = BuiltProducts.tagrouter
         process.arguments = ["run", "--config", config, "--events-from", events, "--log-format", "json"]
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
         let errors = Pipe()

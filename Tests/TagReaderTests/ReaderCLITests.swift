@@ -4,6 +4,7 @@ import PN532Sim
 import TagCore
 import TagKit
 import Testing
+import TestSupport
 
 /// `tagrouter read`, `write`, `watch` and `devices` as real processes against the simulator.
 @Suite(.serialized) struct ReaderCLITests {
@@ -17,6 +18,11 @@ import Testing
         return sim
     }
 
+    /// `tagrouter <arguments>` run to its end, with libnfc's autoscan off.
+    static func tagrouter(_ arguments: [String]) async throws -> ToolRun {
+        try await ToolRun(BuiltProducts.tagrouter.path, arguments, environment: ["LIBNFC_AUTO_SCAN": "false"])
+    }
+
     /// The message now on the simulated tag, decoded from its memory.
     static func message(on sim: PN532Simulator) throws -> NDEFMessage? {
         guard let memory = sim.tag(uid: uid)?.memory else { return nil }
@@ -26,7 +32,7 @@ import Testing
     @Test func readPrintsTheEventOfATagAlreadyLyingThere() async throws {
         let sim = try Self.simulator(with: [.uri("https://example.com/a")])
         defer { sim.close() }
-        let run = try await CLIProcess.run(["read", "--device", sim.connstring, "--timeout", "10"])
+        let run = try await Self.tagrouter(["read", "--device", sim.connstring, "--timeout", "10"])
         #expect(run.status == 0, "\(run.stderr)")
         let event = try JSONValue.parse(run.stdout)
         #expect(event["event"] == "tag.arrived")
@@ -38,24 +44,26 @@ import Testing
     @Test func readWaitsForATag() async throws {
         let sim = try Self.simulator()
         defer { sim.close() }
-        let read = try CLIProcess(["read", "--device", sim.connstring, "--timeout", "20"])
+        let device = sim.connstring
+        async let reading = Self.tagrouter(["read", "--device", device, "--timeout", "20"])
         try await Task.sleep(for: .milliseconds(300))
         sim.place(try Type2Tag(.ntag213, uid: Self.uid, message: NDEFMessage(records: [.text("late")]).encoded()))
-        #expect(try await read.exitStatus() == 0)
+        let read = try await reading
+        #expect(read.status == 0)
         #expect(try JSONValue.parse(read.stdout)["text"] == "late")
     }
 
     @Test func readTimesOutWithAClearMessage() async throws {
         let sim = try Self.simulator()
         defer { sim.close() }
-        let run = try await CLIProcess.run(["read", "--device", sim.connstring, "--timeout", "0.5"])
+        let run = try await Self.tagrouter(["read", "--device", sim.connstring, "--timeout", "0.5"])
         #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("error: no tag arrived on '\(sim.connstring)' within 0.5 s"))
     }
 
     @Test func readSaysWhenTheReaderDoesNotOpen() async throws {
-        let run = try await CLIProcess.run(["read", "--device", "pn532_uart:/nonexistent/pn532", "--timeout", "0.5"])
+        let run = try await Self.tagrouter(["read", "--device", "pn532_uart:/nonexistent/pn532", "--timeout", "0.5"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("error: could not open the reader 'pn532_uart:/nonexistent/pn532'; `tagrouter devices` says why"))
     }
@@ -63,7 +71,7 @@ import Testing
     @Test func writeStoresTheRecordsInOrderAndVerifies() async throws {
         let sim = try Self.simulator(with: [.uri("https://old.example")])
         defer { sim.close() }
-        let run = try await CLIProcess.run([
+        let run = try await Self.tagrouter([
             "write", "--device", sim.connstring, "--uri", "https://www.home-assistant.io/tag/door",
             "--text", "Tür", "--lang", "de", "--json", #"{"room":"hall"}"#,
         ])
@@ -90,10 +98,10 @@ import Testing
         defer { sim.close() }
         let tag = Self.writableKinds[kind]
         sim.place(tag)
-        let write = try await CLIProcess.run(["write", "--device", sim.connstring, "--uri", "https://example.com/d", "--text", "ok"])
+        let write = try await Self.tagrouter(["write", "--device", sim.connstring, "--uri", "https://example.com/d", "--text", "ok"])
         #expect(write.status == 0, "\(tag.typeName): \(write.stderr)")
         #expect(write.stdout.hasPrefix("wrote 2 records"))
-        let read = try await CLIProcess.run(["read", "--device", sim.connstring, "--timeout", "10"])
+        let read = try await Self.tagrouter(["read", "--device", sim.connstring, "--timeout", "10"])
         let event = try JSONValue.parse(read.stdout)
         #expect(event.value(atPath: "tag.type") == .string(tag.typeName))
         #expect(event["uri"] == "https://example.com/d")
@@ -103,7 +111,7 @@ import Testing
     @Test func writeAppendAddsToWhatIsThere() async throws {
         let sim = try Self.simulator(with: [.text("visitor 1")])
         defer { sim.close() }
-        let run = try await CLIProcess.run(["write", "--device", sim.connstring, "--append", "--text", "visitor 2"])
+        let run = try await Self.tagrouter(["write", "--device", sim.connstring, "--append", "--text", "visitor 2"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try Self.message(on: sim) == NDEFMessage(records: [.text("visitor 1"), .text("visitor 2")]))
     }
@@ -117,19 +125,19 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("message.json")
         try JSONEncoder().encode(message).write(to: json)
-        #expect(try await CLIProcess.run(["write", "--device", sim.connstring, "--from", json.path]).status == 0)
+        #expect(try await Self.tagrouter(["write", "--device", sim.connstring, "--from", json.path]).status == 0)
         #expect(try Self.message(on: sim) == message)
         let hex = directory.appendingPathComponent("message.hex")
         let second = NDEFMessage(records: [.text("from hex")])
         try (Hex.string(second.encoded()) + "\n").write(to: hex, atomically: true, encoding: .utf8)
-        #expect(try await CLIProcess.run(["write", "--device", sim.connstring, "--from", hex.path]).status == 0)
+        #expect(try await Self.tagrouter(["write", "--device", sim.connstring, "--from", hex.path]).status == 0)
         #expect(try Self.message(on: sim) == second)
     }
 
     @Test func writeRefusesAMessageThatDoesNotFit() async throws {
         let sim = try Self.simulator(with: [.text("keep me")], .ntag215)
         defer { sim.close() }
-        let run = try await CLIProcess.run(["write", "--device", sim.connstring, "--text", String(repeating: "x", count: 600)])
+        let run = try await Self.tagrouter(["write", "--device", sim.connstring, "--text", String(repeating: "x", count: 600)])
         #expect(run.status == 65)
         #expect(run.stderr == "error: message is 610 bytes; this NTAG215 holds 492\n")
         #expect(try Self.message(on: sim) == NDEFMessage(records: [.text("keep me")]))
@@ -138,7 +146,7 @@ import Testing
     @Test func writeRefusesAReadOnlyTag() async throws {
         let sim = try Self.simulator(with: [.text("locked")], .ntag213, readOnly: true)
         defer { sim.close() }
-        let run = try await CLIProcess.run(["write", "--device", sim.connstring, "--text", "new"])
+        let run = try await Self.tagrouter(["write", "--device", sim.connstring, "--text", "new"])
         #expect(run.status == 65)
         #expect(run.stderr == "error: this NTAG213 is read-only\n")
     }
@@ -146,7 +154,7 @@ import Testing
     @Test func writeRefusesWhenNoTagArrives() async throws {
         let sim = try Self.simulator()
         defer { sim.close() }
-        let run = try await CLIProcess.run(["write", "--device", sim.connstring, "--timeout", "0.5", "--text", "x"])
+        let run = try await Self.tagrouter(["write", "--device", sim.connstring, "--timeout", "0.5", "--text", "x"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("error: no tag arrived on '\(sim.connstring)' within 0.5 s"))
     }
@@ -158,7 +166,7 @@ import Testing
         let tag = try Type2Tag(.ntag215, uid: Self.uid, message: NDEFMessage(records: [.text("old")]).encoded())
         sim.place(tag)
         sim.remove(uid: Self.uid, afterExchanges: 3)
-        let run = try await CLIProcess.run(["write", "--device", sim.connstring, "--text", String(repeating: "new ", count: 20)])
+        let run = try await Self.tagrouter(["write", "--device", sim.connstring, "--text", String(repeating: "new ", count: 20)])
         #expect(run.status == 1)
         #expect(run.stderr == "error: the tag left the field before the write was done and verified; hold it still and write again\n")
     }
@@ -166,19 +174,19 @@ import Testing
     @Test func lockNeedsYesThenMakesTheTagReadOnly() async throws {
         let sim = try Self.simulator(with: [.text("old")], .ntag213)
         defer { sim.close() }
-        let refused = try await CLIProcess.run(["write", "--device", sim.connstring, "--lock", "--uri", "https://example.com"])
+        let refused = try await Self.tagrouter(["write", "--device", sim.connstring, "--lock", "--uri", "https://example.com"])
         #expect(refused.status == 64)
         #expect(refused.stderr.hasPrefix("error: --lock makes the tag read-only for ever; add --yes to confirm"))
         #expect(try Self.message(on: sim) == NDEFMessage(records: [.text("old")]))
-        let locked = try await CLIProcess.run(["write", "--device", sim.connstring, "--lock", "--yes", "--uri", "https://example.com"])
+        let locked = try await Self.tagrouter(["write", "--device", sim.connstring, "--lock", "--yes", "--uri", "https://example.com"])
         #expect(locked.status == 0, "\(locked.stderr)")
         #expect(locked.stdout.hasSuffix("; the tag is now read-only\n"))
-        let again = try await CLIProcess.run(["read", "--device", sim.connstring, "--timeout", "10"])
+        let again = try await Self.tagrouter(["read", "--device", sim.connstring, "--timeout", "10"])
         #expect(try JSONValue.parse(again.stdout).value(atPath: "tag.writable") == false)
     }
 
     @Test func writeWithoutRecordsIsAUsageError() async throws {
-        let run = try await CLIProcess.run(["write", "--device", "pn532_uart:/nonexistent"])
+        let run = try await Self.tagrouter(["write", "--device", "pn532_uart:/nonexistent"])
         #expect(run.status == 64)
         #expect(run.stderr.hasPrefix("error: give the records to write"))
     }
@@ -186,13 +194,14 @@ import Testing
     @Test func watchPrintsEveryEventAsAJSONLine() async throws {
         let sim = try Self.simulator()
         defer { sim.close() }
-        let watch = try CLIProcess(["watch", "--device", sim.connstring, "--exit-delay", "0"])
-        defer { watch.interrupt() }
-        try await watch.waitForLines(1)
+        let watch = try RunningTool(BuiltProducts.tagrouter.path, ["watch", "--device", sim.connstring, "--exit-delay", "0"],
+                                    environment: ["LIBNFC_AUTO_SCAN": "false"])
+        defer { watch.signal(SIGINT) }
+        try await watch.waitForStdout(lines: 1)
         sim.place(try Type2Tag(.ntag213, uid: Self.uid, message: NDEFMessage(records: [.text("hi")]).encoded()))
-        try await watch.waitForLines(2)
+        try await watch.waitForStdout(lines: 2)
         sim.removeAll()
-        let events = try await watch.waitForLines(3).map { try JSONValue.parse($0) }
+        let events = try await watch.waitForStdout(lines: 3).map { try JSONValue.parse($0.text) }
         #expect(events.map { $0["event"]?.stringValue } == ["reader.connected", "tag.arrived", "tag.removed"])
         #expect(events[2]["dwellMs"] != nil)
     }
@@ -200,13 +209,13 @@ import Testing
     @Test func devicesListsTheSimulator() async throws {
         let sim = try Self.simulator()
         defer { sim.close() }
-        let run = try await CLIProcess.run(["devices", "--device", sim.connstring])
+        let run = try await Self.tagrouter(["devices", "--device", sim.connstring])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("\(sim.connstring)\tPN532 v1.6"))
     }
 
     @Test func devicesExplainsAReaderThatDoesNotOpen() async throws {
-        let run = try await CLIProcess.run(["devices", "--device", "pn532_uart:/nonexistent/pn532"])
+        let run = try await Self.tagrouter(["devices", "--device", "pn532_uart:/nonexistent/pn532"])
         #expect(run.status == 1)
         #expect(run.stdout.contains("pn532_uart:/nonexistent/pn532\tFAILED to open"))
         #expect(run.stdout.contains("- /nonexistent/pn532 does not exist: is the reader plugged in (or the simulator running)?"))

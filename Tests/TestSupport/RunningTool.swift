@@ -56,6 +56,12 @@ public final class RunningTool: Sendable {
         try await waitFor("'\(text)' on stdout", timeout: timeout) { stdout.dropFirst(skip).first { $0.text.contains(text) } }
     }
 
+    /// Waits until stdout holds at least `count` lines, and returns them all.
+    @discardableResult
+    public func waitForStdout(lines count: Int, timeout: Duration = .seconds(20)) async throws -> [Line] {
+        try await waitFor("\(count) lines on stdout", timeout: timeout) { stdout.count >= count ? stdout : nil }
+    }
+
     /// Waits for a stderr line containing `text`, and returns it.
     @discardableResult
     public func waitForStderr(containing text: String, timeout: Duration = .seconds(20)) async throws -> Line {

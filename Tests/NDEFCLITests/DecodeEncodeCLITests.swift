@@ -15,9 +15,9 @@ import Testing
         try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] ?? [:]
     }
 
-    @Test func decodesHexToTheLibraryJSON() throws {
+    @Test func decodesHexToTheLibraryJSON() async throws {
         let hex = "d10222537091010e55026e66632d666f72756d2e6f726751010c5402656e4e464320466f72756d"
-        let run = try Tool.run(["decode", hex])
+        let run = try await Tool.run(["decode", hex])
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)
         let message = try NDEFMessage(bytes: try #require(Hex.bytes(hex)))
@@ -25,12 +25,12 @@ import Testing
         #expect(run.stdout.hasPrefix(#"{"records":[{"tnf":1,"type":"Sp","id":"","payload_hex":"#))
     }
 
-    @Test func badDataExitsSixtyFiveWithOneLine() throws {
-        let run = try Tool.run(["decode", "d1010c55246578616d706c652e636f6d"])
+    @Test func badDataExitsSixtyFiveWithOneLine() async throws {
+        let run = try await Tool.run(["decode", "d1010c55246578616d706c652e636f6d"])
         #expect(run.status == 65)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr == "error: uri-bad-prefix-code at byte 4: record 1: URI identifier code 0x24 is not defined\n")
-        let notHex = try Tool.run(["decode", "xyz"])
+        let notHex = try await Tool.run(["decode", "xyz"])
         #expect(notHex.status == 65)
         #expect(notHex.stderr.hasPrefix("error: bad-hex at byte 0"))
     }
@@ -38,7 +38,7 @@ import Testing
     /// Every vector through `--lines` in one run: valid lines match the vector's
     /// records, invalid ones give an error object with the vector's kind, and the
     /// run goes on.
-    @Test func linesDecodesEveryVector() throws {
+    @Test func linesDecodesEveryVector() async throws {
         var vectors: [[String: Any]] = []
         for file in ["uri.json", "text.json", "smartposter.json", "mime.json", "wifi.json", "handover.json", "external.json",
                      "absolute-uri.json", "empty-unknown-unchanged.json", "chunked.json", "multi-record.json",
@@ -46,7 +46,7 @@ import Testing
             vectors += try Self.vectors(file).filter { !($0["message_hex"] as? String ?? "").isEmpty }
         }
         let input = vectors.map { $0["message_hex"] as? String ?? "" }.joined(separator: "\n") + "\nnot hex\n"
-        let run = try Tool.run(["decode", "--lines"], stdin: Data(input.utf8))
+        let run = try await Tool.run(["decode", "--lines"], stdin: Data(input.utf8))
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count == vectors.count + 1)
@@ -71,22 +71,22 @@ import Testing
         #expect((last["error"] as? [String: Any])?["kind"] as? String == "bad-hex")
     }
 
-    @Test func readsRawBytesFromStdinAndHexFromAFile() throws {
+    @Test func readsRawBytesFromStdinAndHexFromAFile() async throws {
         let bytes = NDEFMessage(records: [.uri("https://example.com/x"), .text("hi")]).encoded()
-        let raw = try Tool.run(["decode", "-", "--raw"], stdin: Data(bytes))
+        let raw = try await Tool.run(["decode", "-", "--raw"], stdin: Data(bytes))
         #expect(raw.status == 0)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("ndef-cli-\(UUID().uuidString).hex")
         try Data((Hex.string(bytes) + "\n").utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let fromFile = try Tool.run(["decode", "--file", file.path])
+        let fromFile = try await Tool.run(["decode", "--file", file.path])
         #expect(fromFile.status == 0)
         #expect(raw.stdout == fromFile.stdout)
         #expect(try Self.json(raw.stdout)["records"] as? [Any] != nil)
     }
 
-    @Test func decodesMemoryImages() throws {
+    @Test func decodesMemoryImages() async throws {
         for vector in try Self.vectors("type2-memory.json") {
-            let run = try Tool.run(["decode", "--memory", vector["memory_hex"] as? String ?? ""])
+            let run = try await Tool.run(["decode", "--memory", vector["memory_hex"] as? String ?? ""])
             if vector["valid"] as? Bool == true {
                 #expect(run.status == 0, "\(vector["name"] ?? "")")
                 let output = try Self.json(run.stdout)
@@ -101,8 +101,8 @@ import Testing
         }
     }
 
-    @Test func lenientPrintsTheRecordsBeforeTheDamage() throws {
-        let run = try Tool.run(["decode", "--lenient", "91010e55046578616d706c652e636f6d2f6110000051010e5402"])
+    @Test func lenientPrintsTheRecordsBeforeTheDamage() async throws {
+        let run = try await Tool.run(["decode", "--lenient", "91010e55046578616d706c652e636f6d2f6110000051010e5402"])
         #expect(run.status == 0)
         let output = try Self.json(run.stdout)
         #expect((output["records"] as? [Any])?.count == 2)
@@ -111,8 +111,8 @@ import Testing
         #expect(error["record"] as? Int == 3)
     }
 
-    @Test func encodesRecordsInOrder() throws {
-        let run = try Tool.run(["encode", "--uri", "https://example.com", "--text", "Tür", "--lang", "de",
+    @Test func encodesRecordsInOrder() async throws {
+        let run = try await Tool.run(["encode", "--uri", "https://example.com", "--text", "Tür", "--lang", "de",
                                 "--mime", "text/plain", "--data", "hello", "--json", #"{"a":1}"#,
                                 "--external", "example.com:x", "--data", "raw", "--aar", "com.example.app"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -121,16 +121,16 @@ import Testing
         #expect(run.stdout == Hex.string(expected.encoded()) + "\n")
     }
 
-    @Test func encodesAMemoryImageThatDecodesBack() throws {
-        let image = try Tool.run(["encode", "--uri", "https://example.com/door", "--memory", "ntag213", "--uid", "04a1b2c3d4e5f6"])
+    @Test func encodesAMemoryImageThatDecodesBack() async throws {
+        let image = try await Tool.run(["encode", "--uri", "https://example.com/door", "--memory", "ntag213", "--uid", "04a1b2c3d4e5f6"])
         #expect(image.status == 0)
         let bytes = try #require(Hex.bytes(image.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(bytes.count == 45 * 4)
-        let decoded = try Tool.run(["decode", "--memory", Hex.string(bytes)])
+        let decoded = try await Tool.run(["decode", "--memory", Hex.string(bytes)])
         let records = try Self.json(decoded.stdout)["records"] as? [[String: Any]]
         #expect(records?.first?["uri"] as? String == "https://example.com/door")
 
-        let tooBig = try Tool.run(["encode", "--text", String(repeating: "x", count: 200), "--memory", "ntag213"])
+        let tooBig = try await Tool.run(["encode", "--text", String(repeating: "x", count: 200), "--memory", "ntag213"])
         #expect(tooBig.status == 65)
         #expect(tooBig.stderr == "error: message-too-large: message is 207 bytes, the tag holds 142\n")
     }
@@ -140,19 +140,19 @@ import Testing
         ["encode", "--lang", "de"], ["encode", "--mime", "text/plain"], ["encode", "--uri", "x:", "--memory", "ntag999"],
         ["encode", "--json", "{nope"], ["encode", "--uri", "x:", "--chunk-size", "0"], ["decode", "--bogus", "d00000"],
     ])
-    func usageErrorsExitSixtyFour(_ arguments: [String]) throws {
-        let run = try Tool.run(arguments)
+    func usageErrorsExitSixtyFour(_ arguments: [String]) async throws {
+        let run = try await Tool.run(arguments)
         #expect(run.status == 64, "\(arguments): \(run.stderr)")
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.hasPrefix("error: "))
     }
 
-    @Test func helpAndVersion() throws {
+    @Test func helpAndVersion() async throws {
         for command in ["decode", "encode"] {
-            let run = try Tool.run([command, "--help"])
+            let run = try await Tool.run([command, "--help"])
             #expect(run.status == 0)
             #expect(run.stdout.hasPrefix("Usage: tagrouter \(command)"))
         }
-        #expect(try Tool.run(["--version"]).stdout.hasPrefix("tagrouter "))
+        #expect(try await Tool.run(["--version"]).stdout.hasPrefix("tagrouter "))
     }
 }

@@ -10,12 +10,13 @@ public struct ToolRun: Sendable {
     /// Everything written to standard error.
     public var stderr: String
 
-    /// Runs `executable` (a path) with `arguments` in `directory`; `environment` is added to the inherited one.
+    /// Runs `executable` (a path) with `arguments` in `directory`, `stdin` then end of file on its standard input;
+    /// `environment` is added to the inherited one.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
-                timeout: Duration = .seconds(30)) async throws {
+                stdin: [UInt8] = [], timeout: Duration = .seconds(30)) async throws {
         let command = ChildCommand(
             [executable] + arguments, environment: ChildCommand.inheritedEnvironment.merging(environment) { $1 }, workingDirectory: directory)
-        let end = try await ChildProcess.run(command, options: ChildOptions(timeout: timeout, tailBytes: 1 << 20))
+        let end = try await ChildProcess.run(command, options: ChildOptions(input: .bytes(stdin), timeout: timeout, tailBytes: 1 << 20))
         stdout = end.stdoutText
         stderr = end.stderrText
         guard !end.timedOut, case .exited(let code) = end.status else {

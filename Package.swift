@@ -71,7 +71,7 @@ let plugins: [Target] = [
 /// The command-line tool and daemon.
 let executable: [Target] = [
     .executableTarget(
-        name: "tagrouter",
+        name: "TagRouterCLI",
         dependencies: [
             "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
             "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin",
@@ -87,9 +87,8 @@ let executable: [Target] = [
 
 let package = Package(
     name: "tagrouter",
-    platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "tagrouter", targets: ["tagrouter"]),
+        .executable(name: "tagrouter", targets: ["TagRouterCLI"]),
         .library(name: "NDEF", targets: ["NDEF"]),
     ],
     targets: systemLibraries + ndef + core + tags + routing + plugins + executable,

@@ -80,13 +80,13 @@ extension NDEFRecord {
     }
 
     /// Checks that a URI, Text or Smart Poster payload decodes, building as little as
-    /// possible (the strict decoder runs this on every record).
-    func checkContent() throws(NDEFError) {
+    /// possible (the strict decoder runs this on every record of a message nested `depth` deep).
+    func checkContent(nestedIn depth: Int) throws(NDEFError) {
         guard tnf == .wellKnown else { return }
         switch type {
         case [0x55]: try URIPrefix.check(payload[...])
         case [0x54]: _ = try NDEFText.check(payload)
-        case SmartPoster.type: _ = try SmartPoster(payload: payload)
+        case SmartPoster.type: _ = try SmartPoster(payload: payload, depth: depth + 1)
         default: break
         }
     }

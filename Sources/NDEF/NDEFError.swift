@@ -28,6 +28,8 @@ public struct NDEFError: Error, Sendable, Equatable, CustomStringConvertible {
         case smartposterMissingURI = "smartposter-missing-uri"
         /// A Smart Poster with more than one URI record.
         case smartposterMultipleURI = "smartposter-multiple-uri"
+        /// Smart Posters nested deeper than `NDEFMessage.maximumNestingDepth`.
+        case ndefNestingTooDeep = "ndef-nesting-too-deep"
     }
 
     /// What is wrong.

@@ -9,6 +9,11 @@ public struct NDEFMessage: Sendable, Equatable {
     /// The empty NDEF message: one empty record (`D0 00 00`).
     public static let empty = NDEFMessage(records: [.empty])
 
+    /// How many messages deep Smart Posters may nest below the tag's own message; a
+    /// deeper one is `ndef-nesting-too-deep` (a real poster nests one; a hostile tag
+    /// nests thousands to exhaust the stack).
+    public static let maximumNestingDepth = 8
+
     /// Decodes a message strictly: any defect in the record layer or in a URI,
     /// Text or Smart Poster payload is an error with its byte offset.
     public init(bytes: some Collection<UInt8>) throws(NDEFError) {
@@ -19,7 +24,7 @@ public struct NDEFMessage: Sendable, Equatable {
 
     /// Decodes an array strictly (the common case, without generic dispatch).
     public init(bytes: [UInt8]) throws(NDEFError) {
-        let outcome = bytes.withUnsafeBufferPointer(RecordParser.parse)
+        let outcome = bytes.withUnsafeBufferPointer { RecordParser.parse($0) }
         if let error = outcome.error { throw error }
         records = outcome.records
     }
@@ -60,7 +65,7 @@ public struct NDEFMessage: Sendable, Equatable {
     }
 
     private static func walk(_ bytes: some Collection<UInt8>) -> RecordParser.Outcome {
-        if let outcome = bytes.withContiguousStorageIfAvailable(RecordParser.parse) { return outcome }
-        return Array(bytes).withUnsafeBufferPointer(RecordParser.parse)
+        if let outcome = bytes.withContiguousStorageIfAvailable({ RecordParser.parse($0) }) { return outcome }
+        return Array(bytes).withUnsafeBufferPointer { RecordParser.parse($0) }
     }
 }

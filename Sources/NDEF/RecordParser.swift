@@ -20,7 +20,8 @@ enum RecordParser {
         return Array(bytes)
     }
 
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Outcome {
+    /// Walks a message nested `depth` Smart Posters deep (0 for the tag's own message).
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, depth: Int = 0) -> Outcome {
         var outcome = Outcome()
         outcome.records.reserveCapacity(4)
         guard !bytes.isEmpty else {
@@ -117,7 +118,7 @@ enum RecordParser {
             if let completed {
                 let record = completed.record
                 do {
-                    try record.checkContent()
+                    try record.checkContent(nestedIn: depth)
                 } catch {
                     outcome.error = error.relocated(by: completed.payloadOffset, record: completed.recordIndex)
                     return outcome

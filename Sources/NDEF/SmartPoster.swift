@@ -48,7 +48,19 @@ public struct SmartPoster: Sendable, Equatable {
 
     /// Decodes the nested message; its records may come in any order.
     public init(payload: [UInt8]) throws(NDEFError) {
-        let message = try NDEFMessage(bytes: payload)
+        try self.init(payload: payload, depth: 1)
+    }
+
+    /// Decodes the nested message, which is `depth` messages below the tag's own: deeper
+    /// than `NDEFMessage.maximumNestingDepth` is `ndef-nesting-too-deep` at its first byte.
+    init(payload: [UInt8], depth: Int) throws(NDEFError) {
+        guard depth <= NDEFMessage.maximumNestingDepth else {
+            throw NDEFError(.ndefNestingTooDeep, at: 0,
+                            "Smart Posters nest more than \(NDEFMessage.maximumNestingDepth) messages deep")
+        }
+        let outcome = payload.withUnsafeBufferPointer { RecordParser.parse($0, depth: depth) }
+        if let error = outcome.error { throw error }
+        let message = NDEFMessage(records: outcome.records)
         var uri: String?
         var titles: [Title] = []
         var action: Action?

@@ -40,7 +40,13 @@ struct ShellAction: Action {
                 try await ChildProcess.run(command, options: ChildOptions(input: .bytes(input), timeout: timeout))
             }
         } catch {
-            throw .permanent("shell: \(error)")
+            switch error {
+            case .cancelledWhileWaiting:
+                // The command never ran: delivering the event later (from the spool) does it once.
+                throw .retryable("shell: stopped while waiting for one of shell.max_concurrent slots (shutting down)")
+            case .failed(let startFailure):
+                throw .permanent("shell: \(startFailure)")
+            }
         }
         var fields = JSONObject([
             "route": .string(route), "command": .string(command.description), "status": .string(result.description),

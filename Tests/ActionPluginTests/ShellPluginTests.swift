@@ -98,6 +98,24 @@ import Testing
         #expect(failures.isEmpty, "\(failures)")
     }
 
+    @Test(.timeLimit(.minutes(1))) func aCommandWaitingForASlotAtShutdownIsRetriedLaterNotRun() async throws {
+        let sandbox = try Sandbox()
+        let plugin = try ShellPlugin(
+            section: ConfigValue.parse("max_concurrent: 1", spec: ShellPlugin.sectionSpec!, path: "shell"),
+            context: PluginContext(stateDirectory: sandbox.path))
+        let busy = try plugin.makeAction(ConfigValue.parse("{script: 'touch busy; exec sleep 300', cwd: \(sandbox.path)}", spec: ShellPlugin.actionSpec), route: "test")
+        let waiting = try plugin.makeAction(ConfigValue.parse("{script: 'touch ran', cwd: \(sandbox.path)}", spec: ShellPlugin.actionSpec), route: "test")
+        let holder = Task { await failure(of: busy, Delivery(event: tagEvent(), route: "test")) }
+        defer { holder.cancel() }
+        #expect(await eventually { sandbox.exists("busy") })
+        let waiter = Task { await failure(of: waiting, Delivery(event: tagEvent(), route: "test")) }
+        waiter.cancel()
+        let error = try #require(await waiter.value)
+        #expect(error.isRetryable, "a command that never ran must be delivered again (spooled), not failed: \(error)")
+        #expect(error.description.contains("shutting down"))
+        #expect(!sandbox.exists("ran"))
+    }
+
     @Test func configNeedsExactlyOneOfCommandAndScript() throws {
         #expect(throws: ConfigErrors.self) { try makeAction(ShellPlugin.self, "{command: [true], script: 'true'}") }
         #expect(throws: ConfigErrors.self) { try makeAction(ShellPlugin.self, "{timeout: 1s}") }

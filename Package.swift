@@ -22,7 +22,7 @@ let ndef: [Target] = [
     .executableTarget(name: "ndef-bench", dependencies: ["NDEF"], path: "Benchmarks/NDEFBench"),
 ]
 
-/// The vocabulary every layer shares: tag events, JSON values, the log.
+/// The vocabulary every layer shares: tag events, JSON values, reader settings, the log.
 let core: [Target] = [
     .target(name: "TagCore"),
     .testTarget(name: "TagCoreTests", dependencies: ["TagCore"]),
@@ -41,7 +41,7 @@ let tags: [Target] = [
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.
 let routing: [Target] = [
-    .target(name: "TagRouter", dependencies: ["TagCore", "TagReader", "CYAML"]),
+    .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
     .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
     .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore"], path: "Benchmarks/RouterBench"),
     .testTarget(

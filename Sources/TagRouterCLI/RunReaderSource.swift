@@ -1,3 +1,4 @@
+import TagCore
 import TagReader
 
 /// The boundary between `run` and the reader loop: the configured readers,

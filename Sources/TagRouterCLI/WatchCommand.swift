@@ -1,3 +1,4 @@
+import TagCore
 import TagReader
 
 /// `tagrouter watch`: print every reader and tag event as JSON lines

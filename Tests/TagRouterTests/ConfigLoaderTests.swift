@@ -1,6 +1,5 @@
 import Foundation
 import TagCore
-import TagReader
 import Testing
 
 @testable import TagRouter

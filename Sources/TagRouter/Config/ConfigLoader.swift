@@ -1,6 +1,5 @@
 import Foundation
 import TagCore
-import TagReader
 
 /// Reads a config file into a `RouterConfig`: YAML → nodes → checked against the
 /// specs (the top level, readers, routes, matches, and each plugin's own) →

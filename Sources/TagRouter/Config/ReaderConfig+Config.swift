@@ -1,6 +1,6 @@
-import TagReader
+import TagCore
 
-/// One entry of the `readers:` section is TagReader's `ReaderConfig`: its keys,
+/// One entry of the `readers:` section is TagCore's `ReaderConfig`: its keys,
 /// defaults and meaning are declared here once, for validation and the README.
 extension ReaderConfig {
     /// The options of one reader.

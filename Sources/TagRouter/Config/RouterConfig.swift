@@ -1,4 +1,4 @@
-import TagReader
+import TagCore
 
 /// A loaded, validated config: readers, plugin instances and compiled routes.
 public struct RouterConfig: Sendable {

@@ -1,4 +1,4 @@
-import TagReader
+import TagCore
 
 /// What a plugin may need to know about the run it is built for.
 public struct PluginContext: Sendable {

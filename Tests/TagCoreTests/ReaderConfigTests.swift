@@ -1,16 +1,7 @@
+import TagCore
 import Testing
 
-@testable import TagReader
-
 @Suite struct ReaderConfigTests {
-    /// One InAutoPoll call blocks for rounds × 4 types × 150 ms: never longer than
-    /// half the watchdog, never more than 5 rounds (3 s), never less than one.
-    @Test(arguments: [(10_000, 5), (60_000, 5), (3_000, 2), (1_000, 1), (100, 1)])
-    func autoPollRoundsFitTheWatchdog(watchdogMs: Int, rounds: Int) {
-        let config = ReaderConfig(name: "r", watchdog: .milliseconds(watchdogMs))
-        #expect(Int(config.autoPollRounds) == rounds)
-    }
-
     @Test func defaultsAreTheDocumentedOnes() {
         let config = ReaderConfig(name: "front-door")
         #expect(config.device == "auto")

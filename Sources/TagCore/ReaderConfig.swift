@@ -1,6 +1,7 @@
 /// One reader the daemon watches, with its scan settings. The router builds these
 /// from the `readers:` section of the config; `tagrouter read`/`watch` build them
-/// from `--device`.
+/// from `--device`; the reader module scans with them. They live here, in the shared
+/// vocabulary, so the router knows reader settings without linking libnfc.
 public struct ReaderConfig: Sendable, Equatable {
     /// How the reader waits for a tag when none is in the field.
     public enum Polling: String, Sendable, Equatable, CaseIterable {
@@ -30,14 +31,6 @@ public struct ReaderConfig: Sendable, Equatable {
     public var polling: Polling
     /// A reader that makes no progress for this long is aborted and reopened.
     public var watchdog: Duration
-
-    /// How many InAutoPoll rounds (150 ms × 4 target types each: ISO-DEP, type A,
-    /// FeliCa, Jewel) one blocking call covers: up to 5 (3 s), and at most half the
-    /// watchdog so a healthy wait never trips it.
-    var autoPollRounds: UInt8 {
-        let rounds = (watchdog / .milliseconds(1200)).rounded(.down)
-        return UInt8(min(5, max(1, rounds)))
-    }
 
     public init(
         name: String, device: String = "auto", cooldown: Duration = .seconds(1),

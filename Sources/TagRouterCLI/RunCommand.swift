@@ -11,12 +11,15 @@ enum RunCommand: Command {
     static let name = "run"
     static let summary = "run the daemon: readers → routes → actions"
     static let usage = """
-        Usage: tagrouter run [--config FILE] [--dry-run] [--state-dir DIR] [--log-level LEVEL] [--log-format FORMAT]
+        Usage: tagrouter run [--config FILE] [--dry-run] [--state-dir DIR] [--events-from FILE]
+                             [--log-level LEVEL] [--log-format FORMAT]
 
         Watches the configured readers and runs the actions of the routes each
         event matches. Without --config it uses the first of ./tagrouter.yaml,
         ~/.config/tagrouter/tagrouter.yaml, /etc/tagrouter/tagrouter.yaml, else
-        the embedded default (log every event as one JSON line on stdout).
+        the embedded default: auto-detect one reader, log every event as one JSON
+        line on stdout, and publish it to an MQTT broker on localhost:1883 when
+        one answers there (`tagrouter check-config` prints the config in use).
 
         Options:
           --config FILE        the config file

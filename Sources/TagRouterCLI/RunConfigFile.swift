@@ -37,8 +37,8 @@ struct RunConfigFile {
         do {
             return try load(loader)
         } catch {
-            printToStderr(error.description)
-            throw .data("\(name): the config has \(error.errors.count == 1 ? "1 problem" : "\(error.errors.count) problems")")
+            for problem in error.sorted { printToStderr(problem.description) }
+            throw .data("\(name): the config has \(error.countPhrase)")
         }
     }
 }

@@ -28,12 +28,24 @@ let toolUsage = """
     Run `tagrouter <command> --help` for the options of a command.
     """
 
+/// The command called `name`; an unknown name ends the process with exit status 64.
+@MainActor func lookUpCommand(_ name: String) -> any Command.Type {
+    guard let command = commands.first(where: { $0.name == name }) else {
+        printToStderr("error: unknown command '\(name)'\nsee `tagrouter --help`")
+        exit(64)
+    }
+    return command
+}
+
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let first = arguments.first else {
     printToStderr(toolUsage)
     exit(64)
 }
 switch first {
+case "help" where arguments.count > 1:
+    print(lookUpCommand(arguments[1]).usage)
+    exit(0)
 case "--help", "-h", "help":
     print(toolUsage)
     exit(0)
@@ -43,10 +55,7 @@ case "--version":
 default:
     break
 }
-guard let command = commands.first(where: { $0.name == first }) else {
-    printToStderr("error: unknown command '\(first)'\n\n" + toolUsage)
-    exit(64)
-}
+let command = lookUpCommand(first)
 arguments.removeFirst()
 if arguments.contains("--help") || arguments.contains("-h") {
     print(command.usage)
@@ -57,6 +66,6 @@ do {
     exit(0)
 } catch {
     printToStderr("error: \(error.message)")
-    if case .usage = error { printToStderr("\n" + command.usage) }
+    if case .usage = error { printToStderr("see `tagrouter \(command.name) --help`") }
     exit(error.exitStatus)
 }

@@ -37,7 +37,6 @@ import Testing
         #expect(daemon.stderr == [
             "\(file):3:5: routes[0]: unknown key 'mtch' (did you mean 'match'?)",
             "\(file):4:22: routes[0].actions[0].log: unknown key 'templte' (did you mean 'template'?)",
-            "2 problems",
             "error: \(file): the config has 2 problems",
         ])
     }

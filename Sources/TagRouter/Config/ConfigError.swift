@@ -34,10 +34,16 @@ public struct ConfigErrors: Error, Sendable, CustomStringConvertible {
 
     public mutating func append(contentsOf other: ConfigErrors) { errors.append(contentsOf: other.errors) }
 
+    /// The problems sorted by position.
+    public var sorted: [ConfigError] {
+        errors.sorted { ($0.mark.file, $0.mark.line, $0.mark.column) < ($1.mark.file, $1.mark.line, $1.mark.column) }
+    }
+
+    /// "1 problem", "3 problems".
+    public var countPhrase: String { errors.count == 1 ? "1 problem" : "\(errors.count) problems" }
+
     /// Every problem on its own line, sorted by position, then a count.
     public var description: String {
-        let sorted = errors.sorted { ($0.mark.file, $0.mark.line, $0.mark.column) < ($1.mark.file, $1.mark.line, $1.mark.column) }
-        let count = errors.count == 1 ? "1 problem" : "\(errors.count) problems"
-        return (sorted.map(\.description) + [count]).joined(separator: "\n")
+        (sorted.map(\.description) + [countPhrase]).joined(separator: "\n")
     }
 }

@@ -64,7 +64,7 @@ let plugins: [Target] = [
             "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore",
             "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin",
         ]),
-    .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin"], path: "Plugins/MQTTBench"),
+    .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin", "TagCore"], path: "Plugins/MQTTBench"),
     .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "TestSupport", "mqtt-bench"]),
 ]
 

@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import Glibc
+import TagCore
 import TestSupport
 import Testing
 @testable import MQTTPlugin
@@ -12,7 +13,7 @@ struct ConnectionTests {
     static func settings(_ broker: MosquittoBroker, clientID: String = "test-\(UUID().uuidString.prefix(8))", availability: String? = nil) -> MQTTSettings {
         MQTTSettings(
             host: "127.0.0.1", port: broker.port, clientID: clientID, availabilityTopic: availability,
-            backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(500)))
+            backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(500)))
     }
 
     @Test func publishesTopicPayloadQoSAndRetain() async throws {
@@ -176,7 +177,7 @@ struct ConnectionTests {
     @Test func aMessageThatCannotBeDeliveredIsHandedBack() async throws {
         let port = try MosquittoBroker.freePort()
         let connection = MQTTConnection(MQTTSettings(
-            host: "127.0.0.1", port: port, clientID: "nobody", backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200))))
+            host: "127.0.0.1", port: port, clientID: "nobody", backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(200))))
         connection.start()
         do {
             try await connection.publish(MQTTMessage(topic: "lost", text: "x"), hold: .milliseconds(300))

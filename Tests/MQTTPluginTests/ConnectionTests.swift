@@ -58,7 +58,7 @@ struct ConnectionTests {
         let watcher = try Subscriber(port: broker.port, filter: "will/#")
         try await watcher.waitUntilSubscribed()
         let child = try ChildProcess(
-            ChildCommand([Self.benchExecutable.path, "hold", "--port", String(broker.port), "--client-id", "will-test", "--availability-topic", "will/reader"]),
+            ChildCommand([BuiltProducts.executable("mqtt-bench").path, "hold", "--port", String(broker.port), "--client-id", "will-test", "--availability-topic", "will/reader"]),
             options: ChildOptions(stdout: .null, stderr: .null))
         let online = try await watcher.waitFor("online from the child") { $0.topic == "will/reader" && $0.text == "online" }
         #expect(online.qos == 1)
@@ -212,9 +212,5 @@ struct ConnectionTests {
         #expect(error == MQTTError.cancelled(topic: "later"))
         #expect(connection.backlog == 0, "withdrawn, so it cannot go out after the router spooled it")
         await connection.stop()
-    }
-
-    static var benchExecutable: URL {
-        (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent().appendingPathComponent("mqtt-bench")
     }
 }

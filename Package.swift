@@ -36,7 +36,7 @@ let tags: [Target] = [
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
     .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "TestSupport"]),
     .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore", "TestSupport"]),
-    .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF"]),
+    .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "TestSupport"], path: "Benchmarks/ReaderBench"),
 ]
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.
@@ -64,7 +64,7 @@ let plugins: [Target] = [
             "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore",
             "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin",
         ]),
-    .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin"], path: "Plugins/MQTTBench"),
+    .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin", "TagCore"], path: "Benchmarks/MQTTBench"),
     .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "TestSupport", "mqtt-bench"]),
 ]
 

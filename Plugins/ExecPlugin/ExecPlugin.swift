@@ -36,7 +36,7 @@ public struct ExecPlugin: ActionPlugin {
         let command = ChildCommand(arguments, environment: environment, workingDirectory: directory)
         let session = ExecSession(
             command: command, route: route, replyTimeout: options.duration("timeout") ?? .seconds(30),
-            backoff: RestartBackoff(initial: options.duration("restart_backoff") ?? .seconds(1), maximum: options.duration("max_restart_backoff") ?? .seconds(60)))
+            backoff: Backoff(initial: options.duration("restart_backoff") ?? .seconds(1), maximum: options.duration("max_restart_backoff") ?? .seconds(60)))
         sessions.append(session)
         return ExecAction(session: session)
     }

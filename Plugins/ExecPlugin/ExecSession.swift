@@ -9,7 +9,7 @@ actor ExecSession {
     nonisolated let command: ChildCommand
     private let route: String
     private let replyTimeout: Duration
-    private let backoff: RestartBackoff
+    private let backoff: Backoff
 
     private var child: ChildProcess?
     private var replies: AsyncStream<String>.AsyncIterator?
@@ -20,7 +20,7 @@ actor ExecSession {
     private var started = false
     private var stopped = false
 
-    init(command: ChildCommand, route: String, replyTimeout: Duration, backoff: RestartBackoff) {
+    init(command: ChildCommand, route: String, replyTimeout: Duration, backoff: Backoff) {
         self.command = command
         self.route = route
         self.replyTimeout = replyTimeout
@@ -133,7 +133,7 @@ actor ExecSession {
 
     private func restartLater() {
         failures += 1
-        let delay = backoff.delay(afterFailures: failures)
+        let delay = backoff.delay(forAttempt: failures)
         Log.info("exec: restarting plugin", fields(["in_ms": .int(Int64(delay.seconds * 1000))]))
         Task {
             try? await Task.sleep(for: delay)

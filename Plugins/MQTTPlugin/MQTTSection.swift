@@ -82,7 +82,7 @@ struct MQTTSection: Sendable {
             host: value?.string("host") ?? "localhost", port: value?.int("port") ?? 1883, clientID: clientID,
             username: username, password: password, tls: tls, keepalive: keepalive,
             protocolVersion: value?.string("protocol") == "5" ? .v5 : .v311, availabilityTopic: availabilityTopic,
-            backoff: ReconnectBackoff(
+            backoff: Backoff(
                 initial: value?.duration("reconnect_delay") ?? .seconds(1), maximum: value?.duration("reconnect_delay_max") ?? .seconds(30)),
             birthMessages: discovery?.configMessages(readers: readers) ?? [],
             subscriptions: discovery?.subscriptions ?? [])

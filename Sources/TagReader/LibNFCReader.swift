@@ -73,7 +73,7 @@ final class LibNFCReader: Sendable {
     // MARK: - Supervision
 
     private func run() {
-        var backoff = Backoff()
+        var backoff = Backoff(initial: .milliseconds(250), maximum: .seconds(5))
         var reportedMissing = false
         while !isStopping {
             markProgress()

@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import Glibc
+import TagCore
 import TestSupport
 import Testing
 @testable import MQTTPlugin
@@ -12,7 +13,7 @@ struct ConnectionTests {
     static func settings(_ broker: MosquittoBroker, clientID: String = "test-\(UUID().uuidString.prefix(8))", availability: String? = nil) -> MQTTSettings {
         MQTTSettings(
             host: "127.0.0.1", port: broker.port, clientID: clientID, availabilityTopic: availability,
-            backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(500)))
+            backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(500)))
     }
 
     @Test func publishesTopicPayloadQoSAndRetain() async throws {
@@ -57,7 +58,7 @@ struct ConnectionTests {
         let watcher = try Subscriber(port: broker.port, filter: "will/#")
         try await watcher.waitUntilSubscribed()
         let child = try ChildProcess(
-            ChildCommand([Self.benchExecutable.path, "hold", "--port", String(broker.port), "--client-id", "will-test", "--availability-topic", "will/reader"]),
+            ChildCommand([BuiltProducts.executable("mqtt-bench").path, "hold", "--port", String(broker.port), "--client-id", "will-test", "--availability-topic", "will/reader"]),
             options: ChildOptions(stdout: .null, stderr: .null))
         let online = try await watcher.waitFor("online from the child") { $0.topic == "will/reader" && $0.text == "online" }
         #expect(online.qos == 1)
@@ -176,7 +177,7 @@ struct ConnectionTests {
     @Test func aMessageThatCannotBeDeliveredIsHandedBack() async throws {
         let port = try MosquittoBroker.freePort()
         let connection = MQTTConnection(MQTTSettings(
-            host: "127.0.0.1", port: port, clientID: "nobody", backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200))))
+            host: "127.0.0.1", port: port, clientID: "nobody", backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(200))))
         connection.start()
         do {
             try await connection.publish(MQTTMessage(topic: "lost", text: "x"), hold: .milliseconds(300))
@@ -211,9 +212,5 @@ struct ConnectionTests {
         #expect(error == MQTTError.cancelled(topic: "later"))
         #expect(connection.backlog == 0, "withdrawn, so it cannot go out after the router spooled it")
         await connection.stop()
-    }
-
-    static var benchExecutable: URL {
-        (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent().appendingPathComponent("mqtt-bench")
     }
 }

@@ -45,9 +45,4 @@ struct OutboxTests {
         #expect(outbox.takeNext(window: 10)?.item == 0)
         #expect(outbox.takeNext(window: 10)?.item == 1)
     }
-
-    @Test func backoffDoublesUpToTheMaximum() {
-        let backoff = ReconnectBackoff(initial: .seconds(1), maximum: .seconds(10))
-        #expect((1...6).map { backoff.delay(afterFailures: $0) } == [1, 2, 4, 8, 10, 10].map { Duration.seconds($0) })
-    }
 }

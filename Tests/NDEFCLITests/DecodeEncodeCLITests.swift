@@ -147,12 +147,14 @@ import Testing
         #expect(run.stderr.hasPrefix("error: "))
     }
 
-    @Test func helpAndVersion() async throws {
-        for command in ["decode", "encode"] {
-            let run = try await Tool.run([command, "--help"])
-            #expect(run.status == 0)
-            #expect(run.stdout.hasPrefix("Usage: tagrouter \(command)"))
-        }
+    @Test(arguments: ["decode", "encode"])
+    func help(command: String) async throws {
+        let run = try await Tool.run([command, "--help"])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("Usage: tagrouter \(command)"))
+    }
+
+    @Test func version() async throws {
         #expect(try await Tool.run(["--version"]).stdout.hasPrefix("tagrouter "))
     }
 }

@@ -52,14 +52,15 @@ import Testing
         #expect(message.firstText == "other")
     }
 
-    @Test func smartPosterNeedsExactlyOneURI() throws {
-        let noURI = NDEFMessage(records: [.text("title")]).encoded()
-        let twoURIs = NDEFMessage(records: [.uri("a:"), .uri("b:")]).encoded()
-        for (payload, kind) in [(noURI, NDEFError.Kind.smartposterMissingURI), (twoURIs, .smartposterMultipleURI)] {
-            let bytes = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: Array("Sp".utf8), payload: payload)]).encoded()
-            #expect(throws: NDEFError.self) { try NDEFMessage(bytes: bytes) }
-            #expect(NDEFMessage.decodeLenient(bytes).error?.kind == kind)
-        }
+    @Test(arguments: [
+        ([NDEFRecord.text("title")], NDEFError.Kind.smartposterMissingURI),
+        ([.uri("a:"), .uri("b:")], .smartposterMultipleURI),
+    ])
+    func smartPosterNeedsExactlyOneURI(inside: [NDEFRecord], kind: NDEFError.Kind) throws {
+        let payload = NDEFMessage(records: inside).encoded()
+        let bytes = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: Array("Sp".utf8), payload: payload)]).encoded()
+        #expect(throws: NDEFError.self) { try NDEFMessage(bytes: bytes) }
+        #expect(NDEFMessage.decodeLenient(bytes).error?.kind == kind)
     }
 
     @Test func wifiRoundTrip() {

@@ -47,11 +47,13 @@ import Testing
         #expect(terminated?.areaNeeded == nil)  // a Terminator ends the walk: reading more cannot help
     }
 
+    /// A message takes the area less its TLV header: 2 bytes up to 254, 4 bytes (3-byte length) above.
+    @Test(arguments: [(48, 46), (144, 142), (496, 492), (257, 254)])
+    func capacity(dataAreaSize: Int, capacity: Int) {
+        #expect(Type2TLVArea.capacity(dataAreaSize: dataAreaSize) == capacity)
+    }
+
     @Test func buildRefusesAMessageThatDoesNotFit() throws {
-        #expect(Type2TLVArea.capacity(dataAreaSize: 48) == 46)
-        #expect(Type2TLVArea.capacity(dataAreaSize: 144) == 142)
-        #expect(Type2TLVArea.capacity(dataAreaSize: 496) == 492)
-        #expect(Type2TLVArea.capacity(dataAreaSize: 257) == 254)
         do {
             _ = try Type2TLVArea.build(message: [UInt8](repeating: 0, count: 47), dataAreaSize: 48)
             Issue.record("a 47-byte message fit a 48-byte area")

@@ -86,11 +86,4 @@ import Testing
         #expect(scan.disconnected() == [.remove(b, dwell: .milliseconds(200))])
         #expect(!scan.isHolding)
     }
-
-    @Test func backoffDoublesUpToItsMaximumAndResets() {
-        var backoff = Backoff(initial: .milliseconds(250), maximum: .seconds(1))
-        #expect([backoff.next(), backoff.next(), backoff.next(), backoff.next()] == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(1)])
-        backoff.reset()
-        #expect(backoff.next() == .milliseconds(250))
-    }
 }

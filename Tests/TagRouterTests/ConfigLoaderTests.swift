@@ -112,17 +112,16 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
         #expect(problems("probe: { password_file: /nonexistent/x }") == ["t.yaml:1:25: probe.password_file: cannot read the file '/nonexistent/x'"])
     }
 
-    @Test func durations() {
-        #expect(Duration(configText: "500ms") == .milliseconds(500))
-        #expect(Duration(configText: "5s") == .seconds(5))
-        #expect(Duration(configText: "2m") == .seconds(120))
-        #expect(Duration(configText: "1h") == .seconds(3600))
-        #expect(Duration(configText: "1m30s") == .seconds(90))
-        #expect(Duration(configText: "1.5s") == .milliseconds(1500))
-        #expect(Duration(configText: "0") == .zero)
-        #expect(Duration(configText: "5") == nil)
-        #expect(Duration(configText: "5 parsecs") == nil)
-        #expect(Duration(configText: "") == nil)
+    @Test(arguments: [
+        ("500ms", Duration.milliseconds(500)), ("5s", .seconds(5)), ("2m", .seconds(120)), ("1h", .seconds(3600)),
+        ("1m30s", .seconds(90)), ("1.5s", .milliseconds(1500)), ("0", .zero),
+        ("5", nil), ("5 parsecs", nil), ("", nil),
+    ] as [(String, Duration?)])
+    func durations(text: String, duration: Duration?) {
+        #expect(Duration(configText: text) == duration)
+    }
+
+    @Test func aNumberWithoutUnitIsNotADuration() {
         #expect(problems("shutdown_timeout: 5") == ["t.yaml:1:19: shutdown_timeout: expected a duration such as 500ms, 5s, 2m or 1h, got \"5\""])
     }
 

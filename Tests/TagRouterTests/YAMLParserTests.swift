@@ -23,11 +23,11 @@ import Testing
         #expect(try YAMLParser.parse("# only a comment\n", file: "f").entries?.isEmpty == true)
     }
 
-    @Test func rejectsWhatIsNotOneConfig() {
-        #expect(throws: ConfigErrors.self) { try YAMLParser.parse("a: 1\n---\nb: 2\n", file: "f") }
-        #expect(throws: ConfigErrors.self) { try YAMLParser.parse("a: *nope\n", file: "f") }
-        #expect(throws: ConfigErrors.self) { try YAMLParser.parse("? [a, b]\n: 1\n", file: "f") }
-        #expect(throws: ConfigErrors.self) { try YAMLParser.parse("a: \"unterminated\n", file: "f") }
+    /// Two documents, an unknown alias, a complex key, an open quote: each an error that says where.
+    @Test(arguments: ["a: 1\n---\nb: 2\n", "a: *nope\n", "? [a, b]\n: 1\n", "a: \"unterminated\n"])
+    func rejectsWhatIsNotOneConfig(text: String) {
+        let error = #expect(throws: ConfigErrors.self) { try YAMLParser.parse(text, file: "f") }
+        #expect(error?.description.hasPrefix("f:") == true, "\(error?.description ?? "")")
     }
 
     /// Every prefix of a valid config either parses or fails with an error: never a trap.

@@ -85,6 +85,17 @@ public final class RunningTool: Sendable {
         return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 
+    /// User + system CPU time so far (from `/proc/<pid>/stat`), or nil once it has exited.
+    public var cpuTime: Duration? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // Fields after the parenthesised name, from field 3 (state) on: utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { return nil }
+        return .milliseconds((user + system) * 1000 / Int64(sysconf(Int32(_SC_CLK_TCK))))
+    }
+
     private func waitFor<Value>(_ what: String, timeout: Duration, _ found: () -> Value?) async throws -> Value {
         let deadline = ContinuousClock.now + timeout
         while true {

@@ -161,7 +161,7 @@ public final class MQTTConnection: Sendable {
             failures += 1
             let problem = ending ?? .unreachable(broker: settings.broker, reason: "connection closed")
             report(.disconnected(problem), problem: problem.description)
-            waitForRetry(settings.backoff.delay(afterFailures: failures))
+            waitForRetry(settings.backoff.delay(forAttempt: failures))
         }
         finishAll(with: .stopped)
         incomingInput.finish()

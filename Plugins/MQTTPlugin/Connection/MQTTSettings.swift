@@ -1,3 +1,5 @@
+import TagCore
+
 /// Everything the shared connection needs to know, resolved from the
 /// top-level `mqtt:` section (secrets already read from their files).
 public struct MQTTSettings: Sendable, Equatable {
@@ -37,7 +39,8 @@ public struct MQTTSettings: Sendable, Equatable {
     /// Retained `online` on every connect, and the last will `offline` (also
     /// published, retained, on a clean stop); nil for neither.
     public var availabilityTopic: String?
-    public var backoff: ReconnectBackoff
+    /// The wait between connection attempts; a CONNACK starts it again from `initial`.
+    public var backoff: Backoff
     /// Messages handed to the broker before their acknowledgements come back.
     public var maxInFlight: Int
     /// Published (QoS 1, retained) right after `online` on every connect,
@@ -50,7 +53,7 @@ public struct MQTTSettings: Sendable, Equatable {
     public init(
         host: String = "localhost", port: Int = 1883, clientID: String, username: String? = nil, password: String? = nil,
         tls: TLS? = nil, keepalive: Int = 60, protocolVersion: ProtocolVersion = .v311, availabilityTopic: String? = nil,
-        backoff: ReconnectBackoff = ReconnectBackoff(), maxInFlight: Int = 64, birthMessages: [MQTTMessage] = [],
+        backoff: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(30)), maxInFlight: Int = 64, birthMessages: [MQTTMessage] = [],
         subscriptions: [String] = []
     ) {
         self.host = host

@@ -51,7 +51,7 @@ final class ActionWorker: Sendable {
     func run() async {
         var spooled = spool?.entries() ?? []
         var lastSequence = spooled.last?.sequence
-        var spoolWait = configured.policy.backoff
+        var spoolWaits = configured.policy.retryBackoff
         if !spooled.isEmpty { Log.info("delivering spooled events", fields.merging(JSONObject(["count": .int(Int64(spooled.count))]))) }
         while true {
             if let spool, let entry = spooled.first {
@@ -59,12 +59,11 @@ final class ActionWorker: Sendable {
                 case .delivered, .failed:
                     spool.remove(entry)
                     spooled.removeFirst()
-                    spoolWait = configured.policy.backoff
+                    spoolWaits.reset()
                 case .gaveUp(let requested):
                     spoolArrivals(spool, &spooled, &lastSequence)
                     if queue.isFinished || Task.isCancelled { return }
-                    let wait = requested ?? spoolWait
-                    spoolWait = min(spoolWait * 2, configured.policy.maxBackoff)
+                    let wait = requested ?? spoolWaits.next()
                     if await !pause(wait, spool, &spooled, &lastSequence) { return }
                 }
                 continue

@@ -1,3 +1,5 @@
+import TagCore
+
 /// How an action's deliveries are retried and kept: the options the router adds
 /// to every action (`queue`, `retry: {attempts, backoff, max_backoff}`, `spool`).
 public struct DeliveryPolicy: Sendable, Equatable {
@@ -43,12 +45,15 @@ public struct DeliveryPolicy: Sendable, Equatable {
             spool: options.bool("spool") ?? true, retryConfigured: options.has("retry"))
     }
 
-    /// The wait before try `attempt + 1` after try `attempt` failed: backoff·2^(attempt−1),
-    /// capped, then a random point in its upper half (so retries of many actions spread out).
+    /// The waits between tries (and between tries of a spooled event): backoff·2^(n−1),
+    /// capped at `maxBackoff`, then a random point in its upper half (so retries of
+    /// many actions spread out).
+    public var retryBackoff: Backoff { Backoff(initial: backoff, maximum: maxBackoff, jitter: 0.5) }
+
+    /// The wait before try `attempt + 1` after try `attempt` failed: what the target
+    /// asked for (`Retry-After`), capped at `maxBackoff`, else the retry backoff's.
     public func delay(afterAttempt attempt: Int, requested: Duration? = nil) -> Duration {
         if let requested { return min(requested, maxBackoff) }
-        let exponent = min(max(attempt - 1, 0), 30)
-        let base = min(backoff * (1 << exponent), maxBackoff)
-        return base / 2 + base / 2 * Double.random(in: 0...1)
+        return retryBackoff.delay(forAttempt: attempt)
     }
 }

@@ -9,6 +9,7 @@
 //       connects, prints `connected`, and stays connected until killed.
 import Foundation
 import MQTTPlugin
+import TagCore
 
 struct Usage: Error, CustomStringConvertible {
     var description: String
@@ -34,7 +35,7 @@ func settings(_ options: [String: String], clientID: String, availabilityTopic: 
     guard let port = options["port"].flatMap(Int.init) else { throw Usage(description: "--port is required") }
     return MQTTSettings(
         host: options["host"] ?? "127.0.0.1", port: port, clientID: clientID, availabilityTopic: availabilityTopic,
-        backoff: ReconnectBackoff(initial: .milliseconds(100), maximum: .seconds(2)))
+        backoff: Backoff(initial: .milliseconds(100), maximum: .seconds(2)))
 }
 
 func publish(_ options: [String: String]) async throws {

@@ -4,7 +4,8 @@ import TagCore
 import TagRouter
 
 // router-bench: routing throughput through 100 routes with the `log` action
-// writing to /dev/null, and the latency the router adds per event, each beside
+// writing to /dev/null (the daemon's event buffer in front, as in `tagrouter run`),
+// and the latency the router adds per event, each beside
 // a bare AsyncStream pass-through doing the same work, in the same run.
 // Prints `name value` lines; scripts/bench/router.sh makes the table.
 
@@ -47,22 +48,18 @@ func makeRouter(action: String) throws -> Router {
     return Router(config: try loader.load(text: config(action: action), file: "bench.yaml"))
 }
 
-/// Events per second through the router: AsyncStream → 100 routes → `log` → /dev/null.
+/// Events per second through the router: the event buffer → 100 routes → `log` → /dev/null,
+/// until the router has delivered every event and stopped.
 func routerThroughput() async throws -> Double {
     let router = try makeRouter(action: "log")
-    await router.start()
     let events = (0..<Sizes.throughputEvents).map { event(id: String($0)) }
-    let (stream, continuation) = AsyncStream.makeStream(of: TagEvent.self)
+    let buffer = EventBuffer(capacity: Sizes.throughputEvents)
     let start = ContinuousClock.now
-    let routing = Task { await router.route(stream) }
-    for event in events { continuation.yield(event) }
-    continuation.finish()
-    await routing.value
-    let last = "route-\(Sizes.routes - 1)"
-    while router.counters["\(last).0.log"]?.delivered ?? 0 < Sizes.throughputEvents { await Task.yield() }
-    let elapsed = ContinuousClock.now - start
-    await router.shutdown(timeout: .seconds(5))
-    return Double(Sizes.throughputEvents) / elapsed.seconds
+    async let routing: Void = router.run(buffer)
+    for event in events { buffer.offer(event) }
+    buffer.finish()
+    try await routing
+    return Double(Sizes.throughputEvents) / (ContinuousClock.now - start).seconds
 }
 
 /// The same events through a bare AsyncStream whose consumer writes the same line to /dev/null.
@@ -97,13 +94,11 @@ func latencies(_ send: (TagEvent) -> Void) async -> (median: Double, p99: Double
 
 func routerLatency() async throws -> (median: Double, p99: Double) {
     let router = try makeRouter(action: "stamp")
-    await router.start()
-    let (stream, continuation) = AsyncStream.makeStream(of: TagEvent.self)
-    let routing = Task { await router.route(stream) }
-    let result = await latencies { continuation.yield($0) }
-    continuation.finish()
-    await routing.value
-    await router.shutdown(timeout: .seconds(5))
+    let buffer = EventBuffer(capacity: 1000)
+    async let routing: Void = router.run(buffer)
+    let result = await latencies { buffer.offer($0) }
+    buffer.finish()
+    try await routing
     return result
 }
 

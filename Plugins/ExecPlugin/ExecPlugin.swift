@@ -41,15 +41,13 @@ public struct ExecPlugin: ActionPlugin {
         return ExecAction(session: session)
     }
 
-    /// Starts every plugin program (not under `--dry-run`).
-    public func start() async {
-        guard !context.dryRun else { return }
-        for session in sessions.all { await session.start() }
-    }
-
-    /// Closes every plugin's stdin and waits for it to exit (terminating it after a grace period).
-    public func stop() async {
-        for session in sessions.all { await session.stop() }
+    /// Runs every plugin program (not under `--dry-run`) until cancelled; then
+    /// closes their stdin and waits for them to exit (terminating them after a grace period).
+    public func run() async {
+        guard !context.dryRun else { return await Latch().wait() }
+        await withTaskGroup(of: Void.self) { group in
+            for session in sessions.all { group.addTask { await session.run() } }
+        }
     }
 }
 

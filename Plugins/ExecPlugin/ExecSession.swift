@@ -5,7 +5,7 @@ import TagRouter
 /// One plugin program and the conversation with it: starts it and sends the
 /// hello, writes event lines and reads their replies one at a time, forwards
 /// its stderr to the log, and restarts it with backoff whenever it dies.
-actor ExecSession {
+actor ExecSession: Service {
     nonisolated let command: ChildCommand
     private let route: String
     private let replyTimeout: Duration
@@ -25,6 +25,14 @@ actor ExecSession {
         self.route = route
         self.replyTimeout = replyTimeout
         self.backoff = backoff
+    }
+
+    /// The program as a service: started at once (and restarted when it dies)
+    /// until cancelled, then stopped.
+    nonisolated func run() async {
+        await start()
+        await Latch().wait()
+        await stop()
     }
 
     /// Starts the program (once).

@@ -26,21 +26,20 @@ public struct MQTTPlugin: ActionPlugin {
         try MQTTAction(options, connection: connection, baseTopic: section.baseTopic, hold: section.hold)
     }
 
-    /// Connects (not under `--dry-run`) and, with discovery on, answers HA's birth message.
-    public func start() async {
-        guard !dryRun else { return }
-        connection.start()
-        guard let discovery = section.discovery else { return }
+    /// Keeps the connection (not under `--dry-run`) until cancelled, then says
+    /// `offline` and disconnects; with discovery on, answers HA's birth message.
+    public func run() async {
+        guard !dryRun else { return await Latch().wait() }
         let (connection, readers, hold) = (connection, readers, section.hold)
-        Task {
-            for await message in connection.incoming {
-                for reply in discovery.replies(to: message, readers: readers) { _ = connection.enqueue(reply, hold: hold) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await connection.run() }
+            guard let discovery = section.discovery else { return }
+            group.addTask {
+                // `incoming` ends when the connection has stopped.
+                for await message in connection.incoming {
+                    for reply in discovery.replies(to: message, readers: readers) { _ = connection.enqueue(reply, hold: hold) }
+                }
             }
         }
-    }
-
-    /// Says `offline` and disconnects.
-    public func stop() async {
-        await connection.stop()
     }
 }

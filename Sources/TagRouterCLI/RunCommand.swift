@@ -42,63 +42,52 @@ enum RunCommand: Command {
         try arguments.finish()
 
         let loader = ConfigLoader(registry: builtinPlugins, dryRun: dryRun, stateDirectory: stateDirectory)
-        var config = try file.loadOrExit(loader)
+        let config = try file.loadOrExit(loader)
         signal(SIGPIPE, SIG_IGN)  // a closed stdout fails the `log` action, it does not kill the daemon
-        let inputs = RunInputs(signals: [SIGHUP, SIGTERM, SIGINT])
-        var readers: ReaderSupervisor?
+        let signals = signalStream([SIGHUP, SIGTERM, SIGINT])
+        let buffer = EventBuffer(capacity: config.eventBuffer)
+        let readers: ReaderSource?
+        let source: any Service
         if let eventsFrom {
-            try inputs.readEvents(from: eventsFrom)
+            readers = nil
+            source = try EventsFileSource(path: eventsFrom, buffer: buffer)
         } else {
-            let supervisor = RunReaderSource.start(config.readers)
-            inputs.forward(supervisor.events)
-            readers = supervisor
+            readers = ReaderSource(config.readers, buffer: buffer)
+            source = readers!
         }
-
-        var router = Router(config: config, dryRun: dryRun)
-        await router.start()
-        Log.info("router started", summary(config, file: file.name))
-        loop: for await input in inputs.stream {
-            switch input {
-            case .event(let event):
-                router.dispatch(event)
-            case .signal(SIGHUP):
-                let next: RouterConfig
-                do {
-                    next = try file.load(loader)
-                } catch {
-                    Log.error("reload rejected; the running config stays", JSONObject(["file": .string(file.name), "problems": .array(error.errors.map { .string($0.description) })]))
-                    continue
-                }
-                await router.shutdown(timeout: config.shutdownTimeout)
-                if let running = readers, next.readers != config.readers {
-                    running.stop()
-                    let supervisor = RunReaderSource.start(next.readers)
-                    inputs.forward(supervisor.events)
-                    readers = supervisor
-                    Log.info("readers restarted for the new config")
-                }
-                config = next
-                router = Router(config: config, dryRun: dryRun)
-                await router.start()
-                Log.info("config reloaded", summary(config, file: file.name))
-            case .signal(let number):
-                Log.info("stopping", JSONObject(["signal": .int(Int64(number))]))
-                break loop
-            case .eventsEnded:
-                Log.info("end of events; stopping")
-                break loop
+        let routing = RoutingService(config: config, events: buffer, dryRun: dryRun)
+        let reload: @Sendable () -> Void = {
+            let next: RouterConfig
+            do throws(ConfigErrors) {
+                next = try file.load(loader)
+            } catch {
+                Log.error("reload rejected; the running config stays", JSONObject(["file": .string(file.name), "problems": .array(error.errors.map { .string($0.description) })]))
+                return
             }
+            readers?.reconfigure(next.readers)
+            routing.reload(to: next)
+            Log.info("config reloaded", summary(next, file: file.name))
         }
-        readers?.stop()
-        await router.shutdown(timeout: config.shutdownTimeout)
+        // Stopped in this order: the sources, then the router drains what they sent, then the signals.
+        let services = ServiceGroup([
+            .init("sources", RunSources(sources: [source], buffer: buffer)),
+            .init("router", routing, stop: .drain),
+            .init("signals", RunSignals(signals: signals, reload: reload)),
+        ])
+        Log.info("router started", summary(config, file: file.name))
+        do {
+            try await services.run()
+        } catch {
+            throw .runtime("the daemon stopped: \(error)")
+        }
         var counters = JSONObject()
-        for (id, count) in router.counters.sorted(by: { $0.key < $1.key }) {
+        for (id, count) in routing.counters.sorted(by: { $0.key < $1.key }) {
             counters[id] = JSONValue.object(JSONObject([
                 "delivered": .int(Int64(count.delivered)), "failed": .int(Int64(count.failed)), "dropped": .int(Int64(count.dropped)),
                 "spooled": .int(Int64(count.spooled)), "retried": .int(Int64(count.retried)),
             ]))
         }
-        Log.info("stopped", JSONObject(["actions": .object(counters)]))
+        Log.info("stopped", JSONObject(["actions": .object(counters), "event_buffer_dropped": .int(Int64(buffer.dropped))]))
     }
 
     private static func summary(_ config: RouterConfig, file: String) -> JSONObject {

@@ -2,77 +2,72 @@
 import Dispatch
 import Foundation
 import TagCore
-import TagRouter
 
-/// Everything the daemon's main loop reacts to, merged into one stream so a
-/// reload or a stop is just the next element: tag events, signals, and the end
-/// of an event file.
-enum RunInput: Sendable {
-    case event(TagEvent)
-    case signal(Int32)
-    case eventsEnded
+/// `run --events-from FILE`: JSON-lines events from a file (`-` for stdin) as the
+/// daemon's source. A file can wait, so it is read only as fast as the router
+/// takes events (backpressure: no event is dropped). `run` returns at the end of
+/// the input, which begins the daemon's shutdown. Lines that are not events are
+/// logged and skipped.
+struct EventsFileSource: Service {
+    private let file: EventsFile
+    private let buffer: EventBuffer
+
+    /// Opens `path` now, so a file that cannot be read is a usage error before anything starts.
+    init(path: String, buffer: EventBuffer) throws(CLIError) {
+        let stream: UnsafeMutablePointer<FILE>? = path == "-" ? fdopen(dup(STDIN_FILENO), "r") : fopen(path, "r")
+        guard let stream else { throw .usage("cannot read events from '\(path)': \(String(cString: strerror(errno)))") }
+        file = EventsFile(stream)
+        self.buffer = buffer
+    }
+
+    func run() async {
+        await file.forEach { await buffer.send($0) }
+        if !Task.isCancelled { Log.info("end of events; stopping") }
+    }
 }
 
-/// Creates the merged input stream and feeds it.
-final class RunInputs {
-    let stream: AsyncStream<RunInput>
-    private let continuation: AsyncStream<RunInput>.Continuation
-    private let signalSources: [any DispatchSourceSignal]
+/// An events file read and parsed by a thread of its own (blocking reads stay
+/// off the task pool), at most `readAhead` events ahead of their consumer.
+private final class EventsFile: @unchecked Sendable {
+    private let file: UnsafeMutablePointer<FILE>
+    private let readAhead = 256
 
-    init(signals: [Int32]) {
-        (stream, continuation) = AsyncStream.makeStream(of: RunInput.self)
-        let continuation = continuation
-        signalSources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(.signal(number)) }
-            source.resume()
-            return source
-        }
-    }
+    init(_ file: UnsafeMutablePointer<FILE>) { self.file = file }
 
-    /// Forwards every event of `events` (the readers) until that stream ends.
-    func forward(_ events: AsyncStream<TagEvent>) {
-        let continuation = continuation
-        Task {
-            for await event in events { continuation.yield(.event(event)) }
-        }
-    }
-
-    /// Reads JSON-lines events from `path` (`-` for stdin) on a thread of its own,
-    /// then yields `.eventsEnded`. Lines that are not events are logged and skipped.
-    func readEvents(from path: String) throws(CLIError) {
-        let file: UnsafeMutablePointer<FILE>? = path == "-" ? fdopen(dup(STDIN_FILENO), "r") : fopen(path, "r")
-        guard let file else { throw .usage("cannot read events from '\(path)': \(String(cString: strerror(errno)))") }
-        let handle = FileBox(file)
-        let continuation = continuation
-        let thread = Thread {
+    /// Hands `body` the events in file order until it returns false or the input
+    /// ends. The thread ends, closing the file, at the end of the input or after
+    /// `body` stopped (once its current read returns).
+    func forEach(_ body: (TagEvent) async -> Bool) async {
+        let (events, continuation) = AsyncStream.makeStream(of: TagEvent.self)
+        let room = DispatchSemaphore(value: readAhead)
+        let thread = Thread { [self] in
+            defer { fclose(file) }
             var lineNumber = 0
-            while let line = handle.readLine() {
+            while let line = readLine() {
                 lineNumber += 1
                 if line.allSatisfy(\.isWhitespace) { continue }
                 do {
-                    continuation.yield(.event(try TagEvent(jsonText: line)))
+                    let event = try TagEvent(jsonText: line)
+                    room.wait()
+                    if case .terminated = continuation.yield(event) { return }
                 } catch {
                     Log.error("event line skipped", JSONObject(["line": .int(Int64(lineNumber)), "reason": .string("\(error)")]))
                 }
             }
-            handle.close()
-            continuation.yield(.eventsEnded)
+            continuation.finish()
         }
+        continuation.onTermination = { _ in room.signal() }
         thread.name = "tagrouter events-from"
         thread.start()
+        defer { continuation.finish() }
+        for await event in events {
+            room.signal()
+            guard await body(event) else { return }
+        }
     }
-}
-
-/// A C stream read by one thread.
-private final class FileBox: @unchecked Sendable {
-    private let file: UnsafeMutablePointer<FILE>
-
-    init(_ file: UnsafeMutablePointer<FILE>) { self.file = file }
 
     /// The next line without its newline; nil at the end.
-    func readLine() -> String? {
+    private func readLine() -> String? {
         var buffer: UnsafeMutablePointer<CChar>?
         var capacity = 0
         defer { free(buffer) }
@@ -82,6 +77,4 @@ private final class FileBox: @unchecked Sendable {
         if line.hasSuffix("\n") { line.removeLast() }
         return line
     }
-
-    func close() { fclose(file) }
 }

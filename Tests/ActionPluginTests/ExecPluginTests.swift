@@ -9,10 +9,10 @@ import Testing
         let sandbox = try Sandbox()
         let (plugin, action) = try makeAction(
             ExecPlugin.self, "command: [python3, \(repositoryRoot)/config/examples/exec-plugin.py, \(sandbox.file("taps.log"))]")
-        await plugin.start()
-        try await action.perform(Delivery(event: tagEvent(text: "first"), route: "test"))
-        try await action.perform(Delivery(event: tagEvent(text: "$(touch pwned)", reader: "desk"), route: "test"))
-        await plugin.stop()
+        try await plugin.whileRunning {
+            try await action.perform(Delivery(event: tagEvent(text: "first"), route: "test"))
+            try await action.perform(Delivery(event: tagEvent(text: "$(touch pwned)", reader: "desk"), route: "test"))
+        }
         let lines = try sandbox.read("taps.log").split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines.first?.hasSuffix(" door 04a224b2c35e80 first") == true)
@@ -27,39 +27,39 @@ import Testing
             command: [python3, \(script), \(sandbox.file("hello.log"))]
             restart_backoff: 50ms
             """)
-        await plugin.start()
-        func send(_ text: String) async -> ActionError? { await failure(of: action, Delivery(event: tagEvent(text: text), route: "test")) }
-        func hellos() throws -> [JSONValue] { try sandbox.read("hello.log").split(separator: "\n").map { try JSONValue.parse(String($0)) } }
+        try await plugin.whileRunning {
+            func send(_ text: String) async -> ActionError? { await failure(of: action, Delivery(event: tagEvent(text: text), route: "test")) }
+            func hellos() throws -> [JSONValue] { try sandbox.read("hello.log").split(separator: "\n").map { try JSONValue.parse(String($0)) } }
 
-        #expect(await send("ok") == nil)
-        let hello = try #require(try hellos().first)
-        #expect(hello["protocol"] == 1)
-        #expect(hello["route"] == "test")
+            #expect(await send("ok") == nil)
+            let hello = try #require(try hellos().first)
+            #expect(hello["protocol"] == 1)
+            #expect(hello["route"] == "test")
 
-        let failed = try #require(await send("fail"))
-        #expect(!failed.isRetryable && failed.description.contains("nope"))
-        let later = try #require(await send("retry"))
-        #expect(later.isRetryable && later.description.contains("later"))
-        #expect(await send("unknown-fields") == nil)
-        #expect(await send("hello-1") == nil, "the plugin's own hello in protocol 1 is read past")
-        #expect(try hellos().count == 1, "the plugin was restarted although it behaved")
+            let failed = try #require(await send("fail"))
+            #expect(!failed.isRetryable && failed.description.contains("nope"))
+            let later = try #require(await send("retry"))
+            #expect(later.isRetryable && later.description.contains("later"))
+            #expect(await send("unknown-fields") == nil)
+            #expect(await send("hello-1") == nil, "the plugin's own hello in protocol 1 is read past")
+            #expect(try hellos().count == 1, "the plugin was restarted although it behaved")
 
-        let crashed = try #require(await send("crash"))
-        #expect(crashed.isRetryable)
-        #expect(await eventually { await send("ok") == nil }, "the plugin did not come back after crashing")
-        #expect(try hellos().count == 2)
+            let crashed = try #require(await send("crash"))
+            #expect(crashed.isRetryable)
+            #expect(await eventually { await send("ok") == nil }, "the plugin did not come back after crashing")
+            #expect(try hellos().count == 2)
 
-        let garbled = try #require(await send("garbage"))
-        #expect(garbled.isRetryable && garbled.description.contains("not a reply"))
-        #expect(await eventually { await send("ok") == nil })
-        #expect(try hellos().count == 3)
+            let garbled = try #require(await send("garbage"))
+            #expect(garbled.isRetryable && garbled.description.contains("not a reply"))
+            #expect(await eventually { await send("ok") == nil })
+            #expect(try hellos().count == 3)
 
-        let refused = try #require(await send("hello-2"))
-        #expect(!refused.isRetryable && refused.description.contains("speaks protocol 2"))
-        #expect(await eventually { await send("ok") == nil })
-        #expect(try hellos().count == 4)
+            let refused = try #require(await send("hello-2"))
+            #expect(!refused.isRetryable && refused.description.contains("speaks protocol 2"))
+            #expect(await eventually { await send("ok") == nil })
+            #expect(try hellos().count == 4)
 
-        await plugin.stop()
+        }
     }
 
     @Test func aPluginThatDoesNotAnswerIsRestarted() async throws {
@@ -70,17 +70,17 @@ import Testing
             timeout: 1s
             restart_backoff: 50ms
             """)
-        await plugin.start()
-        func answers() async -> Bool { await failure(of: action, Delivery(event: tagEvent(text: "ok"), route: "test")) == nil }
-        func hellos() throws -> Int { try sandbox.read("hello.log").split(separator: "\n").count }
-        // Up and answering first (a slow start on a busy machine may itself time out).
-        #expect(await eventually { await answers() })
-        let before = try hellos()
-        let hung = try #require(await failure(of: action, Delivery(event: tagEvent(text: "hang"), route: "test")))
-        #expect(hung.isRetryable && hung.description.contains("no answer"))
-        #expect(await eventually { await answers() })
-        #expect(try hellos() > before)
-        await plugin.stop()
+        try await plugin.whileRunning {
+            func answers() async -> Bool { await failure(of: action, Delivery(event: tagEvent(text: "ok"), route: "test")) == nil }
+            func hellos() throws -> Int { try sandbox.read("hello.log").split(separator: "\n").count }
+            // Up and answering first (a slow start on a busy machine may itself time out).
+            #expect(await eventually { await answers() })
+            let before = try hellos()
+            let hung = try #require(await failure(of: action, Delivery(event: tagEvent(text: "hang"), route: "test")))
+            #expect(hung.isRetryable && hung.description.contains("no answer"))
+            #expect(await eventually { await answers() })
+            #expect(try hellos() > before)
+        }
     }
 
     @Test func emptyCommandIsAConfigError() {

@@ -28,22 +28,22 @@ import WebhookPlugin
                 actions:
                   - webhook: {url: "\(server.url)", retry: {attempts: 5, backoff: 1ms}, spool: false}
             """, in: sandbox)
-        await router.start()
-        let retried = tagEvent(text: "retried")
-        router.dispatch(retried)
-        let firstThree = await server.waitForRequests(3)
-        #expect(firstThree.count == 3)
-        #expect(firstThree.allSatisfy { $0.headers["idempotency-key"] == retried.id })
-        if firstThree.count == 3 {
-            #expect(firstThree[2].time - firstThree[1].time >= 0.95, "the retry after 429 came before Retry-After: 1")
+        try await router.whileRunning { buffer in
+            let retried = tagEvent(text: "retried")
+            buffer.offer(retried)
+            let firstThree = await server.waitForRequests(3)
+            #expect(firstThree.count == 3)
+            #expect(firstThree.allSatisfy { $0.headers["idempotency-key"] == retried.id })
+            if firstThree.count == 3 {
+                #expect(firstThree[2].time - firstThree[1].time >= 0.95, "the retry after 429 came before Retry-After: 1")
+            }
+            let refused = tagEvent(text: "refused")
+            let after = tagEvent(text: "after")
+            buffer.offer(refused)
+            buffer.offer(after)
+            let all = await server.waitForRequests(5)
+            #expect(all.dropFirst(3).map { $0.headers["idempotency-key"] } == [refused.id, after.id], "a 400 was retried")
         }
-        let refused = tagEvent(text: "refused")
-        let after = tagEvent(text: "after")
-        router.dispatch(refused)
-        router.dispatch(after)
-        let all = await server.waitForRequests(5)
-        #expect(all.dropFirst(3).map { $0.headers["idempotency-key"] } == [refused.id, after.id], "a 400 was retried")
-        await router.shutdown(timeout: .seconds(10))
         #expect(router.counters["hook.0.webhook"]?.retried == 2)
         #expect(router.counters["hook.0.webhook"]?.failed == 1)
     }
@@ -62,10 +62,10 @@ import WebhookPlugin
                   - open
                   - exec: {command: [python3, \(repositoryRoot)/config/examples/exec-plugin.py, \(sandbox.file("taps.log"))]}
             """, in: sandbox)
-        await router.start()
-        router.dispatch(tagEvent(text: "$(touch pwned)", uri: "https://example.com/x"))
-        #expect(await eventually { sandbox.exists("shell.out") && sandbox.exists("opened") && sandbox.exists("taps.log") })
-        await router.shutdown(timeout: .seconds(10))
+        try await router.whileRunning { buffer in
+            buffer.offer(tagEvent(text: "$(touch pwned)", uri: "https://example.com/x"))
+            #expect(await eventually { sandbox.exists("shell.out") && sandbox.exists("opened") && sandbox.exists("taps.log") })
+        }
         #expect(try sandbox.read("shell.out") == "$(touch pwned)")
         #expect(try sandbox.read("opened") == "https://example.com/x")
         #expect(try sandbox.read("taps.log").hasSuffix(" door 04a224b2c35e80 $(touch pwned)\n"))

@@ -33,25 +33,22 @@ import WebhookPlugin
                       - exec: {command: [python3, \(repositoryRoot)/config/examples/exec-plugin.py, taps.log], cwd: .}
                 """, file: "e2e.yaml", directory: sandbox.path)
         config.stateDirectory = sandbox.file("state")
-        let router = Router(config: config)
-        await router.start()
-
         let simulator = try PN532Simulator(pacing: .none)
         defer { simulator.close() }
-        let supervisor = ReaderSupervisor(readers: [
-            ReaderConfig(name: "door", device: simulator.connstring, cooldown: .zero, exitDelay: .zero, pollInterval: .milliseconds(20)),
-        ])
-        defer { supervisor.stop() }
-        let routing = Task { await router.route(supervisor.events) }
-        defer { routing.cancel() }
+        let door = ReaderConfig(name: "door", device: simulator.connstring, cooldown: .zero, exitDelay: .zero, pollInterval: .milliseconds(20))
+        let router = Router(config: config)
+        // As `tagrouter run` does: the reader offers its events to the router's buffer.
+        let requests = try await router.whileRunning { buffer in
+            try await ReaderService(readers: [door], emit: buffer.offer).whileRunning {
+                let uid: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
+                let message = NDEFMessage(records: [.uri("https://example.com/e2e"), .text("$(touch pwned); `touch pwned`")]).encoded()
+                simulator.place(try Type2Tag(.ntag215, uid: uid, message: message))
 
-        let uid: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
-        let message = NDEFMessage(records: [.uri("https://example.com/e2e"), .text("$(touch pwned); `touch pwned`")]).encoded()
-        simulator.place(try Type2Tag(.ntag215, uid: uid, message: message))
-
-        let requests = await server.waitForRequests(1)
-        #expect(await eventually { sandbox.exists("shell.out") && sandbox.exists("opened") && sandbox.exists("taps.log") })
-        await router.shutdown(timeout: .seconds(10))
+                let requests = await server.waitForRequests(1)
+                #expect(await eventually { sandbox.exists("shell.out") && sandbox.exists("opened") && sandbox.exists("taps.log") })
+                return requests
+            }
+        }
 
         let text = "$(touch pwned); `touch pwned`"
         #expect(try sandbox.read("shell.out") == "04a224b2c35e80|\(text)|\(text)")

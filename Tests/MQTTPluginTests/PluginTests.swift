@@ -33,27 +33,25 @@ struct PluginTests {
             {host: 127.0.0.1, port: \(broker.port), client_id: pi, reconnect_delay: 50ms, home_assistant: {discovery: true}}
             """, readers: ["front-door", "garage"])
         let action = try Self.action(plugin)
-        await plugin.start()
+        try await plugin.whileRunning {
+            try await watcher.waitFor("online") { $0.topic == "tagrouter/pi/status" && $0.text == "online" }
+            let tagConfig = try await watcher.waitFor("the tag scanner config") { $0.topic == "homeassistant/tag/pi/garage/config" }
+            let config = try JSONValue.parse(tagConfig.text)
+            #expect(config["topic"] == "tagrouter/garage/tag.arrived")
+            #expect(config["value_template"] == "{{ value_json.tag_id }}")
+            #expect(config["device"]?["identifiers"] == ["tagrouter_pi_garage"])
+            try await watcher.waitFor("the removal event config") { $0.topic == "homeassistant/event/pi/front-door/config" }
+            try await watcher.waitFor("the stale config cleared") { $0.topic == "homeassistant/tag/pi/old-reader/config" && $0.payload.isEmpty }
 
-        try await watcher.waitFor("online") { $0.topic == "tagrouter/pi/status" && $0.text == "online" }
-        let tagConfig = try await watcher.waitFor("the tag scanner config") { $0.topic == "homeassistant/tag/pi/garage/config" }
-        let config = try JSONValue.parse(tagConfig.text)
-        #expect(config["topic"] == "tagrouter/garage/tag.arrived")
-        #expect(config["value_template"] == "{{ value_json.tag_id }}")
-        #expect(config["device"]?["identifiers"] == ["tagrouter_pi_garage"])
-        try await watcher.waitFor("the removal event config") { $0.topic == "homeassistant/event/pi/front-door/config" }
-        try await watcher.waitFor("the stale config cleared") { $0.topic == "homeassistant/tag/pi/old-reader/config" && $0.payload.isEmpty }
+            try await action.perform(Self.tap("front-door"))
+            let event = try await watcher.waitFor("the tag event") { $0.topic == "tagrouter/front-door/tag.arrived" }
+            #expect(event.qos == 1)
+            #expect(try JSONValue.parse(event.text)["tag_id"] == "04a224b2c35e80", "what the scanner's value_template reads")
 
-        try await action.perform(Self.tap("front-door"))
-        let event = try await watcher.waitFor("the tag event") { $0.topic == "tagrouter/front-door/tag.arrived" }
-        #expect(event.qos == 1)
-        #expect(try JSONValue.parse(event.text)["tag_id"] == "04a224b2c35e80", "what the scanner's value_template reads")
-
-        let configsBefore = watcher.messages.filter { $0.topic.hasPrefix("homeassistant/tag/pi/front-door") }.count
-        try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-t", "homeassistant/status", "-m", "online"])
-        _ = try await watcher.waitFor(count: configsBefore + 1) { $0.topic == "homeassistant/tag/pi/front-door/config" }
-
-        await plugin.stop()
+            let configsBefore = watcher.messages.filter { $0.topic.hasPrefix("homeassistant/tag/pi/front-door") }.count
+            try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-t", "homeassistant/status", "-m", "online"])
+            _ = try await watcher.waitFor(count: configsBefore + 1) { $0.topic == "homeassistant/tag/pi/front-door/config" }
+        }
         try await watcher.waitFor("offline") { $0.topic == "tagrouter/pi/status" && $0.text == "offline" }
         let late = try Subscriber(port: broker.port, filter: "homeassistant/#")
         _ = try await late.waitFor(count: 4) { $0.retained }
@@ -67,19 +65,19 @@ struct PluginTests {
         let port = try MosquittoBroker.freePort()
         let plugin = try Self.plugin("{host: 127.0.0.1, port: \(port), hold: 200ms, reconnect_delay: 50ms}")
         let action = try Self.action(plugin)
-        await plugin.start()
-        do {
-            try await action.perform(Self.tap("front-door"))
-            Issue.record("delivered with no broker")
-        } catch {
-            guard case .retryable(let reason, _) = error else {
-                Issue.record("expected a retryable failure, got \(error)")
-                return
+        try await plugin.whileRunning {
+            do {
+                try await action.perform(Self.tap("front-door"))
+                Issue.record("delivered with no broker")
+            } catch {
+                guard case .retryable(let reason, _)? = error as? ActionError else {
+                    Issue.record("expected a retryable failure, got \(error)")
+                    return
+                }
+                #expect(reason.contains("not acknowledged within"))
+                #expect(reason.contains("cannot reach the MQTT broker at 127.0.0.1:\(port)"))
             }
-            #expect(reason.contains("not acknowledged within"))
-            #expect(reason.contains("cannot reach the MQTT broker at 127.0.0.1:\(port)"))
         }
-        await plugin.stop()
     }
 
     /// The password comes from the environment or from a file (relative to the config's
@@ -96,11 +94,11 @@ struct PluginTests {
         let context = ConfigContext(environment: ["MQTT_PASSWORD": "s3cret"], directory: broker.directory.path)
         let section = try ConfigValue.parse(yaml, spec: MQTTSection.spec, path: "mqtt", context: context)
         let plugin = try MQTTPlugin(section: section, context: PluginContext(stateDirectory: NSTemporaryDirectory(), readers: []))
-        await plugin.start()
-        try await Self.action(plugin).perform(Self.tap("front-door"))
-        let event = try await watcher.waitFor("the tag event") { $0.topic == "tagrouter/front-door/tag.arrived" }
-        #expect(try JSONValue.parse(event.text)["tag_id"] == "04a224b2c35e80")
-        await plugin.stop()
+        try await plugin.whileRunning {
+            try await Self.action(plugin).perform(Self.tap("front-door"))
+            let event = try await watcher.waitFor("the tag event") { $0.topic == "tagrouter/front-door/tag.arrived" }
+            #expect(try JSONValue.parse(event.text)["tag_id"] == "04a224b2c35e80")
+        }
     }
 
     @Test func sectionProblemsAreReportedWithTheirKeys() {
@@ -116,8 +114,8 @@ struct PluginTests {
     @Test func dryRunConnectsToNothing() async throws {
         let section = try ConfigValue.parse("{port: 1}", spec: MQTTSection.spec, path: "mqtt")
         let plugin = try MQTTPlugin(section: section, context: PluginContext(stateDirectory: NSTemporaryDirectory(), dryRun: true))
-        await plugin.start()
-        #expect(plugin.connection.status == .idle)
-        await plugin.stop()
+        try await plugin.whileRunning {
+            #expect(plugin.connection.status == .idle)
+        }
     }
 }

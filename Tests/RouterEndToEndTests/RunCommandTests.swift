@@ -97,6 +97,30 @@ import TestSupport
         #expect(stopped["actions"]?["all.0.log"]?["dropped"] == 0)
     }
 
+    @Test func anEventsFileIsSlowedDownInsteadOfLosingEvents() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        // Small buffer and queue, many routes: the file is read far faster than `log` writes.
+        var yaml = "state_dir: \(scratch.path)/state\nevent_buffer: 10\nroutes:\n"
+        for index in 0..<49 { yaml += "  - {name: r\(index), match: {reader: other-\(index)}, actions: [log]}\n" }
+        yaml += "  - {name: all, actions: [{log: {template: \"{{tag.uid}}\", queue: 10, spool: false}}]}\n"
+        let file = try scratch.write("tagrouter.yaml", yaml)
+        let count = 20_000
+        let uids = (0..<count).map { String(format: "%08x", $0) }
+        let events = try scratch.write("events.jsonl", uids.map { arrival(uid: $0).serialized() + "\n" }.joined())
+        let daemon = try Daemon(["run", "--config", file, "--events-from", events, "--log-format", "json"], directory: scratch.path)
+        defer { daemon.stop() }
+        #expect(try daemon.exitStatus(timeout: .seconds(120)) == 0)
+        #expect(daemon.stdout.count == count)
+        let inFileOrder = daemon.stdout == uids
+        #expect(inFileOrder, "every event delivered, in file order")
+        let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
+        #expect(stopped["actions"]?["all.0.log"]?["delivered"] == .int(Int64(count)))
+        #expect(stopped["actions"]?["all.0.log"]?["dropped"] == 0)
+        #expect(stopped["event_buffer_dropped"] == 0)
+        #expect(!daemon.stderr.contains { $0.contains("event dropped") })
+    }
+
     @Test func usesTheEmbeddedDefaultWhenNoFileIsFound() throws {
         let scratch = Scratch()
         defer { scratch.remove() }

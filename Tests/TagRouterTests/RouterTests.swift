@@ -19,14 +19,16 @@ import Testing
               - name: fallback
                 actions: [{ recorder: { probe: \(probe.id), label: fallback } }]
             """)
-        await router.start()
-        #expect(router.dispatch(tagEvent(uri: "spotify:track:1")) == ["music", "door"])
-        #expect(router.dispatch(tagEvent(uid: "0411223344")) == ["fallback"])
-        #expect(router.dispatch(tagEvent(uid: "0411223344", uri: "spotify:x")) == ["music", "fallback"])
-        #expect(router.dispatch(TagEvent(kind: .tagRemoved, reader: "door")) == [])
+        let events = [
+            tagEvent(uri: "spotify:track:1"), tagEvent(uid: "0411223344"), tagEvent(uid: "0411223344", uri: "spotify:x"),
+            TagEvent(kind: .tagRemoved, reader: "door"),
+        ]
+        try await router.whileRunning { buffer in
+            for event in events { buffer.offer(event) }
+        }
         let records = try await probe.next(5)
-        #expect(records.map(\.label).sorted() == ["door", "fallback", "fallback", "music", "music"])
-        await router.shutdown(timeout: .seconds(10))
+        let labels = { (event: TagEvent) in records.filter { $0.eventID == event.id }.map(\.label).sorted() }
+        #expect(events.map(labels) == [["door", "music"], ["fallback"], ["fallback", "music"], []])
     }
 
     @Test func blockedActionDelaysNoOtherAction() async throws {
@@ -38,36 +40,61 @@ import Testing
                   - recorder: { probe: \(probe.id), label: slow, block: true }
                   - recorder: { probe: \(probe.id), label: fast }
             """)
-        await router.start()
         let events = (0..<5).map { _ in tagEvent() }
-        for event in events { router.dispatch(event) }
-        let fast = try await probe.next(5, where: { $0.label == "fast" && $0.step == .delivered })
-        #expect(fast.map(\.eventID) == events.map(\.id))
-        #expect(router.counters["both.0.recorder"]?.delivered == 0)
-        probe.open()
-        let slow = try await probe.next(5, where: { $0.label == "slow" && $0.step == .delivered })
-        #expect(slow.map(\.eventID) == events.map(\.id))
-        await router.shutdown(timeout: .seconds(10))
+        try await router.whileRunning { buffer in
+            for event in events { buffer.offer(event) }
+            let fast = try await probe.next(5, where: { $0.label == "fast" && $0.step == .delivered })
+            #expect(fast.map(\.eventID) == events.map(\.id))
+            #expect(router.counters["both.0.recorder"]?.delivered == 0)
+            probe.open()
+            let slow = try await probe.next(5, where: { $0.label == "slow" && $0.step == .delivered })
+            #expect(slow.map(\.eventID) == events.map(\.id))
+        }
         #expect(router.counters["both.0.recorder"] == { var c = ActionCounters(); c.delivered = 5; return c }())
     }
 
-    @Test func fullQueueDropsTheOldestAndCountsIt() async throws {
+    @Test func fullQueueDropsTheOldestOfALiveSourceAndCountsIt() async throws {
         let probe = TestProbe()
         let router = try makeRouter("""
             routes:
               - name: r
+                actions:
+                  - recorder: { probe: \(probe.id), block: true, queue: 2 }
+                  - recorder: { probe: \(probe.id), label: seen }
+            """)
+        let events = (0..<6).map { _ in tagEvent() }
+        try await router.whileRunning { buffer in
+            buffer.offer(events[0])
+            _ = try await probe.next(1, where: { $0.step == .began && $0.label == "r" })
+            for event in events.dropFirst() { buffer.offer(event) }
+            _ = try await probe.next(6, where: { $0.step == .delivered && $0.label == "seen" })
+            #expect(router.counters["r.0.recorder"]?.dropped == 3)
+            probe.open()
+            let delivered = try await probe.next(3, where: { $0.step == .delivered && $0.label == "r" })
+            #expect(delivered.map(\.eventID) == [events[0].id, events[4].id, events[5].id])
+        }
+    }
+
+    @Test func aSourceThatCanWaitIsSlowedDownAndLosesNothing() async throws {
+        let probe = TestProbe()
+        let router = try makeRouter("""
+            event_buffer: 5
+            routes:
+              - name: r
                 actions: [{ recorder: { probe: \(probe.id), block: true, queue: 2 } }]
             """)
-        await router.start()
-        let events = (0..<6).map { _ in tagEvent() }
-        router.dispatch(events[0])
-        _ = try await probe.next(1, where: { $0.step == .began })
-        for event in events.dropFirst() { router.dispatch(event) }
-        #expect(router.counters["r.0.recorder"]?.dropped == 3)
-        probe.open()
-        let delivered = try await probe.next(3)
-        #expect(delivered.map(\.eventID) == [events[0].id, events[4].id, events[5].id])
-        await router.shutdown(timeout: .seconds(10))
+        let events = (0..<20).map { _ in tagEvent() }
+        try await router.whileRunning { buffer in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { for event in events { #expect(await buffer.send(event)) } }
+                // Without waiting, the queue of 2 behind the blocked action would drop most of them.
+                _ = try await probe.next(1, where: { $0.step == .began })
+                probe.open()
+                try await group.waitForAll()
+            }
+        }
+        #expect(router.counters["r.0.recorder"]?.delivered == 20)
+        #expect(router.counters["r.0.recorder"]?.dropped == 0)
     }
 
     @Test func retriesWithBackoffThenDelivers() async throws {
@@ -78,12 +105,12 @@ import Testing
               - name: r
                 actions: [{ recorder: { probe: \(probe.id), retry: { attempts: 3, backoff: 1ms } } }]
             """)
-        await router.start()
         let event = tagEvent()
-        router.dispatch(event)
-        let delivered = try await probe.next(1)
-        #expect(delivered == [ProbeRecord(label: "r", eventID: event.id, attempt: 3, step: .delivered)])
-        await router.shutdown(timeout: .seconds(10))
+        try await router.whileRunning { buffer in
+            buffer.offer(event)
+            let delivered = try await probe.next(1)
+            #expect(delivered == [ProbeRecord(label: "r", eventID: event.id, attempt: 3, step: .delivered)])
+        }
         #expect(router.counters["r.0.recorder"]?.retried == 2)
     }
 
@@ -95,12 +122,13 @@ import Testing
               - name: r
                 actions: [{ recorder: { probe: \(probe.id), permanent: true, retry: { attempts: 5, backoff: 1ms } } }]
             """)
-        await router.start()
-        router.dispatch(tagEvent())
         let second = tagEvent()
-        router.dispatch(second)
-        #expect(try await probe.next(1).map(\.eventID) == [second.id])
-        await router.shutdown(timeout: .seconds(10))
+        try await router.whileRunning { buffer in
+            buffer.offer(tagEvent())
+            buffer.offer(second)
+            let delivered = try await probe.next(1)
+            #expect(delivered.map(\.eventID) == [second.id])
+        }
         #expect(router.counters["r.0.recorder"]?.failed == 1)
         #expect(router.counters["r.0.recorder"]?.retried == 0)
     }
@@ -116,23 +144,23 @@ import Testing
                 actions: [{ recorder: { probe: \(probe.id), retry: { attempts: 1, backoff: 20ms, max_backoff: 50ms } } }]
             """
         let first = try makeRouter(yaml, stateDirectory: state)
-        await first.start()
         let events = (0..<4).map { _ in tagEvent() }
-        for event in events { first.dispatch(event) }
-        _ = try await probe.next(2, where: { $0.step == .failed })
-        await first.shutdown(timeout: .seconds(10))
+        try await first.whileRunning { buffer in
+            for event in events { buffer.offer(event) }
+            _ = try await probe.next(2, where: { $0.step == .failed })
+        }
         #expect(first.counters["r.0.recorder"]?.spooled == 4)
         let files = try FileManager.default.contentsOfDirectory(atPath: state + "/spool/r.0.recorder").sorted()
         #expect(files.count == 4)
 
         probe.failNext(0)
         let second = try makeRouter(yaml, stateDirectory: state)
-        await second.start()
         let later = tagEvent()
-        second.dispatch(later)
-        let delivered = try await probe.next(5)
-        #expect(delivered.map(\.eventID) == events.map(\.id) + [later.id])
-        await second.shutdown(timeout: .seconds(10))
+        try await second.whileRunning { buffer in
+            buffer.offer(later)
+            let delivered = try await probe.next(5)
+            #expect(delivered.map(\.eventID) == events.map(\.id) + [later.id])
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: state + "/spool/r.0.recorder").isEmpty)
     }
 
@@ -141,16 +169,17 @@ import Testing
         let state = NSTemporaryDirectory() + "tagrouter-drain-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: state) }
         let router = try makeRouter("""
+            shutdown_timeout: 100ms
             routes:
               - name: r
                 actions:
                   - recorder: { probe: \(probe.id), block: true }
                   - recorder: { probe: \(probe.id), label: quick }
             """, stateDirectory: state)
-        await router.start()
-        for _ in 0..<3 { router.dispatch(tagEvent()) }
-        _ = try await probe.next(1, where: { $0.step == .began && $0.label == "r" })
-        await router.shutdown(timeout: .milliseconds(100))
+        try await router.whileRunning { buffer in
+            for _ in 0..<3 { buffer.offer(tagEvent()) }
+            _ = try await probe.next(1, where: { $0.step == .began && $0.label == "r" })
+        }
         #expect(router.counters["r.0.recorder"]?.spooled == 3)
         #expect(router.counters["r.1.recorder"]?.delivered == 3)
         #expect(try FileManager.default.contentsOfDirectory(atPath: state + "/spool/r.0.recorder").count == 3)

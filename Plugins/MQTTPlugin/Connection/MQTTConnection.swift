@@ -13,7 +13,7 @@ import TagCore
 /// hold time — the broker is down — is taken back out of the backlog and the
 /// call throws `.notDelivered`, so the caller can retry or spool it without
 /// it also going out later.
-public final class MQTTConnection: Sendable {
+public final class MQTTConnection: Service {
     /// Where the connection stands.
     public enum Status: Sendable, Equatable {
         case idle
@@ -62,6 +62,14 @@ public final class MQTTConnection: Sendable {
         wake.close()
     }
 
+    /// The connection as a service: connects and stays connected until
+    /// cancelled, then says `offline` and disconnects (`start`, then `stop`).
+    public func run() async {
+        start()
+        await Latch().wait()
+        await stop()
+    }
+
     /// Starts the connection thread (once; later calls do nothing).
     public func start() {
         let first = state.withLock { state in
@@ -70,7 +78,7 @@ public final class MQTTConnection: Sendable {
         }
         guard first else { return }
         let thread = Thread { [self] in
-            run()
+            loop()
         }
         thread.name = "mqtt \(settings.broker)"
         thread.start()
@@ -151,7 +159,7 @@ public final class MQTTConnection: Sendable {
 
     private var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
-    private func run() {
+    private func loop() {
         var failures = 0
         while !isStopping {
             let (accepted, ending) = runSession()

@@ -26,6 +26,7 @@ public struct ConfigLoader: Sendable {
             Option("routes", .list(.section(Route.spec)), default: "[]", "the rules, tried in file order; the first match wins unless it says `continue: true`"),
             Option("state_dir", .string, "where spools and plugin state are kept (default `$STATE_DIRECTORY`, else `$XDG_STATE_HOME/tagrouter`, else `~/.local/state/tagrouter`)"),
             Option("shutdown_timeout", .duration, default: "5s", "on SIGTERM, how long queued events may take to deliver before the rest is spooled"),
+            Option("event_buffer", .int(1...1_000_000), default: "1000", "events waiting between the readers and the router; when full a reader's oldest event is dropped (counted, logged), an events file waits"),
         ]
         for plugin in registry.plugins {
             if let section = plugin.sectionSpec { options.append(Option(plugin.name, .section(section), "settings shared by every `\(plugin.name)` action")) }
@@ -65,7 +66,8 @@ public struct ConfigLoader: Sendable {
         if !errors.isEmpty { throw errors }
         return RouterConfig(
             file: file, readers: readers, stateDirectory: pluginContext.stateDirectory,
-            shutdownTimeout: top.duration("shutdown_timeout") ?? .seconds(5), plugins: plugins.map(\.value), routes: routes)
+            shutdownTimeout: top.duration("shutdown_timeout") ?? .seconds(5), eventBuffer: top.int("event_buffer") ?? 1000,
+            plugins: plugins.map(\.value), routes: routes)
     }
 
     private func stateDirectory(_ top: ConfigValue) -> String {

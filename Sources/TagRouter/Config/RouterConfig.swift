@@ -9,6 +9,8 @@ public struct RouterConfig: Sendable {
     public var stateDirectory: String
     /// How long `SIGTERM` waits for queues to drain before spooling the rest.
     public var shutdownTimeout: Duration
+    /// Events the daemon's buffer holds between the sources and the router.
+    public var eventBuffer: Int
     /// One instance per plugin the config uses or configures.
     public var plugins: [any ActionPlugin]
     public var routes: [Route]

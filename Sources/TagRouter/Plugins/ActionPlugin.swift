@@ -1,8 +1,12 @@
+import TagCore
+
 /// A kind of action (`mqtt`, `shell`, `log`…), listed once in the registry.
 /// The router builds one instance per config load — it owns anything the
 /// actions share, such as a broker connection — and asks it for one `Action`
-/// per `- <name>: <options>` in the routes.
-public protocol ActionPlugin: Sendable {
+/// per `- <name>: <options>` in the routes. As a `Service`, its `run()` is the
+/// plugin's long-lived part (a broker connection), run beside the action workers
+/// and cancelled after they have delivered what they hold.
+public protocol ActionPlugin: Service {
     /// The key users write in `- <name>: <options>`, and of its top-level section.
     static var name: String { get }
     /// The top-level section the plugin owns (`mqtt:`, `open:`); nil (the default) if none.
@@ -14,16 +18,12 @@ public protocol ActionPlugin: Sendable {
     init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors)
     /// Builds one action from its validated options (defaults applied by the getters).
     func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action
-    /// Called once before the first delivery (connect here). Default: nothing.
-    func start() async
-    /// Called after the last delivery of this config (flush, disconnect). Default: nothing.
-    func stop() async
 }
 
 extension ActionPlugin {
     public static var sectionSpec: OptionSpec? { nil }
-    public func start() async {}
-    public func stop() async {}
+    /// Nothing long-lived: waits until cancelled.
+    public func run() async throws { await Latch().wait() }
 }
 
 /// One configured action. The router gives each its own bounded queue and task,

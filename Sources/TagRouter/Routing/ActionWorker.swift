@@ -36,8 +36,10 @@ final class ActionWorker: Sendable {
         return object
     }
 
-    /// Queues a delivery without waiting; a full queue drops its oldest.
-    func enqueue(_ delivery: Delivery) {
+    /// Queues a delivery. A full queue drops its oldest, unless `waitForRoom`:
+    /// then the caller waits for room (and drops only when cancelled meanwhile).
+    func enqueue(_ delivery: Delivery, waitForRoom: Bool) async {
+        if waitForRoom, await queue.send(delivery) { return }
         guard let dropped = queue.push(delivery) else { return }
         counters.withLock { $0.dropped += 1 }
         let reason = dropped.event.id == delivery.event.id ? "router is shutting down" : "queue full (\(queue.capacity)); oldest event dropped"
@@ -48,7 +50,23 @@ final class ActionWorker: Sendable {
     func finish() { queue.finish() }
 
     /// The worker's loop: spooled deliveries first, then the queue, until finished.
+    /// When cancelled, what the queue still holds is spooled (or, without a spool, logged as lost).
     func run() async {
+        await deliverAll()
+        guard Task.isCancelled else { return }
+        let left = queue.drain()
+        guard !left.isEmpty else { return }
+        if let spool {
+            var spooled = spool.entries()
+            var lastSequence = spooled.last?.sequence
+            for delivery in left { save(delivery, to: spool, &spooled, &lastSequence) }
+        } else {
+            counters.withLock { $0.failed += left.count }
+            Log.error("stopped before delivery; events lost (no spool)", fields.merging(JSONObject(["count": .int(Int64(left.count))])))
+        }
+    }
+
+    private func deliverAll() async {
         var spooled = spool?.entries() ?? []
         var lastSequence = spooled.last?.sequence
         var spoolWaits = configured.policy.retryBackoff

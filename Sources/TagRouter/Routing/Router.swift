@@ -1,14 +1,16 @@
-import Synchronization
 import TagCore
 
 /// Routes events to actions: tries the compiled routes in order (the first
 /// match wins unless it says `continue: true`) and hands each matching action
-/// the event through that action's own queue, so `dispatch` never waits for an action.
+/// the event through that action's own bounded queue, so a slow action holds
+/// back no other.
+///
+/// `run(_:)` is the router of one config as a service; `RoutingService` runs
+/// one router after another across reloads.
 public final class Router: Sendable {
     public let config: RouterConfig
     private let workers: [[ActionWorker]]
-    private let tasks = Mutex<[Task<Void, Never>]>([])
-    private let completion = WorkerCompletion()
+    private let stopping = Latch()
 
     /// `dryRun`: actions only describe what they would do (logged), nothing is spooled.
     public init(config: RouterConfig, dryRun: Bool = false) {
@@ -18,23 +20,92 @@ public final class Router: Sendable {
         }
     }
 
-    /// Starts the plugins, then one task per action (spooled events go first).
-    public func start() async {
-        for plugin in config.plugins { await plugin.start() }
-        let completion = completion
-        let started = workers.joined().map { worker in
-            Task {
-                await worker.run()
-                completion.workerFinished()
+    /// Runs the plugins' services and one task per action (spooled events first),
+    /// and routes `events` until the buffer ends or `stop()`. Then the action
+    /// queues drain for up to `shutdown_timeout`; what is still running is
+    /// cancelled (its events go to the spool); last, the plugins' services are
+    /// cancelled (MQTT says `offline` after the queues drained).
+    public func run(_ events: EventBuffer) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for plugin in config.plugins {
+                group.addTask {
+                    do { try await plugin.run() } catch is CancellationError {}
+                    return false
+                }
+            }
+            group.addTask {
+                await self.deliver(events)
+                return true
+            }
+            while let delivered = try await group.next() {
+                if delivered { group.cancelAll() }
             }
         }
-        tasks.withLock { $0 = started }
+    }
+
+    /// Stops taking events from the buffer (a reload: the next router takes
+    /// over, events wait meanwhile); `run` returns once the queues drained.
+    public func stop() { stopping.open() }
+
+    private enum Part: Sendable { case worker, routing, stopping, deadline }
+
+    /// The workers, the routing loop and the drain deadline, in one group.
+    private func deliver(_ events: EventBuffer) async {
+        let all = Array(workers.joined())
+        let (timeout, stopping) = (config.shutdownTimeout, stopping)
+        await withTaskGroup(of: Part.self) { group in
+            for worker in all {
+                group.addTask {
+                    await worker.run()
+                    return .worker
+                }
+            }
+            group.addTask {
+                while let entry = await events.next() { await self.dispatch(entry.event, waitForRoom: entry.canWait) }
+                return .routing
+            }
+            group.addTask {
+                await withTaskGroup(of: Void.self) { either in
+                    either.addTask {
+                        await stopping.wait()
+                        if stopping.isOpen { events.interrupt() }
+                    }
+                    either.addTask { await events.finished() }
+                    await either.next()
+                    either.cancelAll()
+                }
+                return .stopping
+            }
+            var (routing, running) = (true, all.count)
+            while let part = await group.next() {
+                switch part {
+                case .routing:
+                    routing = false
+                    for worker in all { worker.finish() }
+                case .stopping:
+                    _ = group.addTaskUnlessCancelled {
+                        try? await Task.sleep(for: timeout)
+                        return .deadline
+                    }
+                case .worker:
+                    running -= 1
+                case .deadline where routing || running > 0:
+                    Log.warning("queues did not drain in time; spooling the rest", JSONObject(["timeout_ms": .int(Int64(timeout.seconds * 1000))]))
+                    group.cancelAll()
+                case .deadline:
+                    break
+                }
+                if !routing && running == 0 { group.cancelAll() }
+            }
+        }
     }
 
     /// Matches `event` and queues it for every action of every matching route;
-    /// returns the names of the routes that matched.
+    /// returns the names of the routes that matched. `waitForRoom`: a full
+    /// action queue is waited on (an event from a source that can wait) instead
+    /// of dropping its oldest event.
     @discardableResult
-    public func dispatch(_ event: TagEvent) -> [String] {
+    func dispatch(_ event: TagEvent, waitForRoom: Bool) async -> [String] {
         var matched: [String] = []
         let json = Lazy { event.json }
         let routes = config.routes
@@ -42,16 +113,11 @@ public final class Router: Sendable {
             let name = routes[index].name
             matched.append(name)
             let delivery = Delivery(event: event, route: name, eventJSON: json)
-            for worker in workers[index] { worker.enqueue(delivery) }
+            for worker in workers[index] { await worker.enqueue(delivery, waitForRoom: waitForRoom) }
             if !routes[index].continues { break }
         }
         if matched.isEmpty { Log.debug("no route matched", JSONObject(["event": .string(event.kind.rawValue), "event_id": .string(event.id)])) }
         return matched
-    }
-
-    /// Dispatches every event of `events` until the sequence ends.
-    public func route(_ events: some AsyncSequence<TagEvent, Never>) async {
-        for await event in events { dispatch(event) }
     }
 
     /// Every route's verdict on `event`, and what the actions of those that match would do.
@@ -73,64 +139,22 @@ public final class Router: Sendable {
     public var counters: [String: ActionCounters] {
         Dictionary(workers.joined().map { ($0.configured.id, $0.snapshot) }, uniquingKeysWith: { first, _ in first })
     }
-
-    /// Stops taking events, lets the queues drain for up to `timeout`, then
-    /// cancels what is still running (those events go to the spool), and stops the plugins.
-    public func shutdown(timeout: Duration) async {
-        for worker in workers.joined() { worker.finish() }
-        let running = tasks.withLock { $0 }
-        if await !completion.wait(for: running.count, timeout: timeout) {
-            Log.warning("queues did not drain in time; spooling the rest", JSONObject(["timeout_ms": .int(Int64(timeout.seconds * 1000))]))
-            for task in running { task.cancel() }
-            if await !completion.wait(for: running.count, timeout: timeout) {
-                let stuck = workers.joined().filter { $0.pending > 0 }.map { JSONValue.string($0.configured.id) }
-                Log.error("actions did not stop when cancelled; their queued events are lost", JSONObject(["actions": .array(stuck)]))
-            }
-        }
-        for plugin in config.plugins { await plugin.stop() }
-    }
 }
 
-/// Counts finished worker tasks and lets `shutdown` wait for all of them with a
-/// deadline, without awaiting the tasks themselves (which cannot time out).
-private final class WorkerCompletion: Sendable {
-    private struct State {
-        var finished = 0
-        var waiter: (id: Int, needed: Int, continuation: CheckedContinuation<Bool, Never>)?
-        var nextID = 0
-    }
-
-    private let state = Mutex(State())
-
-    func workerFinished() {
-        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            state.finished += 1
-            guard let waiter = state.waiter, state.finished >= waiter.needed else { return nil }
-            state.waiter = nil
-            return waiter.continuation
-        }
-        waiter?.resume(returning: true)
-    }
-
-    /// True when `count` workers have finished within `timeout`.
-    func wait(for count: Int, timeout: Duration) async -> Bool {
-        await withCheckedContinuation { continuation in
-            let id = state.withLock { state -> Int? in
-                guard state.finished < count else { return nil }
-                state.nextID += 1
-                state.waiter = (state.nextID, count, continuation)
-                return state.nextID
-            }
-            guard let id else { return continuation.resume(returning: true) }
-            Task { [self] in
-                try? await Task.sleep(for: timeout)
-                let expired = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                    guard let waiter = state.waiter, waiter.id == id else { return nil }
-                    state.waiter = nil
-                    return waiter.continuation
-                }
-                expired?.resume(returning: false)
-            }
+extension Router {
+    /// The daemon's loop in a scope, for tests and tools: runs the router on an
+    /// event buffer of its own (`event_buffer` events) while `body` feeds it, then
+    /// finishes the buffer and returns once the router has delivered what it
+    /// holds (within `shutdown_timeout`) and stopped.
+    public func whileRunning<Result: Sendable>(_ body: (EventBuffer) async throws -> Result) async throws -> Result {
+        let events = EventBuffer(capacity: config.eventBuffer)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.run(events) }
+            defer { events.finish() }
+            let result = try await body(events)
+            events.finish()
+            try await group.waitForAll()
+            return result
         }
     }
 }

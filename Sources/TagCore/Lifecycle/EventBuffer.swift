@@ -1,0 +1,58 @@
+import Synchronization
+
+/// The daemon's one bounded buffer between the event sources and the router
+/// (`event_buffer` events). A live source (a reader) never waits: when the
+/// buffer is full its oldest event is dropped, counted and logged. A source
+/// that can wait (an events file) is slowed down instead: `send` waits for room.
+public final class EventBuffer: Sendable {
+    /// An event with what its source can do when there is no room for it.
+    public struct Entry: Sendable {
+        public let event: TagEvent
+        /// True for a source that can wait (it also waits for room in full action queues).
+        public let canWait: Bool
+    }
+
+    private let queue: BoundedQueue<Entry>
+    private let droppedCount = Atomic<Int>(0)
+    private let finishedLatch = Latch()
+
+    public init(capacity: Int) { queue = BoundedQueue(capacity: capacity) }
+
+    public var capacity: Int { queue.capacity }
+
+    /// Events waiting for the router.
+    public var count: Int { queue.count }
+
+    /// Events dropped because the buffer was full.
+    public var dropped: Int { droppedCount.load(ordering: .relaxed) }
+
+    /// Adds a live source's event without waiting; a full buffer drops its oldest.
+    public func offer(_ event: TagEvent) {
+        guard let old = queue.push(Entry(event: event, canWait: false)) else { return }
+        droppedCount.add(1, ordering: .relaxed)
+        let reason = old.event.id == event.id ? "the daemon is stopping" : "event buffer full (\(capacity)); oldest event dropped"
+        Log.warning("event dropped", JSONObject(["event_id": .string(old.event.id), "reader": .string(old.event.reader), "reason": .string(reason)]))
+    }
+
+    /// Adds an event from a source that can wait, waiting for room. False when it
+    /// was not added: the buffer is finished, or the caller's task was cancelled.
+    public func send(_ event: TagEvent) async -> Bool {
+        await queue.send(Entry(event: event, canWait: true))
+    }
+
+    /// The next event for the router; nil once finished and empty, when the
+    /// caller is cancelled, or once after `interrupt()` (a reload hands over).
+    public func next() async -> Entry? { await queue.next() }
+
+    /// Ends the router's current `next` without losing events: the next router takes over.
+    public func interrupt() { queue.interrupt() }
+
+    /// No more events (the sources have stopped); what is held is still routed.
+    public func finish() {
+        queue.finish()
+        finishedLatch.open()
+    }
+
+    /// Returns once `finish` was called (or the caller is cancelled).
+    public func finished() async { await finishedLatch.wait() }
+}

@@ -1,0 +1,172 @@
+import Synchronization
+import Testing
+
+@testable import TagCore
+
+@Suite struct BoundedQueueTests {
+    @Test func pushDropsTheOldestWhenFull() async {
+        let queue = BoundedQueue<Int>(capacity: 2)
+        #expect(queue.push(1) == nil)
+        #expect(queue.push(2) == nil)
+        #expect(queue.push(3) == 1)
+        queue.finish()
+        #expect(queue.push(4) == 4, "refused after finish")
+        #expect(await queue.next() == 2)
+        #expect(await queue.next() == 3)
+        #expect(await queue.next() == nil)
+    }
+
+    @Test func nextReturnsNilWhenItsTaskIsCancelled() async {
+        let queue = BoundedQueue<Int>(capacity: 1)
+        let waiting = Task { await queue.next() }
+        waiting.cancel()
+        #expect(await waiting.value == nil)
+        queue.push(7)
+        #expect(await queue.next() == 7, "the element was kept for the next consumer")
+    }
+
+    @Test func sendWaitsForRoomInOrder() async {
+        let queue = BoundedQueue<Int>(capacity: 1)
+        #expect(await queue.send(1))
+        let senders = Task {
+            #expect(await queue.send(2))
+            #expect(await queue.send(3))
+        }
+        #expect(await queue.next() == 1)
+        #expect(await queue.next() == 2)
+        #expect(await queue.next() == 3)
+        await senders.value
+        #expect(queue.count == 0)
+    }
+
+    @Test func aCancelledSendAddsNothing() async {
+        let queue = BoundedQueue<Int>(capacity: 1)
+        queue.push(1)
+        let sender = Task { await queue.send(2) }
+        sender.cancel()
+        #expect(await sender.value == false)
+        #expect(queue.drain() == [1])
+    }
+
+    @Test func interruptEndsOneNextAndKeepsTheElements() async {
+        let queue = BoundedQueue<Int>(capacity: 4)
+        queue.interrupt()
+        queue.push(1)
+        #expect(await queue.next() == nil)
+        #expect(await queue.next() == 1)
+    }
+}
+
+@Suite struct EventBufferTests {
+    @Test func aLiveSourceDropsTheOldestAndCountsIt() async {
+        let buffer = EventBuffer(capacity: 2)
+        let events = (0..<5).map { _ in TagEvent(kind: .tagArrived, reader: "door") }
+        for event in events { buffer.offer(event) }
+        #expect(buffer.dropped == 3)
+        buffer.finish()
+        #expect(await buffer.next()?.event.id == events[3].id)
+        #expect(await buffer.next()?.canWait == false)
+        #expect(await buffer.next() == nil)
+    }
+
+    @Test func finishedWakesAWaiter() async {
+        let buffer = EventBuffer(capacity: 1)
+        async let finished: Void = buffer.finished()
+        buffer.finish()
+        await finished
+        #expect(await buffer.send(TagEvent(kind: .tagArrived, reader: "door")) == false, "refused after finish")
+    }
+}
+
+/// What the services of a test did, in order.
+private final class Journal: Sendable {
+    private let entries = Mutex<[String]>([])
+    func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+/// A service that records its start and end in a shared log, and fails or ends when told.
+private struct Recorder: Service {
+    enum Ending { case whenCancelled, fails, returns }
+    let name: String
+    let log: Journal
+    let ending: Ending
+
+    struct Failure: Error {}
+
+    func run() async throws {
+        log.append("\(name) started")
+        defer { log.append("\(name) ended") }
+        switch ending {
+        case .whenCancelled: await Latch().wait()
+        case .fails: throw Failure()
+        case .returns: return
+        }
+    }
+}
+
+@Suite struct ServiceGroupTests {
+    @Test func aFailureCancelsTheOthersAndIsRethrown() async {
+        let log = Journal()
+        let group = ServiceGroup([
+            .init("a", Recorder(name: "a", log: log, ending: .whenCancelled)),
+            .init("b", Recorder(name: "b", log: log, ending: .fails)),
+        ])
+        await #expect(throws: Recorder.Failure.self) { try await group.run() }
+        #expect(log.all.contains("a ended"))
+    }
+
+    @Test func aMemberThatReturnsShutsTheGroupDownInOrder() async throws {
+        let log = Journal()
+        let source = Recorder(name: "source", log: log, ending: .returns)
+        let group = ServiceGroup([
+            .init("source", source),
+            .init("consumer", Recorder(name: "consumer", log: log, ending: .whenCancelled)),
+            .init("signals", Recorder(name: "signals", log: log, ending: .whenCancelled)),
+        ])
+        try await group.run()
+        let ends = log.all.filter { $0.hasSuffix("ended") }
+        #expect(ends == ["source ended", "consumer ended", "signals ended"])
+    }
+
+    @Test func shutdownWaitsForADrainingMemberToEndByItself() async throws {
+        let log = Journal()
+        let input = Latch()
+        /// Ends once `input` is open — as the router ends once the buffer is finished.
+        struct Consumer: Service {
+            let input: Latch
+            let log: Journal
+            func run() async {
+                await input.waitIgnoringCancellation()
+                log.append("consumer drained")
+            }
+        }
+        struct Source: Service {
+            let input: Latch
+            func run() async {
+                await Latch().wait()
+                input.open()
+            }
+        }
+        let group = ServiceGroup([.init("source", Source(input: input)), .init("consumer", Consumer(input: input, log: log), stop: .drain)])
+        async let running: Void = group.run()
+        group.shutdown()
+        try await running
+        #expect(log.all == ["consumer drained"])
+    }
+}
+
+@Suite struct LatchTests {
+    @Test func waitReturnsWhenOpenedOrCancelled() async {
+        let latch = Latch()
+        let cancelled = Task { await latch.wait() }
+        cancelled.cancel()
+        await cancelled.value
+        #expect(!latch.isOpen)
+        async let opened: Void = latch.wait()
+        latch.open()
+        await opened
+        await latch.wait()
+        #expect(latch.isOpen)
+    }
+}

@@ -33,7 +33,7 @@ struct WebhookAction: Action {
             response = try await client.send(request)
         } catch {
             switch error.kind {
-            case .timedOut, .connection: throw .retryable("webhook: \(error)")
+            case .timedOut, .connection, .cancelled: throw .retryable("webhook: \(error)")
             case .invalidRequest: throw .permanent("webhook: \(error)")
             }
         }

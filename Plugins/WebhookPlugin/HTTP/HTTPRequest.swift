@@ -36,6 +36,8 @@ struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
         case connection
         /// The request itself is wrong (bad URL, unsupported scheme): retrying will not help.
         case invalidRequest
+        /// The waiting task was cancelled (shutdown) and the transfer stopped: send it again later.
+        case cancelled
     }
 
     var kind: Kind

@@ -113,6 +113,17 @@ import Testing
         #expect(first.headers["idempotency-key"] == next.id, "the cancelled request reached the server")
     }
 
+    @Test(arguments: [
+        ("https://user:pw@ha.local/api", "https://***@ha.local/api"),
+        ("http://token@h:8123/x?a=b@c", "http://***@h:8123/x?a=b@c"),
+        ("https://ha.local/a@b", "https://ha.local/a@b"),
+        ("http://h/?u=x@y", "http://h/?u=x@y"),
+        ("no scheme user:pw@h", "no scheme user:pw@h"),
+    ])
+    func urlsAreShownWithoutTheirUserinfo(url: String, shown: String) {
+        #expect(URLDisplay.maskingUserinfo(url) == shown)
+    }
+
     @Test func refusedConnectionIsRetryable() async throws {
         let port = try await HTTPTestServer([.init()]).port  // released at once: the port is closed again
         let (_, action) = try makeAction(WebhookPlugin.self, "url: http://127.0.0.1:\(port)/")

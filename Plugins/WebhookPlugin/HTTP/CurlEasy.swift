@@ -45,7 +45,7 @@ final class CurlEasy {
         guard code == CURLE_OK else {
             let detail = errorText.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             let message = detail.isEmpty ? curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)" : detail
-            return .failure(HTTPTransportError(kind: Self.kind(of: code), message: "\(request.method) \(request.url): \(message)"))
+            return .failure(HTTPTransportError(kind: Self.kind(of: code), message: "\(request.method) \(request.displayURL): \(message)"))
         }
         return .success(HTTPResponse(status: curl.info(handle, CURLINFO_RESPONSE_CODE) ?? 0, headers: sink.headers, body: sink.body))
     }
@@ -84,7 +84,7 @@ final class CurlEasy {
     }
 
     private static func cancelled(_ request: HTTPRequest) -> HTTPTransportError {
-        HTTPTransportError(kind: .cancelled, message: "\(request.method) \(request.url): stopped because the daemon is shutting down")
+        HTTPTransportError(kind: .cancelled, message: "\(request.method) \(request.displayURL): stopped because the daemon is shutting down")
     }
 
     private static func kind(of code: CURLcode) -> HTTPTransportError.Kind {

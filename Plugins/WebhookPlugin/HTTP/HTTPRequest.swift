@@ -1,6 +1,8 @@
 /// One HTTP request as the webhook sends it.
 struct HTTPRequest: Sendable {
     var url: String
+    /// `url` as messages show it: `{{env.…}}` values and `user:password@` masked.
+    var displayURL: String
     var method: String
     /// In order; names as written.
     var headers: [(name: String, value: String)]

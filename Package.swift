@@ -62,7 +62,7 @@ let plugins: [Target] = [
         name: "ActionPluginTests",
         dependencies: [
             "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore",
-            "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin",
+            "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin", "TestSupport",
         ]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin", "TagCore"], path: "Benchmarks/MQTTBench"),
     .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "TestSupport", "mqtt-bench"]),
@@ -79,7 +79,7 @@ let executable: [Target] = [
         resources: [.embedInCode("Resources/tagrouter.yaml")]
     ),
     /// What tests that run real processes share: a mosquitto broker, an independent subscriber, the built binaries.
-    .target(name: "TestSupport", dependencies: ["ChildProcess"], path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["ChildProcess", "TagCore"], path: "Tests/TestSupport"),
     /// The built `tagrouter` as real processes: `simulate`, `run`, a real broker and subscriber.
     .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TagCore"]),
     .executableTarget(name: "e2e-bench", dependencies: ["TestSupport"], path: "Benchmarks/EndToEndBench"),

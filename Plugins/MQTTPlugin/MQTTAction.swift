@@ -72,6 +72,7 @@ struct MQTTAction: Action {
 
     func describe(_ delivery: Delivery) -> String {
         guard let message = message(for: delivery) else { return "publish nothing (\(format.rawValue) has no message for \(delivery.event.kind.rawValue))" }
-        return "publish to \(message.topic) qos \(qos)\(retain ? " retained" : ""): \(message.text)"
+        let shownPayload = payload?.display(delivery.variables) ?? message.text
+        return "publish to \(topic.display(delivery.variables)) qos \(qos)\(retain ? " retained" : ""): \(shownPayload)"
     }
 }

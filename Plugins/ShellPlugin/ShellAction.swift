@@ -49,7 +49,7 @@ struct ShellAction: Action {
             }
         }
         var fields = JSONObject([
-            "route": .string(route), "command": .string(command.description), "status": .string(result.description),
+            "route": .string(route), "command": .string(shownCommand(for: delivery)), "status": .string(result.description),
             "duration_ms": .int(Int64(result.duration.seconds * 1000)),
         ])
         if !result.stdoutTail.isEmpty { fields["stdout"] = .string(Self.lastLines(result.stdoutText)) }
@@ -62,7 +62,13 @@ struct ShellAction: Action {
         Log.info("shell command finished", fields)
     }
 
-    func describe(_ delivery: Delivery) -> String { "run \(command(for: delivery).description)" }
+    func describe(_ delivery: Delivery) -> String { "run \(shownCommand(for: delivery))" }
+
+    /// The command line as logs and `--dry-run` show it: `{{env.…}}` values masked.
+    private func shownCommand(for delivery: Delivery) -> String {
+        guard case .argv(let templates) = program else { return command(for: delivery).description }
+        return ChildCommand(templates.map { $0.display(delivery.variables) }).description
+    }
 
     /// The last few lines of a tail, for one log entry.
     private static func lastLines(_ text: String) -> String {

@@ -23,7 +23,8 @@ struct WebhookAction: Action {
         fields += headers.map { ($0.0, $0.1.render(delivery.variables)) }
         fields.append(("Idempotency-Key", delivery.event.id))
         if let signer, let signature = signer.headerValue(for: payload) { fields.append((signer.header, signature)) }
-        return HTTPRequest(url: url.render(delivery.variables), method: method, headers: fields, body: payload, timeout: timeout, verifyTLS: verifyTLS)
+        return HTTPRequest(
+            url: url.render(delivery.variables), displayURL: URLDisplay.maskingUserinfo(url.display(delivery.variables)), method: method, headers: fields, body: payload, timeout: timeout, verifyTLS: verifyTLS)
     }
 
     func perform(_ delivery: Delivery) async throws(ActionError) {
@@ -33,16 +34,16 @@ struct WebhookAction: Action {
             response = try await client.send(request)
         } catch {
             switch error.kind {
-            case .timedOut, .connection: throw .retryable("webhook: \(error)")
+            case .timedOut, .connection, .cancelled: throw .retryable("webhook: \(error)")
             case .invalidRequest: throw .permanent("webhook: \(error)")
             }
         }
-        try WebhookOutcome.check(response, method: method, url: request.url)
-        Log.debug("webhook delivered", JSONObject(["route": .string(route), "url": .string(request.url), "status": .int(Int64(response.status))]))
+        try WebhookOutcome.check(response, method: method, url: request.displayURL)
+        Log.debug("webhook delivered", JSONObject(["route": .string(route), "url": .string(request.displayURL), "status": .int(Int64(response.status))]))
     }
 
     func describe(_ delivery: Delivery) -> String {
         let request = request(for: delivery)
-        return "\(request.method) \(request.url) (\(request.body.count) bytes)"
+        return "\(request.method) \(request.displayURL) (\(request.body.count) bytes)"
     }
 }

@@ -35,11 +35,11 @@ public struct WebhookPlugin: ActionPlugin {
                 errors.append(contentsOf: file.error(nil, "cannot read the file"))
                 continue
             }
-            headers.append((name, Template(literal: contents)))
+            headers.append((name, Template(secret: contents)))
         }
         if options.has("bearer_token_file") {
             if let token = options.child("bearer_token_file")?.fileContents {
-                headers.append(("Authorization", Template(literal: "Bearer " + token)))
+                headers.append(("Authorization", Template(secret: "Bearer " + token)))
             } else {
                 errors.append(contentsOf: options.error("bearer_token_file", "cannot read the file"))
             }

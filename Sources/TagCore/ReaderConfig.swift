@@ -13,6 +13,14 @@ public struct ReaderConfig: Sendable, Equatable {
         case listPassive = "list-passive"
     }
 
+    /// What a reader does when another process holds its device (`DeviceLock`).
+    public enum BusyPolicy: String, Sendable, Equatable, CaseIterable {
+        /// Logs it once and tries again with the reader's backoff (the daemon's default).
+        case wait
+        /// Reports it in a `reader.error` event and ends the reader (the one-shot tools' default).
+        case exit
+    }
+
     /// The reader's name in events (`"reader": "front-door"`).
     public var name: String
     /// A libnfc connstring (`pn532_uart:/dev/ttyUSB0`, `acr122_usb`, a path may be a
@@ -31,12 +39,13 @@ public struct ReaderConfig: Sendable, Equatable {
     public var polling: Polling
     /// A reader that makes no progress for this long is aborted and reopened.
     public var watchdog: Duration
+    public var ifBusy: BusyPolicy
 
     public init(
         name: String, device: String = "auto", cooldown: Duration = .seconds(1),
         exitDelay: Duration = .milliseconds(500), ignoreOnConnect: Bool = false,
         pollInterval: Duration = .milliseconds(100), polling: Polling = .autoPoll,
-        watchdog: Duration = .seconds(10)
+        watchdog: Duration = .seconds(10), ifBusy: BusyPolicy = .wait
     ) {
         self.name = name
         self.device = device
@@ -46,5 +55,6 @@ public struct ReaderConfig: Sendable, Equatable {
         self.pollInterval = pollInterval
         self.polling = polling
         self.watchdog = watchdog
+        self.ifBusy = ifBusy
     }
 }

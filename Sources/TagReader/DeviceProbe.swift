@@ -5,6 +5,14 @@ public struct DeviceProbe: Sendable, Equatable {
     public var connstring: String
     /// The device's name and chip (`ACS / ACR122U PICC Interface, PN532 v1.6`), nil when it failed to open.
     public var name: String?
+    /// Why it was left closed: another process holds it (`device … is in use by pid N`).
+    public var busy: String?
+
+    public init(connstring: String, name: String? = nil, busy: String? = nil) {
+        self.connstring = connstring
+        self.name = name
+        self.busy = busy
+    }
 
     public var opened: Bool { name != nil }
 
@@ -15,7 +23,11 @@ public struct DeviceProbe: Sendable, Equatable {
         var connstrings = context.listDevices()
         for connstring in extra where !connstrings.contains(connstring) { connstrings.append(connstring) }
         return connstrings.map { connstring in
-            DeviceProbe(connstring: connstring, name: context.open(connstring).map(Self.describe))
+            switch context.open(connstring) {
+            case .success(let device): DeviceProbe(connstring: connstring, name: describe(device))
+            case .failure(.busy(let holder)): DeviceProbe(connstring: connstring, busy: holder.description)
+            case .failure(.notOpened): DeviceProbe(connstring: connstring)
+            }
         }
     }
 

@@ -73,8 +73,9 @@ final class LibNFCReader: Sendable {
     // MARK: - Supervision
 
     private func run() {
-        var backoff = Backoff(initial: .milliseconds(250), maximum: .seconds(5))
+        var backoff = Backoff.readerReopen
         var reportedMissing = false
+        var reportedBusy = false
         while !isStopping {
             markProgress()
             guard let context = NFCContext() else {
@@ -82,15 +83,31 @@ final class LibNFCReader: Sendable {
                 pause(backoff.next())
                 continue
             }
-            guard let device = context.open(config.device) else {
+            let device: NFCDevice
+            switch context.open(config.device) {
+            case .success(let opened):
+                device = opened
+            case .failure(.notOpened):
                 if !reportedMissing {
                     Log.warning("reader not found; waiting for it", JSONObject(["reader": .string(config.name), "device": .string(config.device)]))
                     reportedMissing = true
                 }
                 pause(backoff.next())
                 continue
+            case .failure(.busy(let holder)):
+                if config.ifBusy == .exit {
+                    emit(TagEvent(kind: .readerError, reader: config.name, message: holder.description))
+                    return
+                }
+                if !reportedBusy {
+                    Log.warning("\(holder); waiting for it", JSONObject(["reader": .string(config.name), "device": .string(config.device)]))
+                    reportedBusy = true
+                }
+                pause(backoff.next())
+                continue
             }
             reportedMissing = false
+            reportedBusy = false
             currentDevice.withLock { $0 = device.abortHandle }
             let end = session(on: device)
             currentDevice.withLock { $0 = nil }

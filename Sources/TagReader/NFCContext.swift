@@ -1,4 +1,5 @@
 import CNFC
+import TagCore
 
 /// A libnfc context (`nfc_init` … `nfc_exit`). Each reader thread makes its own and
 /// never shares it: libnfc contexts are not thread-safe.
@@ -28,11 +29,53 @@ final class NFCContext {
         }
     }
 
-    /// Opens `connstring` (`auto` or empty: the first device found).
-    func open(_ connstring: String) -> NFCDevice? {
-        let device = connstring == "auto" || connstring.isEmpty
-            ? nfc_open(pointer, nil)
-            : nfc_open(pointer, connstring)
-        return device.map { NFCDevice($0, context: self) }
+    /// Why a device did not open.
+    enum OpenFailure: Error {
+        /// libnfc could not open it (missing, no permission, not a reader).
+        case notOpened
+        /// Another process holds its lock (`DeviceLock`); it was not touched.
+        case busy(DeviceLock.Failure)
+    }
+
+    /// Takes `connstring`'s lock, then opens it (`auto` or empty: the first
+    /// listed device whose lock is free). A lock file that cannot be made is
+    /// logged and the device opened without it.
+    func open(_ connstring: String) -> Result<NFCDevice, OpenFailure> {
+        guard connstring != "auto" && !connstring.isEmpty else { return openFirst() }
+        let lock: DeviceLock?
+        do {
+            lock = try DeviceLock.acquire(connstring)
+        } catch {
+            guard case .unavailable = error else { return .failure(.busy(error)) }
+            Log.warning("opening the reader without its lock", JSONObject(["device": .string(connstring), "reason": .string(error.description)]))
+            lock = nil
+        }
+        guard let device = nfc_open(pointer, connstring) else { return .failure(.notOpened) }
+        return .success(NFCDevice(device, context: self, lock: lock))
+    }
+
+    /// `auto`: the listed devices in order; when none is listed, libnfc's own
+    /// choice, locked under the connstring it resolved (closed again if that is held).
+    private func openFirst() -> Result<NFCDevice, OpenFailure> {
+        var firstBusy: DeviceLock.Failure?
+        for connstring in listDevices() {
+            switch open(connstring) {
+            case .success(let device): return .success(device)
+            case .failure(.busy(let holder)): firstBusy = firstBusy ?? holder
+            case .failure(.notOpened): continue
+            }
+        }
+        if let firstBusy { return .failure(.busy(firstBusy)) }
+        guard let opened = nfc_open(pointer, nil) else { return .failure(.notOpened) }
+        let resolved = String(cString: nfc_device_get_connstring(opened))
+        do {
+            return .success(NFCDevice(opened, context: self, lock: try DeviceLock.acquire(resolved)))
+        } catch {
+            guard case .unavailable = error else {
+                nfc_close(opened)
+                return .failure(.busy(error))
+            }
+            return .success(NFCDevice(opened, context: self, lock: nil))
+        }
     }
 }

@@ -7,14 +7,17 @@ final class NFCDevice {
     private let pointer: OpaquePointer
     /// Keeps the context alive as long as the device.
     private let context: NFCContext
+    /// Held until the device is closed (nil when the lock file could not be made).
+    private let lock: DeviceLock?
     let abortHandle: AbortHandle
     /// Set when a transceive through `LibNFCTransport` found the device gone; the
     /// reader loop checks it after a tag driver returns and reopens the device.
     var lost: NFCError?
 
-    init(_ pointer: OpaquePointer, context: NFCContext) {
+    init(_ pointer: OpaquePointer, context: NFCContext, lock: DeviceLock?) {
         self.pointer = pointer
         self.context = context
+        self.lock = lock
         abortHandle = AbortHandle(pointer)
     }
 

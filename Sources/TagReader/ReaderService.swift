@@ -4,7 +4,8 @@ import TagCore
 /// Every configured reader as one service: `run()` starts one thread per reader,
 /// checks their watchdogs each second, and on cancellation stops the threads and
 /// waits for them to end. Readers are supervised: a missing or lost device is
-/// waited for and reopened, never ending the service.
+/// waited for and reopened; the service ends by itself only when every reader
+/// gave up on a device another process holds (`if_busy: exit`).
 public struct ReaderService: Service {
     public let readers: [ReaderConfig]
     private let emit: @Sendable (TagEvent) -> Void
@@ -27,7 +28,8 @@ public struct ReaderService: Service {
             }
         }
         for thread in threads { thread.start() }
-        while !Task.isCancelled {
+        // Readers end by themselves only when told to give up (`if_busy: exit`).
+        while !Task.isCancelled, !allEnded.isOpen {
             try? await Task.sleep(for: .seconds(1))
             for thread in threads { thread.checkWatchdog() }
         }

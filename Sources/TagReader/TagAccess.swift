@@ -5,8 +5,10 @@ import TagKit
 
 /// Why `TagAccess.withTag` could not reach a tag.
 public enum TagAccessError: Error, Sendable, CustomStringConvertible {
-    /// The device did not open (missing, busy, no permission).
+    /// The device did not open (missing, no permission).
     case noReader(device: String)
+    /// Another process holds the device (`device … is in use by pid N`).
+    case busy(String)
     /// No tag came into the field in time.
     case noTag(device: String, timeout: Duration)
     /// The tag is of a kind tagrouter cannot read or write.
@@ -17,6 +19,7 @@ public enum TagAccessError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noReader(let device): return "could not open the reader '\(device)'; `tagrouter devices` says why"
+        case .busy(let message): return message
         case .noTag(let device, let timeout): return "no tag arrived on '\(device)' within \(timeout / .seconds(1)) s"
         case .unsupported(let type): return "tagrouter cannot write \(type) tags"
         case .device(let error): return "reader failed: \(error)"
@@ -30,14 +33,16 @@ public enum TagAccessError: Error, Sendable, CustomStringConvertible {
 /// where blocking libnfc calls belong.
 public enum TagAccess {
     /// Runs `body` with the first (identified) tag to arrive on `device` within `timeout`.
-    /// `body`'s own errors come back unchanged; reaching the tag fails with `TagAccessError`.
+    /// A device another process holds fails at once (`ifBusy: .exit`) or is waited
+    /// for within the same `timeout`. `body`'s own errors come back unchanged;
+    /// reaching the tag fails with `TagAccessError`.
     public static func withTag<T: Sendable>(
-        device: String, timeout: Duration,
+        device: String, timeout: Duration, ifBusy: ReaderConfig.BusyPolicy = .exit,
         _ body: @escaping @Sendable (_ tag: TagInfo, _ driver: any NDEFTagDriver) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try reachTag(device: device, timeout: timeout, body) })
+                continuation.resume(with: Result { try reachTag(device: device, timeout: timeout, ifBusy: ifBusy, body) })
             }
             thread.name = "tag access \(device)"
             thread.start()
@@ -45,12 +50,10 @@ public enum TagAccess {
     }
 
     private static func reachTag<T>(
-        device connstring: String, timeout: Duration, _ body: (TagInfo, any NDEFTagDriver) throws -> T
+        device connstring: String, timeout: Duration, ifBusy: ReaderConfig.BusyPolicy, _ body: (TagInfo, any NDEFTagDriver) throws -> T
     ) throws -> T {
-        guard let context = NFCContext(), let device = context.open(connstring) else {
-            throw TagAccessError.noReader(device: connstring)
-        }
         let deadline = ContinuousClock.now + timeout
+        let device = try open(connstring, until: deadline, ifBusy: ifBusy)
         do {
             try device.initiatorInit()
             try device.setProperty(NP_INFINITE_SELECT, false, "disable infinite select")
@@ -66,5 +69,28 @@ public enum TagAccess {
             throw TagAccessError.device(error)
         }
         throw TagAccessError.noTag(device: connstring, timeout: timeout)
+    }
+
+    /// Opens the device, waiting (with the reader backoff, logged once) while another process holds it if asked to.
+    private static func open(_ connstring: String, until deadline: ContinuousClock.Instant, ifBusy: ReaderConfig.BusyPolicy) throws -> NFCDevice {
+        guard let context = NFCContext() else { throw TagAccessError.noReader(device: connstring) }
+        var backoff = Backoff.readerReopen
+        var reported = false
+        while true {
+            switch context.open(connstring) {
+            case .success(let device):
+                return device
+            case .failure(.notOpened):
+                throw TagAccessError.noReader(device: connstring)
+            case .failure(.busy(let holder)):
+                let wait = backoff.next()
+                guard ifBusy == .wait, ContinuousClock.now + wait < deadline else { throw TagAccessError.busy(holder.description) }
+                if !reported {
+                    Log.warning("\(holder); waiting for it", JSONObject(["device": .string(connstring)]))
+                    reported = true
+                }
+                Thread.sleep(forTimeInterval: Double(wait.milliseconds) / 1000)
+            }
+        }
     }
 }

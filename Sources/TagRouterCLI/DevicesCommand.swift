@@ -22,10 +22,10 @@ enum DevicesCommand: Command {
         let probes = DeviceProbe.probeAll(extra: extra)
         print("libnfc \(DeviceProbe.libnfcVersion)")
         for probe in probes {
-            print("\(probe.connstring)\t\(probe.name ?? "FAILED to open")")
+            print("\(probe.connstring)\t\(probe.name ?? probe.busy ?? "FAILED to open")")
         }
         if probes.isEmpty { print("no reader found") }
-        let failed = probes.filter { !$0.opened }.map(\.connstring)
+        let failed = probes.filter { !$0.opened && $0.busy == nil }.map(\.connstring)
         guard probes.isEmpty || !failed.isEmpty else { return }
         let causes = DeviceDiagnosis().causes(failedDevices: failed)
         if !causes.isEmpty {

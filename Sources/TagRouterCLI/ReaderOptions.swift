@@ -7,15 +7,21 @@ struct ReaderOptions {
     static let usage = """
           --device CONNSTRING   a libnfc connstring (pn532_uart:/dev/ttyUSB0, acr122_usb, …;
                                 a path may be a symlink) or `auto` (default: the first reader found)
+          --if-busy exit|wait   when another process (a running daemon) holds the device: exit 1
+                                saying which pid (default), or wait for it
         """
 
     var devices: [String]
+    var ifBusy: ReaderConfig.BusyPolicy
 
-    /// Takes `--device` (repeatable when `multiple`).
+    /// Takes `--device` (repeatable when `multiple`) and `--if-busy`.
     init(_ arguments: inout Arguments, multiple: Bool) throws(CLIError) {
         devices = try arguments.options("--device")
         if devices.isEmpty { devices = ["auto"] }
         if !multiple, devices.count > 1 { throw .usage("--device is given more than once") }
+        let policy = try arguments.option("--if-busy") ?? ReaderConfig.BusyPolicy.exit.rawValue
+        guard let ifBusy = ReaderConfig.BusyPolicy(rawValue: policy) else { throw .usage("--if-busy takes exit or wait, not '\(policy)'") }
+        self.ifBusy = ifBusy
     }
 
     /// Reads a non-negative number of seconds (`--timeout 2.5`).
@@ -29,8 +35,8 @@ struct ReaderOptions {
 
     /// Waits for the first `tag.arrived` on one reader (a tag already lying there
     /// counts), or fails with a message saying whether the reader ever opened.
-    static func firstTag(device: String, timeout: Duration) async throws(CLIError) -> TagEvent {
-        let supervisor = ReaderSupervisor(readers: [ReaderConfig(name: device, device: device, cooldown: .zero, exitDelay: .zero)])
+    static func firstTag(device: String, timeout: Duration, ifBusy: ReaderConfig.BusyPolicy) async throws(CLIError) -> TagEvent {
+        let supervisor = ReaderSupervisor(readers: [ReaderConfig(name: device, device: device, cooldown: .zero, exitDelay: .zero, ifBusy: ifBusy)])
         let timer = Task {
             try? await Task.sleep(for: timeout)
             supervisor.stop()

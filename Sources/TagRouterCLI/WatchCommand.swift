@@ -6,7 +6,7 @@ enum WatchCommand: Command {
     static let name = "watch"
     static let summary = "print every reader and tag event as JSON lines"
     static let usage = """
-        Usage: tagrouter watch [--device CONNSTRING …] [--exit-delay S] [--cooldown S]
+        Usage: tagrouter watch [--device CONNSTRING …] [--if-busy exit|wait] [--exit-delay S] [--cooldown S]
                                [--ignore-on-connect] [--polling auto-poll|list-passive]
 
         Prints every event of the readers (reader.connected, tag.arrived, tag.removed,
@@ -34,11 +34,15 @@ enum WatchCommand: Command {
         let configs = reader.devices.map { device in
             ReaderConfig(
                 name: device, device: device, cooldown: cooldown, exitDelay: exitDelay,
-                ignoreOnConnect: ignoreOnConnect, polling: polling)
+                ignoreOnConnect: ignoreOnConnect, polling: polling, ifBusy: reader.ifBusy)
         }
         let supervisor = ReaderSupervisor(readers: configs)
+        var lastError: String?
         for await event in supervisor.events {
             print(event.json.serialized())
+            if event.kind == .readerError { lastError = event.message }
         }
+        // Readers only end by themselves when they give up on a busy device.
+        throw .runtime(lastError ?? "every reader stopped")
     }
 }

@@ -9,8 +9,8 @@ enum WriteCommand: Command {
     static let name = "write"
     static let summary = "write an NDEF message to a tag"
     static let usage = """
-        Usage: tagrouter write [--device CONNSTRING] [--timeout SECONDS] RECORD… [--append] [--lock --yes]
-               tagrouter write [--device CONNSTRING] --from FILE [--append] [--lock --yes]
+        Usage: tagrouter write [--device CONNSTRING] [--if-busy exit|wait] [--timeout SECONDS] RECORD… [--append] [--lock --yes]
+               tagrouter write [--device CONNSTRING] [--if-busy exit|wait] --from FILE [--append] [--lock --yes]
 
         Writes an NDEF message to the tag on the reader (or the next one to arrive),
         then reads it back to verify. Refuses, before writing anything, a message that
@@ -59,7 +59,7 @@ enum WriteCommand: Command {
         }
         let outcome: WriteOutcome
         do {
-            outcome = try await TagAccess.withTag(device: reader.devices[0], timeout: timeout) { tag, driver in
+            outcome = try await TagAccess.withTag(device: reader.devices[0], timeout: timeout, ifBusy: reader.ifBusy) { tag, driver in
                 try WriteOutcome.write(records, to: tag, with: driver, append: append, lock: lock)
             }
         } catch let error as TagDriverError {

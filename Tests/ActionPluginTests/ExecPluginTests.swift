@@ -2,6 +2,7 @@ import ExecPlugin
 import Foundation
 import TagCore
 import TagRouter
+import TestSupport
 import Testing
 
 @Suite struct ExecPluginTests {

@@ -1,6 +1,7 @@
 import Foundation
 import TagCore
 import TagRouter
+import TestSupport
 import Testing
 
 @testable import OpenURLPlugin

@@ -4,6 +4,7 @@ import OpenURLPlugin
 import ShellPlugin
 import TagCore
 import TagRouter
+import TestSupport
 import Testing
 import WebhookPlugin
 

@@ -4,6 +4,7 @@ import Glibc
 import ShellPlugin
 import TagCore
 import TagRouter
+import TestSupport
 import Testing
 
 @Suite struct ShellPluginTests {

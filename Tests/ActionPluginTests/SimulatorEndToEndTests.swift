@@ -8,6 +8,7 @@ import TagCore
 import TagKit
 import TagReader
 import TagRouter
+import TestSupport
 import Testing
 import WebhookPlugin
 

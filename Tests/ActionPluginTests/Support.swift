@@ -79,15 +79,5 @@ final class Sandbox {
     }
 }
 
-/// Polls `condition` until it holds, for at most `seconds`.
-func eventually(within seconds: Int = 20, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
-}
-
 /// The repository root, for the shipped examples.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path

@@ -2,6 +2,7 @@ import ChildProcess
 import Foundation
 import TagCore
 import TagRouter
+import TestSupport
 import Testing
 
 @testable import WebhookPlugin
@@ -82,6 +83,45 @@ import Testing
         let error = try #require(await failure(of: action, Delivery(event: tagEvent(), route: "test")))
         #expect(error.isRetryable)
         #expect(error.description.lowercased().contains("timeout") || error.description.lowercased().contains("timed out"))
+    }
+
+    @Test(.timeLimit(.minutes(1))) func cancellingTheTaskAbortsAHangingRequest() async throws {
+        let server = try await HTTPTestServer([.init(delay: 60)])
+        let (_, action) = try makeAction(WebhookPlugin.self, "{url: \(server.url), timeout: 60s}")
+        let delivery = Task { await failure(of: action, Delivery(event: tagEvent(), route: "test")) }
+        _ = await server.waitForRequests(1)
+        let cancelled = ContinuousClock.now
+        delivery.cancel()
+        let error = try #require(await delivery.value)
+        let took = ContinuousClock.now - cancelled
+        #expect(took < .seconds(3), "curl went on for \(took) after the cancellation")
+        #expect(error.isRetryable, "a stopped delivery must be spooled and sent again: \(error)")
+        #expect(error.description.contains("shutting down"))
+    }
+
+    @Test func anAlreadyCancelledTaskSendsNothing() async throws {
+        let server = try await HTTPTestServer([.init()])
+        let (_, action) = try makeAction(WebhookPlugin.self, "url: \(server.url)")
+        let delivery = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await failure(of: action, Delivery(event: tagEvent(), route: "test"))
+        }
+        #expect(try #require(await delivery.value).isRetryable)
+        let next = tagEvent()
+        try await action.perform(Delivery(event: next, route: "test"))
+        let first = try #require(await server.waitForRequests(1).first)
+        #expect(first.headers["idempotency-key"] == next.id, "the cancelled request reached the server")
+    }
+
+    @Test(arguments: [
+        ("https://user:pw@ha.local/api", "https://***@ha.local/api"),
+        ("http://token@h:8123/x?a=b@c", "http://***@h:8123/x?a=b@c"),
+        ("https://ha.local/a@b", "https://ha.local/a@b"),
+        ("http://h/?u=x@y", "http://h/?u=x@y"),
+        ("no scheme user:pw@h", "no scheme user:pw@h"),
+    ])
+    func urlsAreShownWithoutTheirUserinfo(url: String, shown: String) {
+        #expect(URLDisplay.maskingUserinfo(url) == shown)
     }
 
     @Test func refusedConnectionIsRetryable() async throws {

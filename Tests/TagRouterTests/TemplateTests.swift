@@ -12,6 +12,23 @@ import Testing
         #expect(try Template("{{text | default: \"none\"}} {{route}}").render(variables) == "none music")
         #expect(try Template("{{uri | json}}").render(variables) == "\"spotify:track:1 x\"")
     }
+
+    @Test func displayMasksEnvironmentValuesAndSecretsButRenderUsesThem() throws {
+        let event = TagEvent(kind: .tagArrived, reader: "door", tag: TagInfo(uid: TagUID("04:A2")!, type: "ntag215"))
+        let variables = Template.variables(for: event, route: "r")
+        let hook = try Template("https://ha.local/api/webhook/{{env.HOOK_ID}}?r={{reader}}", environment: ["HOOK_ID": "abc123"])
+        #expect(hook.render(variables) == "https://ha.local/api/webhook/abc123?r=door")
+        #expect(hook.display(variables) == "https://ha.local/api/webhook/***?r=door")
+        #expect(hook.isConstant == false)
+        let fallback = try Template("{{env.NONE | default: 'x'}}-{{env.NONE | default: 'y' | upper}}", environment: [:])
+        #expect(fallback.render(variables) == "x-Y")
+        #expect(fallback.display(variables) == "***-***")
+        #expect(fallback.isConstant)
+        let file = Template(secret: "Bearer t0k3n")
+        #expect(file.render(variables) == "Bearer t0k3n")
+        #expect(file.display(variables) == "***")
+        #expect(file.description == "***")
+    }
 }
 
 @Suite struct TemplateErrorTests {

@@ -15,8 +15,9 @@ final class CurlEasy {
 
     deinit { curl.easyCleanup(handle) }
 
-    /// Sends `request` and waits for the whole answer or the timeout.
-    func perform(_ request: HTTPRequest) -> Result<HTTPResponse, HTTPTransportError> {
+    /// Sends `request` and waits for the whole answer, the timeout, or `abort`.
+    func perform(_ request: HTTPRequest, abort: TransferAbort) -> Result<HTTPResponse, HTTPTransportError> {
+        if abort.isRequested { return .failure(Self.cancelled(request)) }
         for header in request.headers where (header.name + header.value).utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
             return .failure(HTTPTransportError(kind: .invalidRequest, message: "header '\(header.name)' contains a line break or NUL; refusing to send it"))
         }
@@ -31,18 +32,20 @@ final class CurlEasy {
         var errorText = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         // POSTFIELDS must not be NULL even for an empty body (NULL means "use the read callback").
         let body = request.body.isEmpty ? [0] : request.body
-        let code = withExtendedLifetime(sink) {
+        let code = withExtendedLifetime((sink, abort)) {
             body.withUnsafeBufferPointer { body in
                 errorText.withUnsafeMutableBufferPointer { errorBuffer in
                     configure(request, headers: headerList, body: UnsafeBufferPointer(rebasing: body.prefix(request.body.count)), sink: sink, errorBuffer: errorBuffer.baseAddress)
+                    watch(abort)
                     return curl.easyPerform(handle)
                 }
             }
         }
+        if code == CURLE_ABORTED_BY_CALLBACK { return .failure(Self.cancelled(request)) }
         guard code == CURLE_OK else {
             let detail = errorText.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             let message = detail.isEmpty ? curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)" : detail
-            return .failure(HTTPTransportError(kind: Self.kind(of: code), message: "\(request.method) \(request.url): \(message)"))
+            return .failure(HTTPTransportError(kind: Self.kind(of: code), message: "\(request.method) \(request.displayURL): \(message)"))
         }
         return .success(HTTPResponse(status: curl.info(handle, CURLINFO_RESPONSE_CODE) ?? 0, headers: sink.headers, body: sink.body))
     }
@@ -71,6 +74,17 @@ final class CurlEasy {
         curl.set(handle, CURLOPT_WRITEDATA, pointer: context)
         curl.set(handle, CURLOPT_HEADERFUNCTION, pointer: unsafeBitCast(receiveHeader, to: UnsafeRawPointer.self))
         curl.set(handle, CURLOPT_HEADERDATA, pointer: context)
+    }
+
+    /// Has curl ask `abort` during the transfer (about once a second while it waits for the server).
+    private func watch(_ abort: TransferAbort) {
+        curl.set(handle, CURLOPT_NOPROGRESS, 0)
+        curl.set(handle, CURLOPT_XFERINFOFUNCTION, pointer: unsafeBitCast(checkAbort, to: UnsafeRawPointer.self))
+        curl.set(handle, CURLOPT_XFERINFODATA, pointer: UnsafeRawPointer(Unmanaged.passUnretained(abort).toOpaque()))
+    }
+
+    private static func cancelled(_ request: HTTPRequest) -> HTTPTransportError {
+        HTTPTransportError(kind: .cancelled, message: "\(request.method) \(request.displayURL): stopped because the daemon is shutting down")
     }
 
     private static func kind(of code: CURLcode) -> HTTPTransportError.Kind {
@@ -110,4 +124,10 @@ private let receiveHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, In
     let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
     sink.receiveHeader(String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self))
     return size * count
+}
+
+/// Curl's progress callback: a non-zero answer makes the transfer end with CURLE_ABORTED_BY_CALLBACK.
+private let checkAbort: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = { context, _, _, _, _ in
+    guard let context else { return 0 }
+    return Unmanaged<TransferAbort>.fromOpaque(context).takeUnretainedValue().isRequested ? 1 : 0
 }

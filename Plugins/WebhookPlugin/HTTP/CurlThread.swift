@@ -3,8 +3,8 @@ import Synchronization
 
 /// A dedicated thread for blocking libcurl transfers (they never run on the
 /// cooperative pool): requests queue up, run one at a time over a kept-alive
-/// connection, and each caller awaits its own result. The thread ends when the
-/// value is released.
+/// connection, and each caller awaits its own result (or cancels it). The thread
+/// ends when the value is released.
 final class CurlThread: Sendable {
     private let queue = JobQueue()
 
@@ -14,7 +14,7 @@ final class CurlThread: Sendable {
             var easy: CurlEasy?
             if case .success(let curl) = Curl.shared { easy = CurlEasy(curl) }
             while let job = queue.next() {
-                let result = easy?.perform(job.request)
+                let result = easy?.perform(job.request, abort: job.abort)
                     ?? .failure(HTTPTransportError(kind: .invalidRequest, message: "libcurl could not be initialised"))
                 job.continuation.resume(returning: result)
             }
@@ -25,10 +25,17 @@ final class CurlThread: Sendable {
 
     deinit { queue.stop() }
 
-    /// Sends `request` on the thread and waits for the answer.
+    /// Sends `request` on the thread and waits for the answer. Cancelling the
+    /// calling task aborts the transfer (within about a second, at curl's next
+    /// progress call) and throws an error of kind `.cancelled`.
     func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
-        let result = await withCheckedContinuation { continuation in
-            queue.add(Job(request: request, continuation: continuation))
+        let abort = TransferAbort()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                queue.add(Job(request: request, abort: abort, continuation: continuation))
+            }
+        } onCancel: {
+            abort.request()
         }
         return try result.get()
     }
@@ -36,6 +43,7 @@ final class CurlThread: Sendable {
 
 private struct Job: Sendable {
     var request: HTTPRequest
+    var abort: TransferAbort
     var continuation: CheckedContinuation<Result<HTTPResponse, HTTPTransportError>, Never>
 }
 

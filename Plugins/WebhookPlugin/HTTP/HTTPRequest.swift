@@ -1,6 +1,8 @@
 /// One HTTP request as the webhook sends it.
 struct HTTPRequest: Sendable {
     var url: String
+    /// `url` as messages show it: `{{env.…}}` values and `user:password@` masked.
+    var displayURL: String
     var method: String
     /// In order; names as written.
     var headers: [(name: String, value: String)]
@@ -36,6 +38,8 @@ struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
         case connection
         /// The request itself is wrong (bad URL, unsupported scheme): retrying will not help.
         case invalidRequest
+        /// The waiting task was cancelled (shutdown) and the transfer stopped: send it again later.
+        case cancelled
     }
 
     var kind: Kind

@@ -15,6 +15,9 @@ extension ReaderConfig {
             "polling", .choice(ReaderConfig.Polling.allCases.map(\.rawValue)), default: "auto-poll",
             "`auto-poll`: the PN532 polls, no CPU while waiting; `list-passive`: works with every libnfc driver"),
         Option("watchdog", .duration, default: "10s", "a reader that makes no progress this long is reopened"),
+        Option(
+            "if_busy", .choice(ReaderConfig.BusyPolicy.allCases.map(\.rawValue)), default: "wait",
+            "when another process holds the device: `wait` for it (logged once), or `exit`: end this reader with a `reader.error`"),
     ])
 
     /// Reads a validated reader entry; absent keys take `ReaderConfig`'s defaults.
@@ -26,6 +29,7 @@ extension ReaderConfig {
             ignoreOnConnect: value.bool("ignore_on_connect") ?? defaults.ignoreOnConnect,
             pollInterval: value.duration("poll_interval") ?? defaults.pollInterval,
             polling: value.string("polling").flatMap(ReaderConfig.Polling.init(rawValue:)) ?? defaults.polling,
-            watchdog: value.duration("watchdog") ?? defaults.watchdog)
+            watchdog: value.duration("watchdog") ?? defaults.watchdog,
+            ifBusy: value.string("if_busy").flatMap(ReaderConfig.BusyPolicy.init(rawValue:)) ?? defaults.ifBusy)
     }
 }

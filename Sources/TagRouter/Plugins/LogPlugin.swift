@@ -30,5 +30,5 @@ struct LogAction: Action {
         }
     }
 
-    func describe(_ delivery: Delivery) -> String { "print \(line(delivery))" }
+    func describe(_ delivery: Delivery) -> String { "print \(template?.display(delivery.variables) ?? line(delivery))" }
 }

@@ -13,8 +13,13 @@ import TagCore
 public struct Template: Sendable, Hashable, CustomStringConvertible {
     enum Part: Sendable, Hashable {
         case literal(String)
+        /// Text that must not be printed: an `{{env.NAME}}` value, a secret file's contents.
+        case secret(String)
         case expression(path: String, filters: [TemplateFilter])
     }
+
+    /// What `display` prints in place of a secret.
+    public static let mask = "***"
 
     /// The text as written in the config.
     public let source: String
@@ -33,19 +38,38 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         parts = [.literal(text)]
     }
 
+    /// A template that renders `text` verbatim but displays it masked (the
+    /// contents of a `*_file` secret); its `source` is the mask.
+    public init(secret text: String) {
+        source = Self.mask
+        parts = [.secret(text)]
+    }
+
     /// True when the template has no variables: it renders the same for every event.
     public var isConstant: Bool {
-        parts.allSatisfy { if case .literal = $0 { return true } else { return false } }
+        parts.allSatisfy { if case .expression = $0 { return false } else { return true } }
     }
 
     /// Renders with `variables` (see `Delivery.variables`): missing values print
     /// as nothing, strings bare, other values as compact JSON.
     public func render(_ variables: JSONValue) -> String {
+        render(variables) { $0 }
+    }
+
+    /// Renders for people to read (logs, `--dry-run`, `check-config --explain`):
+    /// as `render`, with every `{{env.…}}` value and secret file masked as `***`.
+    public func display(_ variables: JSONValue) -> String {
+        render(variables) { _ in Self.mask }
+    }
+
+    private func render(_ variables: JSONValue, secret: (String) -> String) -> String {
         var output = ""
         for part in parts {
             switch part {
             case .literal(let text):
                 output += text
+            case .secret(let text):
+                output += secret(text)
             case .expression(let path, let filters):
                 var value = variables.value(atPath: path)
                 for filter in filters { value = filter.apply(to: value) }

@@ -71,7 +71,7 @@ struct TemplateParser {
             }
             var rendered: JSONValue? = .string(value)
             for filter in filters { rendered = filter.apply(to: rendered) }
-            return .literal(rendered?.plainText ?? "")
+            return .secret(rendered?.plainText ?? "")
         }
         try check(path, offset: offset)
         return .expression(path: path, filters: filters)

@@ -6,13 +6,19 @@ import TagCore
 /// Nagle off), answering from a plan and reporting each request it received.
 /// It exits when the test releases it, or when the test process dies (its
 /// stdin closes).
-final class HTTPTestServer: Sendable {
+public final class HTTPTestServer: Sendable {
     /// One planned answer; the last one repeats.
-    struct Answer {
-        var status = 200
-        var headers: [String: String] = [:]
+    public struct Answer: Sendable {
+        public var status: Int
+        public var headers: [String: String]
         /// Seconds to wait before answering (a hanging server).
-        var delay: Double = 0
+        public var delay: Double
+
+        public init(status: Int = 200, headers: [String: String] = [:], delay: Double = 0) {
+            self.status = status
+            self.headers = headers
+            self.delay = delay
+        }
 
         var json: JSONValue {
             var headerObject = JSONObject()
@@ -22,27 +28,27 @@ final class HTTPTestServer: Sendable {
     }
 
     /// One request as the server saw it.
-    struct Request: Sendable {
-        var method: String
-        var path: String
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
         /// Lowercase names.
-        var headers: [String: String]
-        var body: String
+        public var headers: [String: String]
+        public var body: String
         /// HMAC-SHA256 of the raw body with the server's key, computed by Python's `hmac`.
-        var hmac: String
+        public var hmac: String
         /// The server's clock when the request arrived, in seconds.
-        var time: Double
+        public var time: Double
     }
 
-    let port: Int
+    public let port: Int
     private let process: ChildProcess
     private let received: Received
 
     /// The scheme of `url`: `https` when started with a certificate.
-    let scheme: String
+    public let scheme: String
 
     /// `certificate`: PEM files of a certificate and its key, for HTTPS.
-    init(_ plan: [Answer], hmacKey: String = "", certificate: (cert: String, key: String)? = nil) async throws {
+    public init(_ plan: [Answer], hmacKey: String = "", certificate: (cert: String, key: String)? = nil) async throws {
         let planText = JSONValue.array(plan.map(\.json)).serialized()
         scheme = certificate == nil ? "http" : "https"
         process = try ChildProcess(
@@ -85,13 +91,13 @@ final class HTTPTestServer: Sendable {
 
     deinit { process.terminate() }
 
-    var url: String { "\(scheme)://127.0.0.1:\(port)/hook" }
+    public var url: String { "\(scheme)://127.0.0.1:\(port)/hook" }
 
     /// The requests so far.
-    var requests: [Request] { get async { await received.requests } }
+    public var requests: [Request] { get async { await received.requests } }
 
     /// Waits (at most 20 s) until `count` requests have arrived.
-    func waitForRequests(_ count: Int) async -> [Request] {
+    public func waitForRequests(_ count: Int) async -> [Request] {
         _ = await eventually { await received.requests.count >= count }
         return await received.requests
     }

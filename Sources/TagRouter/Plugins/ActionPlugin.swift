@@ -14,6 +14,9 @@ public protocol ActionPlugin: Sendable {
     init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors)
     /// Builds one action from its validated options (defaults applied by the getters).
     func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action
+    /// What only shows across the whole config (Home Assistant discovery announcing
+    /// a topic no route publishes to), as warnings. Default: none.
+    func warnings(routes: [Route]) -> [ConfigError]
     /// Called once before the first delivery (connect here). Default: nothing.
     func start() async
     /// Called after the last delivery of this config (flush, disconnect). Default: nothing.
@@ -22,6 +25,7 @@ public protocol ActionPlugin: Sendable {
 
 extension ActionPlugin {
     public static var sectionSpec: OptionSpec? { nil }
+    public func warnings(routes: [Route]) -> [ConfigError] { [] }
     public func start() async {}
     public func stop() async {}
 }

@@ -20,7 +20,7 @@ enum CheckConfigCommand: Command {
         Options:
           --explain          for a sample event, show each route's verdict, condition by
                              condition, and what the actions would do (nothing is done)
-          --event JSON       the sample event, as printed by `tagrouter watch`
+          --event JSON       the sample event, as printed by `tagrouter watch --config FILE`
           --uri URI          a tag whose first record is this URI
           --text TEXT        a tag with this Text record (after the URI, if both)
           --uid UID          the tag's UID (default 04a224b2c35e80)

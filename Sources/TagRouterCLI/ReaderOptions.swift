@@ -10,10 +10,13 @@ struct ReaderOptions {
         """
 
     var devices: [String]
+    /// False when no `--device` was given (and `devices` is `["auto"]`).
+    var given: Bool
 
     /// Takes `--device` (repeatable when `multiple`).
     init(_ arguments: inout Arguments, multiple: Bool) throws(CLIError) {
         devices = try arguments.options("--device")
+        given = !devices.isEmpty
         if devices.isEmpty { devices = ["auto"] }
         if !multiple, devices.count > 1 { throw .usage("--device is given more than once") }
     }

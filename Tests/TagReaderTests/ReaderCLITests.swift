@@ -206,6 +206,35 @@ import TestSupport
         #expect(events[2]["dwellMs"] != nil)
     }
 
+    @Test func watchWithAConfigNamesTheReaderSoALineMatchesItsRoutes() async throws {
+        let sim = try Self.simulator()
+        defer { sim.close() }
+        let config = "/tmp/tagrouter-watch-\(getpid()).yaml"
+        try """
+            readers: [{name: front-door, device: "\(sim.connstring)", exit_delay: 0s}]
+            routes: [{name: door, match: {reader: front-door}, actions: [log]}]
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        defer { unlink(config) }
+        let watch = try RunningTool(BuiltProducts.tagrouter.path, ["watch", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        defer { watch.signal(SIGINT) }
+        try await watch.waitForStdout(lines: 1)
+        sim.place(try Type2Tag(.ntag213, uid: Self.uid, message: NDEFMessage(records: [.text("hi")]).encoded()))
+        let lines = try await watch.waitForStdout(lines: 2)
+        #expect(try JSONValue.parse(lines[1].text)["reader"] == "front-door")
+        let explained = try await Self.tagrouter(["check-config", config, "--explain", "--event", lines[1].text])
+        #expect(explained.stdout.contains("route door: MATCH"), "\(explained.stdout)")
+    }
+
+    @Test func watchNameSetsTheReadersName() async throws {
+        let sim = try Self.simulator()
+        defer { sim.close() }
+        let watch = try RunningTool(BuiltProducts.tagrouter.path, ["watch", "--device", sim.connstring, "--name", "desk"],
+                                    environment: ["LIBNFC_AUTO_SCAN": "false"])
+        defer { watch.signal(SIGINT) }
+        let connected = try await watch.waitForStdout(lines: 1)
+        #expect(try JSONValue.parse(connected[0].text)["reader"] == "desk")
+    }
+
     @Test func devicesListsTheSimulator() async throws {
         let sim = try Self.simulator()
         defer { sim.close() }

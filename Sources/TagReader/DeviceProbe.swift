@@ -19,6 +19,14 @@ public struct DeviceProbe: Sendable, Equatable {
         }
     }
 
+    /// Opens `connstring` once and closes it; `auto` is the first device libnfc lists that opens
+    /// (nil when none does).
+    public static func probe(_ connstring: String) -> DeviceProbe? {
+        guard connstring != "auto" else { return probeAll().first(where: \.opened) }
+        guard let context = NFCContext() else { return DeviceProbe(connstring: connstring, name: nil) }
+        return DeviceProbe(connstring: connstring, name: context.open(connstring).map(Self.describe))
+    }
+
     private static func describe(_ device: NFCDevice) -> String {
         let name = device.name == device.connstring ? nil : device.name
         let parts = [name, device.chip].compactMap { $0 }

@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import TagCore
 import TagReader
 
@@ -30,6 +31,22 @@ struct ReaderOptions {
         return .milliseconds(Int64(seconds * 1000))
     }
 
+    /// The connstring of `device` (`auto` resolved) after opening it once, or a
+    /// failure saying why it does not open — what `tagrouter devices` would say —
+    /// and `hint`, what else the user may do.
+    static func opening(_ device: String, hint: String? = nil) throws(CLIError) -> String {
+        if let probe = DeviceProbe.probe(device), probe.opened { return probe.connstring }
+        let what = device == "auto" ? "no reader found" : "could not open the reader '\(device)'"
+        let causes = DeviceDiagnosis().causes(failedDevices: device == "auto" ? [] : [device])
+        throw .runtime(([what] + causes.map { "- " + $0 } + (hint.map { [$0] } ?? [])).joined(separator: "\n"))
+    }
+
+    /// "Hold a tag to … (Ctrl-C to stop)…" on stderr, when a person is watching it.
+    static func promptForTag(on device: String) {
+        guard isatty(STDERR_FILENO) == 1 else { return }
+        printToStderr("Hold a tag to \(device == "auto" ? "the reader" : device) (Ctrl-C to stop)…")
+    }
+
     /// Waits for the first `tag.arrived` on one reader (a tag already lying there
     /// counts), or fails with a message saying whether the reader ever opened.
     static func firstTag(device: String, timeout: Duration) async throws(CLIError) -> TagEvent {
@@ -47,7 +64,9 @@ struct ReaderOptions {
         for await event in supervisor.events {
             switch event.kind {
             case .tagArrived: return event
-            case .readerConnected: connected = true
+            case .readerConnected:
+                connected = true
+                promptForTag(on: device)
             case .readerError, .readerDisconnected: problem = event.message
             case .tagRemoved: break
             }

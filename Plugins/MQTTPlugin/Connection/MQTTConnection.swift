@@ -22,6 +22,12 @@ public final class MQTTConnection: Sendable {
         /// Lost or never made; the error says why, the next attempt follows after backoff.
         case disconnected(MQTTError)
         case stopped
+
+        /// Lost or never made: the outage was logged once already.
+        public var isDisconnected: Bool {
+            if case .disconnected = self { return true }
+            return false
+        }
     }
 
     struct Pending {
@@ -309,7 +315,13 @@ public final class MQTTConnection: Sendable {
             return problem
         }
         if let newProblem {
-            Log.warning("mqtt disconnected", JSONObject(["broker": .string(settings.broker), "error": .string(newProblem)]))
+            let message: String
+            if case .disconnected(.unreachable) = status {
+                message = "no MQTT broker on \(settings.broker); publishing resumes when one answers"
+            } else {
+                message = "MQTT broker \(settings.broker) not connected; publishing resumes when it accepts the connection"
+            }
+            Log.warning(message, JSONObject(["broker": .string(settings.broker), "error": .string(newProblem)]))
         }
     }
 

@@ -3,9 +3,9 @@ import TagCore
 import Testing
 import TestSupport
 
-/// The embedded default's shape (log, and MQTT without spool) with no broker running:
-/// one line says so at the start, then nothing per event.
-@Suite struct NoBrokerTests {
+/// What a first run says on a machine with no broker and no reader: one line each, with the next step.
+@Suite struct FirstRunTests {
+    /// The embedded default's shape (log, and MQTT without spool) with no broker running.
     @Test func noBrokerIsSaidOnceThenEventsAreQuiet() throws {
         let scratch = Scratch()
         defer { scratch.remove() }
@@ -33,5 +33,23 @@ import TestSupport
                 "\(daemon.stderr.joined(separator: "\n"))")
         let stopped = try #require(log.last { $0["msg"] == "stopped" })
         #expect(stopped["actions"]?["everything.1.mqtt"]?["failed"] == 3, "the deliveries were tried and counted, only not logged one by one")
+    }
+
+    @Test func noReaderIsSaidOnceWithTheNextSteps() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("tagrouter.yaml", """
+            readers: [{name: door, device: "pn532_uart:\(scratch.path)/no-such-reader"}]
+            state_dir: \(scratch.path)/state
+            routes: [{actions: [log]}]
+            """)
+        let daemon = try Daemon(["run", "--config", file, "--log-format", "human"], directory: scratch.path)
+        defer { daemon.stop() }
+        let line = try daemon.stderr(containing: "not found; waiting for it")
+        #expect(line.hasPrefix("WARNING reader 'pn532_uart:\(scratch.path)/no-such-reader' not found; waiting for it "
+            + "(`tagrouter devices` says why; `tagrouter simulate` runs a simulated reader to try tagrouter without one)"))
+        daemon.signal(SIGTERM)
+        #expect(try daemon.exitStatus() == 0)
+        #expect(daemon.stderr.filter { $0.contains("not found; waiting for it") }.count == 1)
     }
 }

@@ -65,6 +65,8 @@ struct MQTTAction: Action {
             try await connection.publish(message, hold: hold)
         } catch .invalidMessage(let topic, let reason) {
             throw .permanent(MQTTError.invalidMessage(topic: topic, reason: reason).description)
+        } catch .notDelivered(let topic, let waited, let lastProblem) where connection.status.isDown {
+            throw .targetDown(MQTTError.notDelivered(topic: topic, waited: waited, lastProblem: lastProblem).description)
         } catch {
             throw .retryable(error.description)
         }

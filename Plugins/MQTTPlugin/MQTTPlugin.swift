@@ -26,6 +26,26 @@ public struct MQTTPlugin: ActionPlugin {
         try MQTTAction(options, connection: connection, baseTopic: section.baseTopic, hold: section.hold)
     }
 
+    /// With discovery on: a warning when no route publishes a reader's scans to the
+    /// topic its tag scanner announces (Home Assistant would never see a scan).
+    public func warnings(routes: [Route]) -> [ConfigError] {
+        guard let discovery = section.discovery, let mark = section.discoveryMark else { return [] }
+        let unpublished = readers.filter { reader in
+            let announced = discovery.eventTopic(reader: reader, kind: .tagArrived)
+            let delivery = Delivery(event: TagEvent(kind: .tagArrived, reader: reader), route: "")
+            return !routes.contains { route in
+                route.actions.contains { ($0.action as? MQTTAction)?.message(for: delivery)?.topic == announced }
+            }
+        }
+        guard !unpublished.isEmpty else { return [] }
+        let topics = unpublished.map { discovery.eventTopic(reader: $0, kind: .tagArrived) }.joined(separator: ", ")
+        return [ConfigError(
+            mark: mark, path: "mqtt.home_assistant.discovery",
+            message: "Home Assistant listens for scans on \(topics), but no route publishes there; add the route "
+                + "`- {name: home-assistant, match: {event: [tag.arrived, tag.removed]}, actions: [mqtt]}`",
+            isWarning: true)]
+    }
+
     /// Keeps the connection (not under `--dry-run`) until cancelled, then says
     /// `offline` and disconnects; with discovery on, answers HA's birth message.
     public func run() async {

@@ -12,6 +12,8 @@ struct MQTTSection: Sendable {
     var hold: Duration
     /// Home Assistant discovery, when enabled.
     var discovery: HomeAssistantDiscovery?
+    /// Where `home_assistant.discovery` is written, for warnings about it.
+    var discoveryMark: SourceMark?
 
     static let tlsSpec = OptionSpec("TLS towards the broker (present: on)", [
         Option("ca_file", .string, "PEM file of the CA that signed the broker's certificate; default: the system's CA store"),
@@ -72,6 +74,7 @@ struct MQTTSection: Sendable {
         let availabilityTopic = availability.isEmpty ? nil : availability
         let homeAssistant = value?.section("home_assistant")
         if homeAssistant?.bool("discovery") == true {
+            discoveryMark = homeAssistant?.child("discovery")?.mark
             discovery = HomeAssistantDiscovery(
                 prefix: homeAssistant?.string("prefix") ?? "homeassistant", nodeID: nodeID, baseTopic: baseTopic,
                 availabilityTopic: availabilityTopic, softwareVersion: tagrouterVersion)

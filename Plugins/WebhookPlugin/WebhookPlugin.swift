@@ -27,6 +27,7 @@ public struct WebhookPlugin: ActionPlugin {
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
         guard let url = options.template("url") else { throw options.error("url", "give the URL to send to") }
+        if let problem = WebhookURLShape.problem(url) { throw options.error("url", problem) }
         if case .failure(let unavailable) = Curl.shared { throw options.error(nil, unavailable.description) }
         var errors = ConfigErrors()
         var headers = options.entries("headers").compactMap { entry in entry.value.templateValue.map { (entry.key, $0) } }

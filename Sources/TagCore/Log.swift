@@ -56,7 +56,8 @@ public enum Log {
         write(.error, message, fields)
     }
 
-    private static func write(_ level: Level, _ message: String, _ fields: JSONObject) {
+    /// Logs at a level chosen at run time (`debug` … `error`).
+    public static func write(_ level: Level, _ message: String, _ fields: JSONObject) {
         let current = settings.withLock { $0 }
         guard level >= current.level else { return }
         let line: String

@@ -22,12 +22,25 @@ public struct DeviceProbe: Sendable, Equatable {
         guard let context = NFCContext() else { return [] }
         var connstrings = context.listDevices()
         for connstring in extra where !connstrings.contains(connstring) { connstrings.append(connstring) }
-        return connstrings.map { connstring in
-            switch context.open(connstring) {
-            case .success(let device): DeviceProbe(connstring: connstring, name: describe(device))
-            case .failure(.busy(let holder)): DeviceProbe(connstring: connstring, busy: holder.description)
-            case .failure(.notOpened): DeviceProbe(connstring: connstring)
-            }
+        return connstrings.map { probe($0, in: context) }
+    }
+
+    /// Opens `connstring` once and closes it; `auto` is the first device libnfc lists
+    /// that opens, else one another process holds (nil when there is neither).
+    public static func probe(_ connstring: String) -> DeviceProbe? {
+        guard connstring != "auto" else {
+            let all = probeAll()
+            return all.first(where: \.opened) ?? all.first { $0.busy != nil }
+        }
+        guard let context = NFCContext() else { return DeviceProbe(connstring: connstring) }
+        return probe(connstring, in: context)
+    }
+
+    private static func probe(_ connstring: String, in context: NFCContext) -> DeviceProbe {
+        switch context.open(connstring) {
+        case .success(let device): DeviceProbe(connstring: connstring, name: describe(device))
+        case .failure(.busy(let holder)): DeviceProbe(connstring: connstring, busy: holder.description)
+        case .failure(.notOpened): DeviceProbe(connstring: connstring)
         }
     }
 

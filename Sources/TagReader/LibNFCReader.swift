@@ -72,6 +72,13 @@ final class LibNFCReader: Sendable {
 
     // MARK: - Supervision
 
+    /// Said once when the device does not open: what is waited for, and the next steps.
+    static func notFound(_ device: String) -> String {
+        let what = device == "auto" ? "no reader found" : "reader '\(device)' not found"
+        return what + "; waiting for it (`tagrouter devices` says why; "
+            + "`tagrouter simulate` runs a simulated reader to try tagrouter without one)"
+    }
+
     private func run() {
         var backoff = Backoff.readerReopen
         var reportedMissing = false
@@ -89,7 +96,7 @@ final class LibNFCReader: Sendable {
                 device = opened
             case .failure(.notOpened):
                 if !reportedMissing {
-                    Log.warning("reader not found; waiting for it", JSONObject(["reader": .string(config.name), "device": .string(config.device)]))
+                    Log.warning(Self.notFound(config.device), JSONObject(["reader": .string(config.name), "device": .string(config.device)]))
                     reportedMissing = true
                 }
                 pause(backoff.next())

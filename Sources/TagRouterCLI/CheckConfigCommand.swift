@@ -12,12 +12,15 @@ enum CheckConfigCommand: Command {
 
         Prints every problem as file:line:column: key: message (exit 65), or a
         summary of readers, routes and actions (exit 0). Without FILE it checks
-        the file `run` would use.
+        the file `run` would use. Warnings (file:line:column: warning: …) do not
+        change the exit status: a secret not provided yet (a `*_file` that cannot
+        be read, an unset {{env.NAME}}, which `run` needs), no routes, Home
+        Assistant discovery with no route publishing what it announces.
 
         Options:
           --explain          for a sample event, show each route's verdict, condition by
                              condition, and what the actions would do (nothing is done)
-          --event JSON       the sample event, as printed by `tagrouter watch`
+          --event JSON       the sample event, as printed by `tagrouter watch --config FILE`
           --uri URI          a tag whose first record is this URI
           --text TEXT        a tag with this Text record (after the URI, if both)
           --uid UID          the tag's UID (default 04a224b2c35e80)
@@ -43,7 +46,7 @@ enum CheckConfigCommand: Command {
         if !explain && sample.given { throw .usage("--event, --uri, --text, --uid, --reader, --tag-type and --kind go with --explain") }
 
         let file = try RunConfigFile(explicit: files.first)
-        let config = try file.loadOrExit(ConfigLoader(registry: builtinPlugins, dryRun: true))
+        let config = try file.loadOrExit(ConfigLoader(registry: builtinPlugins, dryRun: true, missingSecretsAreWarnings: true))
         if explain {
             let event = try sample.event(defaultReader: config.readers.first?.name ?? "reader")
             print(explanation(Router(config: config, dryRun: true).explain(event), event: event))

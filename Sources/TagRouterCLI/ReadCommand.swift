@@ -3,21 +3,25 @@ enum ReadCommand: Command {
     static let name = "read"
     static let summary = "read the tag on a reader and print its event JSON"
     static let usage = """
-        Usage: tagrouter read [--device CONNSTRING] [--if-busy exit|wait] [--timeout SECONDS]
+        Usage: tagrouter read [--device CONNSTRING] [--if-busy exit|wait] [--timeout SECONDS] [--wait]
 
         Reads the tag lying on the reader, or waits for one, prints its tag.arrived
-        event as one line of JSON and exits. Exit status 1 when no tag arrives in time.
+        event as one line of JSON and exits. Exit status 1 when no tag arrives in time,
+        or at once when the reader cannot be opened (with the reason).
 
         \(ReaderOptions.usage)
           --timeout SECONDS     how long to wait for a tag (default 30)
+          --wait                wait (up to the timeout) for a reader that cannot be opened yet
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: false)
         let timeout = try ReaderOptions.seconds(try arguments.option("--timeout"), option: "--timeout", default: .seconds(30))
+        let wait = arguments.flag("--wait")
         try arguments.finish()
-        let event = try await ReaderOptions.firstTag(device: reader.devices[0], timeout: timeout, ifBusy: reader.ifBusy)
+        let device = wait || reader.ifBusy == .wait ? reader.devices[0] : try ReaderOptions.opening(reader.devices[0], hint: "(--wait waits for the reader to appear)")
+        let event = try await ReaderOptions.firstTag(device: device, timeout: timeout, ifBusy: reader.ifBusy)
         print(event.json.serialized())
     }
 }

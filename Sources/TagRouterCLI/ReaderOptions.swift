@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import TagCore
 import TagReader
 
@@ -13,10 +14,13 @@ struct ReaderOptions {
 
     var devices: [String]
     var ifBusy: ReaderConfig.BusyPolicy
+    /// False when no `--device` was given (and `devices` is `["auto"]`).
+    var given: Bool
 
     /// Takes `--device` (repeatable when `multiple`) and `--if-busy`.
     init(_ arguments: inout Arguments, multiple: Bool) throws(CLIError) {
         devices = try arguments.options("--device")
+        given = !devices.isEmpty
         if devices.isEmpty { devices = ["auto"] }
         if !multiple, devices.count > 1 { throw .usage("--device is given more than once") }
         let policy = try arguments.option("--if-busy") ?? ReaderConfig.BusyPolicy.exit.rawValue
@@ -31,6 +35,24 @@ struct ReaderOptions {
             throw .usage("\(option) takes a number of seconds, not '\(text)'")
         }
         return .milliseconds(Int64(seconds * 1000))
+    }
+
+    /// The connstring of `device` (`auto` resolved) after opening it once, or a
+    /// failure saying why it does not open — what `tagrouter devices` would say —
+    /// and `hint`, what else the user may do.
+    static func opening(_ device: String, hint: String? = nil) throws(CLIError) -> String {
+        let probe = DeviceProbe.probe(device)
+        if let probe, probe.opened { return probe.connstring }
+        if let busy = probe?.busy { throw .runtime(busy) }
+        let what = device == "auto" ? "no reader found" : "could not open the reader '\(device)'"
+        let causes = DeviceDiagnosis().causes(failedDevices: device == "auto" ? [] : [device])
+        throw .runtime(([what] + causes.map { "- " + $0 } + (hint.map { [$0] } ?? [])).joined(separator: "\n"))
+    }
+
+    /// "Hold a tag to … (Ctrl-C to stop)…" on stderr, when a person is watching it.
+    static func promptForTag(on device: String) {
+        guard isatty(STDERR_FILENO) == 1 else { return }
+        printToStderr("Hold a tag to \(device == "auto" ? "the reader" : device) (Ctrl-C to stop)…")
     }
 
     /// Waits for the first `tag.arrived` on one reader (a tag already lying there
@@ -50,7 +72,9 @@ struct ReaderOptions {
         for await event in supervisor.events {
             switch event.kind {
             case .tagArrived: return event
-            case .readerConnected: connected = true
+            case .readerConnected:
+                connected = true
+                promptForTag(on: device)
             case .readerError, .readerDisconnected: problem = event.message
             case .tagRemoved: break
             }

@@ -32,10 +32,13 @@ struct RunConfigFile {
         return try loader.load(text: String(decoding: PackageResources.tagrouter_yaml, as: UTF8.self), file: Self.embeddedName)
     }
 
-    /// Loads or fails with every problem on stderr and the exit status for bad data.
+    /// Loads or fails with every problem on stderr and the exit status for bad data;
+    /// warnings go to stderr either way.
     func loadOrExit(_ loader: ConfigLoader) throws(CLIError) -> RouterConfig {
         do {
-            return try load(loader)
+            let config = try load(loader)
+            for warning in config.warnings { printToStderr(warning.description) }
+            return config
         } catch {
             for problem in error.sorted { printToStderr(problem.description) }
             throw .data("\(name): the config has \(error.countPhrase)")

@@ -1,19 +1,26 @@
 import TagCore
 import TagReader
+import TagRouter
 
 /// `tagrouter watch`: print every reader and tag event as JSON lines
 enum WatchCommand: Command {
     static let name = "watch"
     static let summary = "print every reader and tag event as JSON lines"
     static let usage = """
-        Usage: tagrouter watch [--device CONNSTRING …] [--if-busy exit|wait] [--exit-delay S] [--cooldown S]
+        Usage: tagrouter watch [--device CONNSTRING [--name NAME] …] [--config FILE] [--if-busy exit|wait] [--exit-delay S] [--cooldown S]
                                [--ignore-on-connect] [--polling auto-poll|list-passive]
 
         Prints every event of the readers (reader.connected, tag.arrived, tag.removed,
         reader.disconnected, reader.error) as one JSON object per line until interrupted.
+        A line can be pasted into `tagrouter check-config --explain --event '…'`; for its
+        `reader` to match your routes' `reader:` conditions, watch with --config (the
+        readers and names of that file) or name the reader with --name.
 
         \(ReaderOptions.usage)
                                 (repeat it to watch several readers)
+          --name NAME           the reader's name in the events (default: its connstring);
+                                one per --device, in the same order
+          --config FILE         watch the readers of this config, with their names and settings
           --exit-delay S        a tag missing this long is removed (default 0.5)
           --cooldown S          the same tag returning within this is not reported (default 0)
           --ignore-on-connect   tags already lying on a reader when it connects do not fire
@@ -23,18 +30,36 @@ enum WatchCommand: Command {
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: true)
-        let exitDelay = try ReaderOptions.seconds(try arguments.option("--exit-delay"), option: "--exit-delay", default: .milliseconds(500))
-        let cooldown = try ReaderOptions.seconds(try arguments.option("--cooldown"), option: "--cooldown", default: .zero)
+        let names = try arguments.options("--name")
+        let configFile = try arguments.option("--config", "-c")
+        let exitDelay = try arguments.option("--exit-delay")
+        let cooldown = try arguments.option("--cooldown")
         let ignoreOnConnect = arguments.flag("--ignore-on-connect")
-        let pollingName = try arguments.option("--polling") ?? ReaderConfig.Polling.autoPoll.rawValue
-        guard let polling = ReaderConfig.Polling(rawValue: pollingName) else {
-            throw .usage("--polling takes auto-poll or list-passive, not '\(pollingName)'")
+        let pollingName = try arguments.option("--polling")
+        let polling = try pollingName.map { name throws(CLIError) in
+            guard let polling = ReaderConfig.Polling(rawValue: name) else { throw .usage("--polling takes auto-poll or list-passive, not '\(name)'") }
+            return polling
         }
         try arguments.finish()
-        let configs = reader.devices.map { device in
-            ReaderConfig(
-                name: device, device: device, cooldown: cooldown, exitDelay: exitDelay,
-                ignoreOnConnect: ignoreOnConnect, polling: polling, ifBusy: reader.ifBusy)
+
+        var configs: [ReaderConfig]
+        if let configFile {
+            guard !reader.given, names.isEmpty else { throw .usage("--config watches the readers of the file; leave out --device and --name") }
+            let file = try RunConfigFile(explicit: configFile)
+            configs = try file.loadOrExit(ConfigLoader(registry: builtinPlugins, dryRun: true, missingSecretsAreWarnings: true)).readers
+        } else {
+            guard names.isEmpty || names.count == reader.devices.count else {
+                throw .usage("give one --name per --device (\(reader.devices.count) devices, \(names.count) names)")
+            }
+            configs = zip(reader.devices, names.isEmpty ? reader.devices : names).map { device, name in
+                ReaderConfig(name: name, device: device, cooldown: .zero, ifBusy: reader.ifBusy)
+            }
+        }
+        for index in configs.indices {
+            if let exitDelay { configs[index].exitDelay = try ReaderOptions.seconds(exitDelay, option: "--exit-delay", default: .zero) }
+            if let cooldown { configs[index].cooldown = try ReaderOptions.seconds(cooldown, option: "--cooldown", default: .zero) }
+            if ignoreOnConnect { configs[index].ignoreOnConnect = true }
+            if let polling { configs[index].polling = polling }
         }
         let supervisor = ReaderSupervisor(readers: configs)
         var lastError: String?

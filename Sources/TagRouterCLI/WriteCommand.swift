@@ -14,7 +14,8 @@ enum WriteCommand: Command {
 
         Writes an NDEF message to the tag on the reader (or the next one to arrive),
         then reads it back to verify. Refuses, before writing anything, a message that
-        does not fit and a read-only tag.
+        does not fit and a read-only tag. A reader that cannot be opened fails at once,
+        with the reason.
 
         Records (repeatable; the message holds them in command-line order, as `encode`):
           --uri URI                       a URI record
@@ -59,7 +60,9 @@ enum WriteCommand: Command {
         }
         let outcome: WriteOutcome
         do {
-            outcome = try await TagAccess.withTag(device: reader.devices[0], timeout: timeout, ifBusy: reader.ifBusy) { tag, driver in
+            let device = reader.ifBusy == .wait ? reader.devices[0] : try ReaderOptions.opening(reader.devices[0])
+            ReaderOptions.promptForTag(on: device)
+            outcome = try await TagAccess.withTag(device: device, timeout: timeout, ifBusy: reader.ifBusy) { tag, driver in
                 try WriteOutcome.write(records, to: tag, with: driver, append: append, lock: lock)
             }
         } catch let error as TagDriverError {

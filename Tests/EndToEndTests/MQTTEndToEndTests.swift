@@ -99,7 +99,7 @@ struct MQTTEndToEndTests {
         try await subscriber.waitFor("online") { $0.topic == "tagrouter/e2e/status" && $0.text == "online" }
 
         await broker.stop()
-        try await daemon.waitForStderr(containing: "mqtt disconnected")
+        try await daemon.waitForStderr(containing: "publishing resumes when")
         var logged = 0
         for uid in ["04000000000001", "04000000000002"] {
             try await setup.request(#"{"op":"place","type":"ntag213","uid":"\#(uid)","records":[{"text":"\#(uid)"}]}"#)

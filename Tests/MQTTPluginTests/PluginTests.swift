@@ -61,7 +61,7 @@ struct PluginTests {
         ], "the gone reader's config is no longer retained")
     }
 
-    @Test func aBrokerThatStaysDownIsARetryableFailure() async throws {
+    @Test func aBrokerThatStaysDownIsATargetKnownDown() async throws {
         let port = try MosquittoBroker.freePort()
         let plugin = try Self.plugin("{host: 127.0.0.1, port: \(port), hold: 200ms, reconnect_delay: 50ms}")
         let action = try Self.action(plugin)
@@ -70,8 +70,8 @@ struct PluginTests {
                 try await action.perform(Self.tap("front-door"))
                 Issue.record("delivered with no broker")
             } catch {
-                guard case .retryable(let reason, _)? = error as? ActionError else {
-                    Issue.record("expected a retryable failure, got \(error)")
+                guard case .targetDown(let reason)? = error as? ActionError else {
+                    Issue.record("expected a target-down failure (retried, already reported), got \(error)")
                     return
                 }
                 #expect(reason.contains("not acknowledged within"))

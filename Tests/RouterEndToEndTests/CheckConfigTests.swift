@@ -41,6 +41,83 @@ import Testing
         ])
     }
 
+    @Test func webhookURLsWhoseLiteralPartIsWrongAreErrorsAtTheirLine() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("c.yaml", """
+            routes:
+              - actions:
+                  - webhook: "ftp://x"
+                  - webhook: "not a url"
+                  - webhook: "https:///hook"
+                  - webhook: "http://example.com/a b"
+                  - webhook: "{{uri}}"
+                  - webhook: "https://{{reader}}.local/hook"
+            """)
+        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        defer { daemon.stop() }
+        #expect(try daemon.exitStatus() == 65)
+        #expect(daemon.stderr == [
+            "\(file):3:18: routes[0].actions[0].webhook.url: the scheme 'ftp' is not supported; webhooks go to http:// or https:// URLs",
+            "\(file):4:18: routes[0].actions[1].webhook.url: expected an http:// or https:// URL, got 'not a url'",
+            "\(file):5:18: routes[0].actions[2].webhook.url: the URL has no host: expected https://HOST/…",
+            "\(file):6:18: routes[0].actions[3].webhook.url: a URL cannot contain spaces or line breaks (write %20 for a space)",
+            "error: \(file): the config has 4 problems",
+        ])
+    }
+
+    @Test func aTabInTheIndentationIsNamed() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("c.yaml", "routes:\n  - name: x\n\t  actions: [log]\n")
+        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        defer { daemon.stop() }
+        #expect(try daemon.exitStatus() == 65)
+        #expect(daemon.stderr.first == "\(file):3:1: tabs cannot indent YAML; use spaces")
+    }
+
+    @Test func anEmptyFileWarnsThatThereAreNoRoutes() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("c.yaml", "")
+        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        defer { daemon.stop() }
+        #expect(try daemon.exitStatus() == 0)
+        #expect(daemon.stderr == ["\(file):1:1: warning: no routes: events are read but nothing is done with them; add a `routes:` list (config/examples has some)"])
+        #expect(daemon.stdout.first == "\(file): OK")
+    }
+
+    @Test func discoveryWithNoRoutePublishingWhatItAnnouncesWarnsAndNamesTheRoute() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let unpublished = try scratch.write("c.yaml", """
+            readers: [{name: door, device: auto}]
+            mqtt:
+              home_assistant: {discovery: true}
+            routes:
+              - actions: [{mqtt: {topic: "elsewhere/{{reader}}"}}]
+            """)
+        let warned = try Daemon(["check-config", unpublished], directory: scratch.path)
+        defer { warned.stop() }
+        #expect(try warned.exitStatus() == 0)
+        #expect(warned.stderr == [
+            "\(unpublished):3:31: warning: mqtt.home_assistant.discovery: Home Assistant listens for scans on tagrouter/door/tag.arrived, "
+                + "but no route publishes there; add the route `- {name: home-assistant, match: {event: [tag.arrived, tag.removed]}, actions: [mqtt]}`",
+        ])
+
+        let published = try scratch.write("d.yaml", """
+            readers: [{name: door, device: auto}]
+            mqtt:
+              home_assistant: {discovery: true}
+            routes:
+              - {name: home-assistant, match: {event: [tag.arrived, tag.removed]}, actions: [mqtt]}
+            """)
+        let quiet = try Daemon(["check-config", published], directory: scratch.path)
+        defer { quiet.stop() }
+        #expect(try quiet.exitStatus() == 0)
+        #expect(quiet.stderr.isEmpty)
+    }
+
     @Test func explainShowsWhyEachRouteDidOrDidNotFire() throws {
         let scratch = Scratch()
         defer { scratch.remove() }

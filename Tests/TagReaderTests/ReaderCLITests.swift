@@ -39,6 +39,7 @@ import TestSupport
         #expect(event.value(atPath: "tag.uid") == "04a224b2c35e80")
         #expect(event.value(atPath: "tag.type") == "ntag215")
         #expect(event["uri"] == "https://example.com/a")
+        #expect(!run.stderr.contains("Hold a tag"), "the prompt is for a terminal, not a pipe")
     }
 
     @Test func readWaitsForATag() async throws {
@@ -62,10 +63,32 @@ import TestSupport
         #expect(run.stderr.contains("error: no tag arrived on '\(sim.connstring)' within 0.5 s"))
     }
 
-    @Test func readSaysWhenTheReaderDoesNotOpen() async throws {
-        let run = try await Self.tagrouter(["read", "--device", "pn532_uart:/nonexistent/pn532", "--timeout", "0.5"])
+    @Test func readFailsAtOnceWithTheReasonWhenTheReaderDoesNotOpen() async throws {
+        let started = ContinuousClock.now
+        let run = try await Self.tagrouter(["read", "--device", "pn532_uart:/nonexistent/pn532", "--timeout", "20"])
+        #expect(ContinuousClock.now - started < .seconds(10), "read waited for the timeout")
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("""
+            error: could not open the reader 'pn532_uart:/nonexistent/pn532'
+            - /nonexistent/pn532 does not exist: is the reader plugged in (or the simulator running)?
+            """))
+        #expect(run.stderr.hasSuffix("(--wait waits for the reader to appear)\n"))
+    }
+
+    @Test func readWithWaitWaitsForTheReaderUntilTheTimeout() async throws {
+        let run = try await Self.tagrouter(["read", "--device", "pn532_uart:/nonexistent/pn532", "--timeout", "0.5", "--wait"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("error: could not open the reader 'pn532_uart:/nonexistent/pn532'; `tagrouter devices` says why"))
+    }
+
+    @Test func onATerminalReadAsksForATag() async throws {
+        let sim = try Self.simulator(with: [.uri("https://example.com/a")])
+        defer { sim.close() }
+        let command = "\(BuiltProducts.tagrouter.path) read --device \(sim.connstring) --timeout 10"
+        let run = try await ToolRun("/usr/bin/script", ["-qec", command, "/dev/null"], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(run.stdout.contains("Hold a tag to \(sim.connstring) (Ctrl-C to stop)…"))
+        #expect(run.stdout.contains("\"uri\":\"https://example.com/a\""))
     }
 
     @Test func writeStoresTheRecordsInOrderAndVerifies() async throws {
@@ -204,6 +227,35 @@ import TestSupport
         let events = try await watch.waitForStdout(lines: 3).map { try JSONValue.parse($0.text) }
         #expect(events.map { $0["event"]?.stringValue } == ["reader.connected", "tag.arrived", "tag.removed"])
         #expect(events[2]["dwellMs"] != nil)
+    }
+
+    @Test func watchWithAConfigNamesTheReaderSoALineMatchesItsRoutes() async throws {
+        let sim = try Self.simulator()
+        defer { sim.close() }
+        let config = "/tmp/tagrouter-watch-\(getpid()).yaml"
+        try """
+            readers: [{name: front-door, device: "\(sim.connstring)", exit_delay: 0s}]
+            routes: [{name: door, match: {reader: front-door}, actions: [log]}]
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        defer { unlink(config) }
+        let watch = try RunningTool(BuiltProducts.tagrouter.path, ["watch", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        defer { watch.signal(SIGINT) }
+        try await watch.waitForStdout(lines: 1)
+        sim.place(try Type2Tag(.ntag213, uid: Self.uid, message: NDEFMessage(records: [.text("hi")]).encoded()))
+        let lines = try await watch.waitForStdout(lines: 2)
+        #expect(try JSONValue.parse(lines[1].text)["reader"] == "front-door")
+        let explained = try await Self.tagrouter(["check-config", config, "--explain", "--event", lines[1].text])
+        #expect(explained.stdout.contains("route door: MATCH"), "\(explained.stdout)")
+    }
+
+    @Test func watchNameSetsTheReadersName() async throws {
+        let sim = try Self.simulator()
+        defer { sim.close() }
+        let watch = try RunningTool(BuiltProducts.tagrouter.path, ["watch", "--device", sim.connstring, "--name", "desk"],
+                                    environment: ["LIBNFC_AUTO_SCAN": "false"])
+        defer { watch.signal(SIGINT) }
+        let connected = try await watch.waitForStdout(lines: 1)
+        #expect(try JSONValue.parse(connected[0].text)["reader"] == "desk")
     }
 
     @Test func devicesListsTheSimulator() async throws {

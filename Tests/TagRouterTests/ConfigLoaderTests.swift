@@ -109,7 +109,25 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
         #expect(problems("probe: { broker: \"{{env.NOPE}}\" }") == [
             "t.yaml:1:19: probe.broker: template: environment variable 'NOPE' is not set (add | default: \"…\" to allow that)"
         ])
-        #expect(problems("probe: { password_file: /nonexistent/x }") == ["t.yaml:1:25: probe.password_file: cannot read the file '/nonexistent/x'"])
+        #expect(problems("probe: { password_file: /nonexistent/x }") == [
+            "t.yaml:1:25: probe.password_file: cannot read '/nonexistent/x': there is no such file; create it with the secret alone in it (mode 600, owned by the user tagrouter runs as)"
+        ])
+        #expect(problems("probe: { password_file: /tmp }") == ["t.yaml:1:25: probe.password_file: '/tmp' is a directory; name the file that holds the secret"])
+    }
+
+    @Test func forCheckConfigAMissingSecretIsAWarningAndAPlaceholder() throws {
+        let loader = ConfigLoader(registry: PluginRegistry([LogPlugin.self, ProbePlugin.self]), environment: [:], missingSecretsAreWarnings: true)
+        let config = try loader.load(text: """
+            probe: { broker: "mqtt://{{env.BROKER}}/x", password_file: /nonexistent/x }
+            routes: [{actions: [log]}]
+            """, file: "t.yaml", directory: "/tmp")
+        let probe = try #require(config.plugins.compactMap { $0 as? ProbePlugin }.first)
+        #expect(probe.broker == "mqtt://${BROKER}/x")
+        #expect(probe.password == "<the contents of /nonexistent/x>")
+        #expect(config.warnings.map(\.description) == [
+            "t.yaml:1:18: warning: probe.broker: environment variable 'BROKER' is not set; `run` refuses to start until it is (export BROKER=…)",
+            "t.yaml:1:60: warning: probe.password_file: cannot read '/nonexistent/x': there is no such file; create it with the secret alone in it (mode 600, owned by the user tagrouter runs as); `run` refuses to start until it can",
+        ])
     }
 
     @Test(arguments: [

@@ -22,6 +22,11 @@ public final class MQTTConnection: Service {
         /// Lost or never made; the error says why, the next attempt follows after backoff.
         case disconnected(MQTTError)
         case stopped
+
+        /// Not connected — never yet, lost, or between reconnect attempts: the
+        /// connection reports the outage itself, once, so a message it could not
+        /// deliver meanwhile needs no log line of its own.
+        public var isDown: Bool { self != .connected }
     }
 
     struct Pending {
@@ -317,7 +322,13 @@ public final class MQTTConnection: Service {
             return problem
         }
         if let newProblem {
-            Log.warning("mqtt disconnected", JSONObject(["broker": .string(settings.broker), "error": .string(newProblem)]))
+            let message: String
+            if case .disconnected(.unreachable) = status {
+                message = "no MQTT broker on \(settings.broker); publishing resumes when one answers"
+            } else {
+                message = "MQTT broker \(settings.broker) not connected; publishing resumes when it accepts the connection"
+            }
+            Log.warning(message, JSONObject(["broker": .string(settings.broker), "error": .string(newProblem)]))
         }
     }
 

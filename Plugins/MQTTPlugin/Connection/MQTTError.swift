@@ -32,7 +32,7 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidSettings(let message):
             return "MQTT settings rejected: \(message)"
         case .notDelivered(let topic, let waited, let lastProblem):
-            return "MQTT message to \(topic) not acknowledged within \(waited) (\(lastProblem)); handed back for retry"
+            return "MQTT message to \(topic) not acknowledged within \(waited) (\(lastProblem))"
         case .invalidMessage(let topic, let reason):
             return "cannot publish to '\(topic)': \(reason); check the action's topic template"
         case .cancelled(let topic):

@@ -12,11 +12,16 @@ public struct ConfigLoader: Sendable {
     /// Overrides the file's `state_dir` (`run --state-dir`).
     public let stateDirectory: String?
 
-    public init(registry: PluginRegistry, environment: [String: String] = ProcessInfo.processInfo.environment, dryRun: Bool = false, stateDirectory: String? = nil) {
+    /// `check-config`: a secret not provided yet is a warning (see `ConfigContext.missingSecretsAreWarnings`).
+    public let missingSecretsAreWarnings: Bool
+
+    public init(registry: PluginRegistry, environment: [String: String] = ProcessInfo.processInfo.environment, dryRun: Bool = false,
+                stateDirectory: String? = nil, missingSecretsAreWarnings: Bool = false) {
         self.registry = registry
         self.environment = environment
         self.dryRun = dryRun
         self.stateDirectory = stateDirectory
+        self.missingSecretsAreWarnings = missingSecretsAreWarnings
     }
 
     /// The top-level keys: the fixed ones, then one section per plugin that has one.
@@ -45,7 +50,7 @@ public struct ConfigLoader: Sendable {
 
     /// Loads config text; `file` names it in messages.
     public func load(text: String, file: String, directory: String = FileManager.default.currentDirectoryPath) throws(ConfigErrors) -> RouterConfig {
-        let context = ConfigContext(environment: environment, directory: directory)
+        let context = ConfigContext(environment: environment, directory: directory, missingSecretsAreWarnings: missingSecretsAreWarnings)
         let root = try YAMLParser.parse(text, file: file)
         var errors = ConfigErrors()
         let top = OptionValidator(context: context).validate(root, as: .section(spec), path: "", errors: &errors)
@@ -63,11 +68,19 @@ public struct ConfigLoader: Sendable {
             names[name] = names[name] ?? route.mark
             if let compiled = compile(route, name: name, plugins: plugins, &errors) { routes.append(compiled) }
         }
+        if routes.isEmpty, errors.isEmpty {
+            errors.append(ConfigError(
+                mark: top.mark, path: "", message: "no routes: events are read but nothing is done with them; add a `routes:` list (config/examples has some)",
+                isWarning: true))
+        }
         if !errors.isEmpty { throw errors }
-        return RouterConfig(
+        var config = RouterConfig(
             file: file, readers: readers, stateDirectory: pluginContext.stateDirectory,
             shutdownTimeout: top.duration("shutdown_timeout") ?? .seconds(5), eventBuffer: top.int("event_buffer") ?? 1000,
             plugins: plugins.map(\.value), routes: routes)
+        for warning in plugins.flatMap({ $0.value.warnings(routes: routes) }) { errors.append(warning) }
+        config.warnings = errors.sorted
+        return config
     }
 
     private func stateDirectory(_ top: ConfigValue) -> String {
@@ -135,10 +148,8 @@ public struct ConfigLoader: Sendable {
             var problems = ConfigErrors()
             let spec = pluginType.actionSpec.adding(DeliveryPolicy.options)
             let options = OptionValidator(context: route.context).validate(optionsNode, as: .section(spec), path: "\(path).\(pluginName)", errors: &problems)
-            guard problems.isEmpty else {
-                errors.append(contentsOf: problems)
-                continue
-            }
+            errors.append(contentsOf: problems)
+            guard problems.isEmpty else { continue }
             guard let plugin = plugins.first(where: { $0.key == pluginName })?.value else { continue }
             do {
                 let action = try plugin.makeAction(options, route: name)

@@ -95,17 +95,21 @@ public struct ConfigValue: Sendable {
     public var intValue: Int? { node.scalar.flatMap { Int($0) } }
     public var boolValue: Bool? { node.scalar.flatMap(OptionValidator.bool) }
     public var durationValue: Duration? { node.scalar.flatMap { Duration(configText: $0) } }
-    public var templateValue: Template? { stringValue.flatMap { try? Template($0, environment: context.environment) } }
+    public var templateValue: Template? { stringValue.flatMap { try? context.template($0) } }
     public var stringList: [String]? {
         if let elements = node.elements { return elements.compactMap(\.scalar) }
         return stringValue.map { [$0] }
     }
     public var templateList: [Template]? {
-        stringList?.compactMap { try? Template($0, environment: context.environment) }
+        stringList?.compactMap { try? context.template($0) }
     }
-    /// The trimmed contents of the file this value names (a `*_file` option).
+    /// The trimmed contents of the file this value names (a `*_file` option);
+    /// for `check-config`, a placeholder when the file is not there yet (the validator warned).
     public var fileContents: String? {
-        guard let path = stringValue, let data = FileManager.default.contents(atPath: context.resolve(path)) else { return nil }
+        guard let path = stringValue else { return nil }
+        guard let data = FileManager.default.contents(atPath: context.resolve(path)) else {
+            return context.missingSecretsAreWarnings ? "<the contents of \(context.resolve(path))>" : nil
+        }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
     public var elements: [ConfigValue] {

@@ -102,7 +102,11 @@ public struct OptionValidator: Sendable {
             }
         case .template:
             do {
-                _ = try Template(text, environment: context.environment)
+                for name in try context.template(text).unsetEnvironment {
+                    errors.append(ConfigError(
+                        mark: node.mark, path: path, message: "environment variable '\(name)' is not set; `run` refuses to start until it is (export \(name)=…)",
+                        isWarning: true))
+                }
             } catch {
                 let quoted = plain ? 0 : 1
                 let mark = SourceMark(file: node.mark.file, line: node.mark.line, column: node.mark.column + quoted + error.offset)
@@ -114,9 +118,9 @@ public struct OptionValidator: Sendable {
                 fail(&errors, node, path, "expected \(Self.expectation(type)), got \(node.kindDescription)\(hint)")
             }
         case .secretFile:
-            let resolved = context.resolve(text)
-            if !FileManager.default.isReadableFile(atPath: resolved) {
-                fail(&errors, node, path, "cannot read the file '\(resolved)'")
+            if let problem = SecretFile(path: context.resolve(text)).problem {
+                let consequence = context.missingSecretsAreWarnings ? "; `run` refuses to start until it can" : ""
+                errors.append(ConfigError(mark: node.mark, path: path, message: problem + consequence, isWarning: context.missingSecretsAreWarnings))
             }
         default:
             return

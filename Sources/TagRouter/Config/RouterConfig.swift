@@ -14,6 +14,8 @@ public struct RouterConfig: Sendable {
     /// One instance per plugin the config uses or configures.
     public var plugins: [any ActionPlugin]
     public var routes: [Route]
+    /// What loads but deserves a look, sorted by position: `check-config` prints them, `run` logs them.
+    public var warnings: [ConfigError] = []
 
     /// Every action of every route, in file order.
     public var actions: [ConfiguredAction] { routes.flatMap(\.actions) }

@@ -18,7 +18,7 @@ public enum YAMLParser {
             var event = yaml_event_t()
             while true {
                 guard yaml_parser_parse(&parser, &event) == 1 else {
-                    throw builder.syntaxError(parser)
+                    throw builder.syntaxError(parser, in: buffer)
                 }
                 defer { yaml_event_delete(&event) }
                 if event.type == YAML_STREAM_END_EVENT { break }
@@ -48,7 +48,11 @@ private struct TreeBuilder {
         SourceMark(file: file, line: Int(mark.line) + 1, column: Int(mark.column) + 1)
     }
 
-    func syntaxError(_ parser: yaml_parser_t) -> ConfigErrors {
+    func syntaxError(_ parser: yaml_parser_t, in text: UnsafeBufferPointer<UInt8>) -> ConfigErrors {
+        let offset = Int(parser.problem_mark.index)
+        if offset < text.count, text[offset] == UInt8(ascii: "\t") {
+            return ConfigErrors(mark: mark(parser.problem_mark), path: "", message: "tabs cannot indent YAML; use spaces")
+        }
         let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
         guard let context = parser.context.map({ String(cString: $0) }) else {
             return ConfigErrors(mark: mark(parser.problem_mark), path: "", message: problem)

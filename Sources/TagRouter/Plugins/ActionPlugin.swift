@@ -18,12 +18,16 @@ public protocol ActionPlugin: Service {
     init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors)
     /// Builds one action from its validated options (defaults applied by the getters).
     func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action
+    /// What only shows across the whole config (Home Assistant discovery announcing
+    /// a topic no route publishes to), as warnings. Default: none.
+    func warnings(routes: [Route]) -> [ConfigError]
 }
 
 extension ActionPlugin {
     public static var sectionSpec: OptionSpec? { nil }
     /// Nothing long-lived: waits until cancelled.
     public func run() async throws { await Latch().wait() }
+    public func warnings(routes: [Route]) -> [ConfigError] { [] }
 }
 
 /// One configured action. The router gives each its own bounded queue and task,

@@ -39,10 +39,26 @@ public enum ActionError: Error, Sendable, CustomStringConvertible {
     case retryable(String, after: Duration? = nil)
     /// Retrying will not help (4xx, a refused scheme, bad input): log, count, drop.
     case permanent(String)
+    /// Retryable, and the target is known to be down — the plugin already said so
+    /// once (`no MQTT broker on localhost:1883; publishing resumes when one answers`):
+    /// retried and spooled like `.retryable`, but not logged again for every event.
+    case targetDown(String)
 
     public var description: String {
         switch self {
-        case .retryable(let message, _), .permanent(let message): return message
+        case .retryable(let message, _), .permanent(let message), .targetDown(let message): return message
         }
+    }
+
+    /// The wait a `.retryable` asked for.
+    public var retryAfter: Duration? {
+        if case .retryable(_, let after) = self { return after }
+        return nil
+    }
+
+    /// True for `.targetDown`: its failed attempts are logged at debug level only.
+    public var isTargetKnownDown: Bool {
+        if case .targetDown = self { return true }
+        return false
     }
 }

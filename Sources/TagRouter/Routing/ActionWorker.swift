@@ -6,7 +6,8 @@ import TagCore
 final class ActionWorker: Sendable {
     private enum Outcome {
         case delivered, failed
-        case gaveUp(Duration?)
+        /// Retries used up, with the wait the target asked for; `quiet` when it is known down (already reported).
+        case gaveUp(Duration?, quiet: Bool)
     }
 
     let configured: ConfiguredAction
@@ -78,7 +79,7 @@ final class ActionWorker: Sendable {
                     spool.remove(entry)
                     spooled.removeFirst()
                     spoolWaits.reset()
-                case .gaveUp(let requested):
+                case .gaveUp(let requested, _):
                     spoolArrivals(spool, &spooled, &lastSequence)
                     if queue.isFinished || Task.isCancelled { return }
                     let wait = requested ?? spoolWaits.next()
@@ -87,10 +88,10 @@ final class ActionWorker: Sendable {
                 continue
             }
             guard let delivery = await queue.next() else { return }
-            guard case .gaveUp = await deliver(delivery) else { continue }
+            guard case .gaveUp(_, let quiet) = await deliver(delivery) else { continue }
             guard let spool else {
                 counters.withLock { $0.failed += 1 }
-                Log.error("delivery failed; event dropped (no spool)", fields(delivery.event))
+                Log.write(quiet ? .debug : .error, "delivery failed; event dropped (no spool)", fields(delivery.event))
                 continue
             }
             save(delivery, to: spool, &spooled, &lastSequence)
@@ -119,19 +120,21 @@ final class ActionWorker: Sendable {
                     counters.withLock { $0.failed += 1 }
                     Log.error("delivery failed", fields(delivery.event, ["reason": .string(reason)]))
                     return .failed
-                case .retryable(let reason, let after):
+                case .retryable, .targetDown:
+                    let (reason, after, quiet) = (error.description, error.retryAfter, error.isTargetKnownDown)
+                    let level: Log.Level = quiet ? .debug : .warning
                     if attempt == policy.attempts || Task.isCancelled {
-                        Log.warning("delivery failed; retries used up", fields(delivery.event, ["reason": .string(reason), "attempts": .int(Int64(attempt))]))
-                        return .gaveUp(after)
+                        Log.write(level, "delivery failed; retries used up", fields(delivery.event, ["reason": .string(reason), "attempts": .int(Int64(attempt))]))
+                        return .gaveUp(after, quiet: quiet)
                     }
                     let wait = policy.delay(afterAttempt: attempt, requested: after)
                     counters.withLock { $0.retried += 1 }
-                    Log.warning("delivery failed; will retry", fields(delivery.event, ["reason": .string(reason), "attempt": .int(Int64(attempt)), "retry_in_ms": .int(Int64(wait.seconds * 1000))]))
-                    do { try await Task.sleep(for: wait) } catch { return .gaveUp(nil) }
+                    Log.write(level, "delivery failed; will retry", fields(delivery.event, ["reason": .string(reason), "attempt": .int(Int64(attempt)), "retry_in_ms": .int(Int64(wait.seconds * 1000))]))
+                    do { try await Task.sleep(for: wait) } catch { return .gaveUp(nil, quiet: quiet) }
                 }
             }
         }
-        return .gaveUp(nil)
+        return .gaveUp(nil, quiet: false)
     }
 
     /// Moves everything waiting in memory to the spool, behind what is there.

@@ -25,17 +25,39 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     public let source: String
     let parts: [Part]
 
+    /// The `{{env.NAME}}` variables that were not set, in order, when parsed with
+    /// `unsetEnvironment: .placeholder` (each rendered as `${NAME}`).
+    public let unsetEnvironment: [String]
+
+    /// What `{{env.NAME}}` becomes when `NAME` is not set (and has no `default`).
+    public enum UnsetEnvironment: Sendable {
+        /// A parse error: `run` does not start without it.
+        case fail
+        /// The text `${NAME}`, listed in `unsetEnvironment`: `check-config` on a machine not set up yet.
+        case placeholder
+    }
+
     /// Parses `source`; `environment` resolves `{{env.NAME}}` now, so secrets
     /// stay out of events and a missing variable is reported at load.
-    public init(_ source: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(TemplateError) {
+    public init(_ source: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+                unsetEnvironment: UnsetEnvironment = .fail) throws(TemplateError) {
         self.source = source
-        self.parts = try TemplateParser(source: source, environment: environment).parse()
+        let parser = TemplateParser(source: source, environment: environment, unsetEnvironment: unsetEnvironment)
+        (parts, self.unsetEnvironment) = try parser.parse()
     }
 
     /// A template that renders `text` verbatim.
     public init(literal text: String) {
         source = text
         parts = [.literal(text)]
+        unsetEnvironment = []
+    }
+
+    /// The text before the first `{{variable}}` (all of it for a constant
+    /// template): what decides, for instance, a URL's scheme and host.
+    public var literalPrefix: String {
+        guard case .literal(let text)? = parts.first else { return "" }
+        return text
     }
 
     /// A template that renders `text` verbatim but displays it masked (the
@@ -43,6 +65,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     public init(secret text: String) {
         source = Self.mask
         parts = [.secret(text)]
+        unsetEnvironment = []
     }
 
     /// True when the template has no variables: it renders the same for every event.

@@ -6,6 +6,7 @@ import TagCore
 struct TemplateParser {
     let source: String
     let environment: [String: String]
+    let unsetEnvironment: Template.UnsetEnvironment
 
     /// Top-level variables and, for those with known members, the members.
     /// `nil` members: the variable has no members; `ndef` and `json` are walked freely.
@@ -16,8 +17,10 @@ struct TemplateParser {
         "ndef": [], "json": [],
     ]
 
-    func parse() throws(TemplateError) -> [Template.Part] {
+    /// The parts, and the `env.NAME` variables rendered as placeholders.
+    func parse() throws(TemplateError) -> (parts: [Template.Part], unsetEnvironment: [String]) {
         var parts: [Template.Part] = []
+        var unset: [String] = []
         var literal = ""
         let characters = Array(source)
         var index = 0
@@ -27,7 +30,7 @@ struct TemplateParser {
                     throw TemplateError(offset: index, message: "'{{' is not closed by '}}'")
                 }
                 let body = String(characters[(index + 2)..<close])
-                let part = try expression(body, offset: index)
+                let part = try expression(body, offset: index, unset: &unset)
                 if case .literal(let text) = part {
                     literal += text
                 } else {
@@ -42,7 +45,7 @@ struct TemplateParser {
             }
         }
         if !literal.isEmpty { parts.append(.literal(literal)) }
-        return parts
+        return (parts, unset)
     }
 
     private static func find(_ needle: String, in characters: [Character], from start: Int) -> Int? {
@@ -55,7 +58,7 @@ struct TemplateParser {
         return nil
     }
 
-    private func expression(_ body: String, offset: Int) throws(TemplateError) -> Template.Part {
+    private func expression(_ body: String, offset: Int, unset: inout [String]) throws(TemplateError) -> Template.Part {
         let pieces = Self.splitFilters(body)
         let path = pieces[0].trimmingCharacters(in: .whitespaces)
         guard !path.isEmpty else { throw TemplateError(offset: offset, message: "empty '{{ }}'; name a variable such as {{uri}}") }
@@ -67,7 +70,11 @@ struct TemplateParser {
             let name = String(path.dropFirst(4))
             let fallback = filters.lazy.compactMap { if case .defaultValue(let text) = $0 { text } else { nil } }.first
             guard let value = environment[name] ?? fallback else {
-                throw TemplateError(offset: offset, message: "environment variable '\(name)' is not set (add | default: \"…\" to allow that)")
+                guard case .placeholder = unsetEnvironment else {
+                    throw TemplateError(offset: offset, message: "environment variable '\(name)' is not set (add | default: \"…\" to allow that)")
+                }
+                unset.append(name)
+                return .literal("${\(name)}")
             }
             var rendered: JSONValue? = .string(value)
             for filter in filters { rendered = filter.apply(to: rendered) }

@@ -1,0 +1,55 @@
+import Foundation
+import TagCore
+import Testing
+import TestSupport
+
+/// What a first run says on a machine with no broker and no reader: one line each, with the next step.
+@Suite struct FirstRunTests {
+    /// The embedded default's shape (log, and MQTT without spool) with no broker running.
+    @Test func noBrokerIsSaidOnceThenEventsAreQuiet() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let port = try MosquittoBroker.freePort()
+        let file = try scratch.write("tagrouter.yaml", """
+            mqtt: { host: 127.0.0.1, port: \(port), hold: 200ms }
+            state_dir: \(scratch.path)/state
+            routes:
+              - name: everything
+                actions:
+                  - log: "tap {{tag.uid}}"
+                  - mqtt: { qos: 0, spool: false, retry: { attempts: 1 } }
+            """)
+        let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
+        defer { daemon.stop() }
+        for uid in ["01", "02", "03"] { daemon.send(arrival(uid: uid)) }
+        #expect(try daemon.stdout(count: 3) == ["tap 01", "tap 02", "tap 03"])
+        daemon.closeInput()
+        #expect(try daemon.exitStatus() == 0)
+
+        let log = try daemon.stderr.map { try JSONValue.parse($0) }
+        let outage = log.filter { $0["msg"]?.stringValue?.hasPrefix("no MQTT broker") == true }
+        #expect(outage.map { $0["msg"]?.stringValue } == ["no MQTT broker on 127.0.0.1:\(port); publishing resumes when one answers"])
+        #expect(log.allSatisfy { $0["level"] != "error" && $0["msg"]?.stringValue?.contains("delivery failed") != true },
+                "\(daemon.stderr.joined(separator: "\n"))")
+        let stopped = try #require(log.last { $0["msg"] == "stopped" })
+        #expect(stopped["actions"]?["everything.1.mqtt"]?["failed"] == 3, "the deliveries were tried and counted, only not logged one by one")
+    }
+
+    @Test func noReaderIsSaidOnceWithTheNextSteps() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("tagrouter.yaml", """
+            readers: [{name: door, device: "pn532_uart:\(scratch.path)/no-such-reader"}]
+            state_dir: \(scratch.path)/state
+            routes: [{actions: [log]}]
+            """)
+        let daemon = try Daemon(["run", "--config", file, "--log-format", "human"], directory: scratch.path)
+        defer { daemon.stop() }
+        let line = try daemon.stderr(containing: "not found; waiting for it")
+        #expect(line.hasPrefix("WARNING reader 'pn532_uart:\(scratch.path)/no-such-reader' not found; waiting for it "
+            + "(`tagrouter devices` says why; `tagrouter simulate` runs a simulated reader to try tagrouter without one)"))
+        daemon.signal(SIGTERM)
+        #expect(try daemon.exitStatus() == 0)
+        #expect(daemon.stderr.filter { $0.contains("not found; waiting for it") }.count == 1)
+    }
+}

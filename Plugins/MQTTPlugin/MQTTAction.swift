@@ -64,7 +64,7 @@ struct MQTTAction: Action {
         do {
             try await connection.publish(message, hold: hold)
         } catch .invalidMessage(let topic, let reason) {
-            throw .permanent(MQTTError.invalidMessage(topic: topic, reason: reason).description)
+            throw .permanent("route '\(delivery.route)': \(MQTTError.invalidMessage(topic: topic, reason: reason))")
         } catch {
             throw .retryable(error.description)
         }

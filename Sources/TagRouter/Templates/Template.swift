@@ -33,6 +33,13 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         parts = [.literal(text)]
     }
 
+    /// What every rendering starts with: the text before the first `{{ }}` (all of
+    /// it for a constant template; `{{env.NAME}}` counts as text, resolved at load).
+    public var literalPrefix: String {
+        guard case .literal(let text)? = parts.first else { return "" }
+        return text
+    }
+
     /// True when the template has no variables: it renders the same for every event.
     public var isConstant: Bool {
         parts.allSatisfy { if case .literal = $0 { return true } else { return false } }

@@ -64,6 +64,12 @@ import Testing
             _ = try ChildProcess(ChildCommand(["no-such-program-xyz"], environment: ["PATH": "/usr/bin:/bin"]))
         }
         #expect(throws: ChildProcessError.emptyCommand) { _ = try ChildProcess(ChildCommand([])) }
+        #expect(throws: ChildProcessError.nulCharacter(place: "argument 2", position: 3)) {
+            _ = try ChildProcess(ChildCommand(["echo", "ab\0c"]))
+        }
+        #expect(throws: ChildProcessError.nulCharacter(place: "environment variable TAG_TEXT", position: 1)) {
+            _ = try ChildProcess(ChildCommand(["true"], environment: ["TAG_TEXT": "\0rm -rf", "PATH": "/usr/bin:/bin"]))
+        }
         #expect(throws: ChildProcessError.badWorkingDirectory(path: "/no/such/dir", errno: ENOENT)) {
             _ = try ChildProcess(ChildCommand(["true"], workingDirectory: "/no/such/dir"))
         }

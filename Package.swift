@@ -57,7 +57,7 @@ let plugins: [Target] = [
     .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/OpenURLPlugin"),
     .target(name: "WebhookPlugin", dependencies: ["TagRouter", "TagCore", "CCurl", "CCrypto"], path: "Plugins/WebhookPlugin"),
     .target(name: "ExecPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ExecPlugin"),
-    .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"]),
+    .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess", "TestSupport"]),
     .testTarget(
         name: "ActionPluginTests",
         dependencies: [

@@ -5,6 +5,9 @@ import TagRouter
 /// one event line per delivery, each answered by one reply line.
 enum ExecProtocol {
     static let version = 1
+    /// A line from the plugin this long or longer is a protocol error (its
+    /// buffer is cut there, so a plugin cannot grow the daemon's memory).
+    static let maximumLineBytes = 1 << 20
 
     /// The first line a plugin reads.
     static func helloLine(route: String) -> String {
@@ -33,9 +36,12 @@ enum ExecProtocol {
         case unsupported(JSONValue)
         /// Not a JSON object with a boolean `ok` (or a hello): the pairing is lost.
         case malformed(String)
+        /// `maximumLineBytes` or longer (cut there).
+        case tooLong
     }
 
     static func interpret(_ line: String) -> Line {
+        if line.utf8.count >= maximumLineBytes { return .tooLong }
         if line.allSatisfy(\.isWhitespace) { return .skip }
         guard let object = try? JSONValue.parse(line), case .object = object else { return .malformed(String(line.prefix(200))) }
         guard case .bool(let ok)? = object["ok"] else {

@@ -3,8 +3,13 @@ import TagCore
 import TagRouter
 
 /// One plugin program and the conversation with it: starts it and sends the
-/// hello, writes event lines and reads their replies one at a time, forwards
-/// its stderr to the log, and restarts it with backoff whenever it dies.
+/// hello, writes event lines and hands each the reply line that follows it,
+/// forwards its stderr to the log, and restarts it with backoff whenever it dies.
+///
+/// Its stdout is read all the time, not only while an event waits: a line that
+/// arrives when none waits (other than a blank line or its hello) breaks the
+/// one-reply-per-event pairing, so the plugin is restarted rather than the line
+/// kept for (and counted as the answer to) a later event.
 actor ExecSession: Service {
     nonisolated let command: ChildCommand
     private let route: String
@@ -12,7 +17,10 @@ actor ExecSession: Service {
     private let backoff: Backoff
 
     private var child: ChildProcess?
-    private var replies: AsyncStream<String>.AsyncIterator?
+    /// The delivery waiting for its reply: resumed with the line, or nil when the plugin's output ended.
+    private var waiting: CheckedContinuation<String?, Never>?
+    /// The current child broke the protocol and is being terminated: what it still says is ignored.
+    private var broken = false
     /// Counts launches, so news about an old child is recognised as old.
     private var generation = 0
     /// Deaths since the last good reply, for the backoff.
@@ -59,8 +67,7 @@ actor ExecSession: Service {
     func deliver(_ line: String) async throws(ActionError) {
         if !started { start() }
         let program = command.arguments[0]
-        guard let child, var iterator = replies else { throw .retryable("exec: \(program) is not running (restarting)") }
-        let generation = generation
+        guard let child, !broken, waiting == nil else { throw .retryable("exec: \(program) is not running (restarting)") }
         guard child.write(Array((line + "\n").utf8)) else { throw .retryable("exec: \(program) exited before taking the event") }
         let timeout = replyTimeout
         let sent = ContinuousClock.now
@@ -68,13 +75,9 @@ actor ExecSession: Service {
             try await Task.sleep(for: timeout)
             child.terminate()
         }
-        var line: ExecProtocol.Line?
-        repeat {
-            line = await iterator.next(isolation: self).map(ExecProtocol.interpret)
-        } while line == .skip
+        let reply = await withCheckedContinuation { waiting = $0 }
         timer.cancel()
-        if generation == self.generation { replies = iterator }
-        switch line {
+        switch reply.map(ExecProtocol.interpret) {
         case nil:
             // Its stdout is closed: without answers it is of no use, even if still running.
             child.terminate()
@@ -89,12 +92,14 @@ actor ExecSession: Service {
             failures = 0
             throw .permanent("exec: \(program): \(message)")
         case .unsupported(let version)?:
-            child.terminate()
+            breakProtocol()
             throw .permanent("exec: \(program) speaks protocol \(version.serialized()); this tagrouter speaks \(ExecProtocol.version)")
         case .malformed(let text)?:
-            // Replies no longer pair with events: start afresh.
-            child.terminate()
+            breakProtocol()
             throw .retryable("exec: \(program) answered a line that is not a reply (\(text)); restarting it")
+        case .tooLong?:
+            breakProtocol()
+            throw .retryable("exec: \(program) answered a line of \(ExecProtocol.maximumLineBytes) bytes or more; restarting it")
         }
     }
 
@@ -104,14 +109,15 @@ actor ExecSession: Service {
         let generation = generation
         let child: ChildProcess
         do {
-            child = try ChildProcess(command, options: ChildOptions(input: .stream, stdout: .lines, stderr: .lines))
+            child = try ChildProcess(command, options: ChildOptions(
+                input: .stream, stdout: .lines, stderr: .lines, maxLineBytes: ExecProtocol.maximumLineBytes, killsGroupOnExit: true))
         } catch {
             Log.error("exec: cannot start plugin", fields(["error": .string("\(error)")]))
             restartLater()
             return
         }
         self.child = child
-        replies = child.stdoutLines.makeAsyncIterator()
+        broken = false
         child.write(Array((ExecProtocol.helloLine(route: route) + "\n").utf8))
         Log.info("exec: plugin started", fields(["pid": .int(Int64(child.pid))]))
         let stderrFields = fields(["pid": .int(Int64(child.pid))])
@@ -123,15 +129,52 @@ actor ExecSession: Service {
             }
         }
         Task {
+            for await line in child.stdoutLines { self.received(line, generation: generation) }
+            self.answer(nil, generation: generation)
+        }
+        Task {
             let termination = await child.termination()
             self.exited(generation: generation, termination: termination)
         }
     }
 
+    /// One line from the plugin's stdout: the reply of the waiting delivery, or,
+    /// when none waits, a protocol error that restarts the plugin.
+    private func received(_ line: String, generation: Int) {
+        guard generation == self.generation, !broken else { return }
+        if waiting != nil {
+            if ExecProtocol.interpret(line) != .skip { answer(line, generation: generation) }
+            return
+        }
+        switch ExecProtocol.interpret(line) {
+        case .skip:
+            return
+        case .tooLong:
+            Log.warning("exec: plugin wrote a line of \(ExecProtocol.maximumLineBytes) bytes or more; restarting it", fields([:]))
+        default:
+            Log.warning("exec: plugin answered when no event was waiting for an answer; restarting it",
+                        fields(["line": .string(String(line.prefix(200)))]))
+        }
+        breakProtocol()
+    }
+
+    /// Resumes the waiting delivery with `reply` (nil: no reply will come).
+    private func answer(_ reply: String?, generation: Int) {
+        guard generation == self.generation, let waiting else { return }
+        self.waiting = nil
+        waiting.resume(returning: reply)
+    }
+
+    /// Replies no longer pair with events: ignore the rest and start afresh.
+    private func breakProtocol() {
+        broken = true
+        child?.terminate()
+    }
+
     private func exited(generation: Int, termination: ChildTermination) {
         guard generation == self.generation else { return }
+        answer(nil, generation: generation)
         child = nil
-        replies = nil
         guard !stopped else { return }
         // A plugin that ran for a good while before dying starts a fresh backoff.
         if termination.duration > backoff.maximum { failures = 0 }

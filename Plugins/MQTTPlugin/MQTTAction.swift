@@ -64,7 +64,7 @@ struct MQTTAction: Action {
         do {
             try await connection.publish(message, hold: hold)
         } catch .invalidMessage(let topic, let reason) {
-            throw .permanent(MQTTError.invalidMessage(topic: topic, reason: reason).description)
+            throw .permanent("route '\(delivery.route)': \(MQTTError.invalidMessage(topic: topic, reason: reason))")
         } catch .notDelivered(let topic, let waited, let lastProblem) where connection.status.isDown {
             throw .targetDown(MQTTError.notDelivered(topic: topic, waited: waited, lastProblem: lastProblem).description)
         } catch {

@@ -13,6 +13,7 @@ struct WebhookAction: Action {
     let signer: HMACSigner?
     let route: String
     let client: CurlThread
+    let check: RenderedRequestCheck
 
     /// The request for one delivery: body, user headers, then the ones tagrouter owns.
     func request(for delivery: Delivery) -> HTTPRequest {
@@ -29,6 +30,9 @@ struct WebhookAction: Action {
 
     func perform(_ delivery: Delivery) async throws(ActionError) {
         let request = request(for: delivery)
+        if let problem = check.problem(with: request) {
+            throw .permanent("webhook: route '\(delivery.route)': \(problem); refusing to send it")
+        }
         let response: HTTPResponse
         do {
             response = try await client.send(request)

@@ -57,6 +57,7 @@ public struct WebhookPlugin: ActionPlugin {
         return WebhookAction(
             url: url, method: options.string("method") ?? "POST", headers: headers, body: options.template("body"),
             contentType: options.string("content_type") ?? "application/json", timeout: options.duration("timeout") ?? .seconds(10),
-            verifyTLS: !(options.bool("insecure") ?? false), signer: signer, route: route, client: CurlThread())
+            verifyTLS: !(options.bool("insecure") ?? false), signer: signer, route: route, client: CurlThread(),
+            check: RenderedRequestCheck(url: url))
     }
 }

@@ -49,6 +49,22 @@ public struct ChildCommand: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// The first argument or environment name or value holding a NUL character,
+    /// which C strings cannot carry; nil when there is none.
+    func nulCharacter() -> ChildProcessError? {
+        func position(_ text: String) -> Int? {
+            text.unicodeScalars.firstIndex(of: "\0").map { text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: $0) + 1 }
+        }
+        for (index, argument) in arguments.enumerated() {
+            if let at = position(argument) { return .nulCharacter(place: "argument \(index + 1)", position: at) }
+        }
+        for (name, value) in environment.sorted(by: { $0.key < $1.key }) {
+            if let at = position(name) { return .nulCharacter(place: "an environment variable's name", position: at) }
+            if let at = position(value) { return .nulCharacter(place: "environment variable \(name)", position: at) }
+        }
+        return nil
+    }
+
     /// The program to execute: `arguments[0]` when it holds a `/`, otherwise the
     /// first executable file of that name in the child's `PATH`.
     func resolvedProgram() throws(ChildProcessError) -> String {

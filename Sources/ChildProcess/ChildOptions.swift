@@ -36,10 +36,14 @@ public struct ChildOptions: Sendable {
     public var tailBytes: Int
     /// Longest line yielded by `.lines`; a longer one is cut there (the rest of it is dropped).
     public var maxLineBytes: Int
+    /// When the child exits, by itself or terminated, `SIGKILL` its whole process
+    /// group, so the background children it started do not outlive it (a
+    /// long-lived plugin's helpers). Off for commands whose background jobs are wanted.
+    public var killsGroupOnExit: Bool
 
     public init(
         input: Input = .null, stdout: Output = .tail, stderr: Output = .tail, timeout: Duration? = nil,
-        killGrace: Duration = .seconds(2), tailBytes: Int = 4096, maxLineBytes: Int = 1 << 20
+        killGrace: Duration = .seconds(2), tailBytes: Int = 4096, maxLineBytes: Int = 1 << 20, killsGroupOnExit: Bool = false
     ) {
         self.input = input
         self.stdout = stdout
@@ -48,5 +52,6 @@ public struct ChildOptions: Sendable {
         self.killGrace = killGrace
         self.tailBytes = tailBytes
         self.maxLineBytes = maxLineBytes
+        self.killsGroupOnExit = killsGroupOnExit
     }
 }

@@ -13,9 +13,11 @@ public final class ChildProcess: Sendable {
     public let stderrLines: AsyncStream<String>
     private let channel: ChildChannel
 
-    /// Starts `command` now. Throws when it cannot be started (not found, not executable, bad directory).
+    /// Starts `command` now. Throws when it cannot be started (not found, not
+    /// executable, bad directory, a NUL in an argument or the environment).
     public init(_ command: ChildCommand, options: ChildOptions = ChildOptions()) throws(ChildProcessError) {
         _ = Self.ignoreBrokenPipes
+        if let problem = command.nulCharacter() { throw problem }
         let program = try command.resolvedProgram()
         let channel = try ChildChannel()
         var pipes = PipeSet()

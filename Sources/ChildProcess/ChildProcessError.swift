@@ -14,6 +14,10 @@ public enum ChildProcessError: Error, Sendable, Equatable, CustomStringConvertib
     case workingDirectoryUnsupported
     /// `workingDirectory` is not a directory the daemon can enter (`errno`).
     case badWorkingDirectory(path: String, errno: Int32)
+    /// An argument or environment value holds a NUL character (from a tag's text,
+    /// say); a C string ends there, so the child would see the value cut short.
+    /// `place` is `argument 2` or `environment variable TAG_TEXT`; `position` counts characters from 1.
+    case nulCharacter(place: String, position: Int)
 
     public var description: String {
         switch self {
@@ -27,6 +31,8 @@ public enum ChildProcessError: Error, Sendable, Equatable, CustomStringConvertib
             return "cannot make a pipe to the child: \(String(cString: strerror(code)))"
         case .badWorkingDirectory(let path, let code):
             return "cannot run in '\(path)': \(String(cString: strerror(code)))"
+        case .nulCharacter(let place, let position):
+            return "\(place) holds a NUL character at character \(position); it would be cut short there, so the command is not run"
         case .workingDirectoryUnsupported:
             return "this C library has no posix_spawn_file_actions_addchdir_np, so 'cwd' cannot be set"
         }

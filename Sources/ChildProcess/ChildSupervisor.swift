@@ -18,6 +18,7 @@ final class ChildSupervisor: @unchecked Sendable {
     private var outputs: [Output]
     private let deadline: ContinuousClock.Instant?
     private let killGrace: Duration
+    private let killsGroupOnExit: Bool
     private let started: ContinuousClock.Instant
 
     init(pid: pid_t, channel: ChildChannel, input: Int32?, outputs: [Output], options: ChildOptions, started: ContinuousClock.Instant) {
@@ -27,6 +28,7 @@ final class ChildSupervisor: @unchecked Sendable {
         self.outputs = outputs
         self.deadline = options.timeout.map { started + $0 }
         self.killGrace = options.killGrace
+        self.killsGroupOnExit = options.killsGroupOnExit
         self.started = started
     }
 
@@ -74,8 +76,9 @@ final class ChildSupervisor: @unchecked Sendable {
             }
             waitForActivity(until: [timedOut ? nil : deadline, killAt].compactMap { $0 }.min())
         }
-        // Whatever the group left behind dies with it when it was told to stop.
-        if terminating { signalGroup(SIGKILL) }
+        // Whatever the group left behind dies with it when it was told to stop (or
+        // always, when asked): the leader is still a zombie, so the group id is valid.
+        if terminating || killsGroupOnExit { signalGroup(SIGKILL) }
         let status = reap()
         finish(status: status, timedOut: timedOut)
     }

@@ -68,7 +68,7 @@ import Testing
         let script = try sandbox.write("plugin.py", Self.testPlugin)
         let (plugin, action) = try makeAction(ExecPlugin.self, """
             command: [python3, \(script), \(sandbox.file("hello.log"))]
-            timeout: 1s
+            timeout: 3s
             restart_backoff: 50ms
             """)
         try await plugin.whileRunning {
@@ -78,7 +78,7 @@ import Testing
             #expect(await eventually { await answers() })
             let before = try hellos()
             let hung = try #require(await failure(of: action, Delivery(event: tagEvent(text: "hang"), route: "test")))
-            #expect(hung.isRetryable && hung.description.contains("no answer"))
+            #expect(hung.isRetryable && hung.description.contains("no answer"), "\(hung)")
             #expect(await eventually { await answers() })
             #expect(try hellos() > before)
         }

@@ -43,6 +43,20 @@ import Testing
         #expect(sandbox.exists("home/canary"))
     }
 
+    /// A NUL would silently cut the value (`rm -rf /tmp/x\0/..` → `/tmp/x`): the event fails instead.
+    @Test(arguments: [
+        ("command: [/bin/sh, -c, 'printf \"%s\" \"$1\" > out', sh, \"{{text}}\"]", "argument 5"),
+        ("script: 'printf \"%s\" \"$TAG_TEXT\" > out'", "environment variable TAG_TEXT"),
+    ])
+    func aNULInTagTextFailsTheEventInsteadOfCuttingTheValue(_ yaml: String, _ place: String) async throws {
+        let sandbox = try Sandbox()
+        let (_, action) = try makeAction(ShellPlugin.self, "{\(yaml), cwd: \(sandbox.path)}")
+        let error = try #require(await failure(of: action, Delivery(event: tagEvent(text: "keep\0cut"), route: "test")))
+        #expect(!error.isRetryable)
+        #expect(error.description == "shell: \(place) holds a NUL character at character 5; it would be cut short there, so the command is not run")
+        #expect(!sandbox.exists("out"), "the command ran")
+    }
+
     @Test func scalarShortFormIsAnUntemplatedScript() async throws {
         let sandbox = try Sandbox()
         let (_, action) = try makeAction(ShellPlugin.self, "'echo \"{{text}}\" > out'", directory: sandbox.path)

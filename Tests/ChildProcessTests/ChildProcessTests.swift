@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 @Suite struct ChildProcessTests {
@@ -38,11 +39,37 @@ import Testing
         #expect(try await waitUntilGone(grandchild), "grandchild \(grandchild) survived the timeout")
     }
 
+    /// A plugin's background children die with it when it asks for that, whether it
+    /// exits by itself or is terminated; a shell command's are left alone.
+    @Test(arguments: [true, false])
+    func killsGroupOnExitTakesTheBackgroundChildrenAlong(_ killsGroup: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        let pidFile = directory.path + "/background.pid"
+        let child = try ChildProcess(
+            ChildCommand(["/bin/sh", "-c", "sleep 300 & echo $! > \(pidFile); cat"]),
+            options: ChildOptions(input: .stream, stdout: .null, stderr: .null, killsGroupOnExit: killsGroup))
+        child.closeInput()
+        #expect(await child.termination().status == .exited(0))
+        let background = try #require(pid_t(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        defer { kill(background, SIGKILL) }
+        if killsGroup {
+            #expect(try await waitUntilGone(background), "background child \(background) outlived its parent")
+        } else {
+            #expect(kill(background, 0) == 0, "the background child of a plain command was killed")
+        }
+    }
+
     @Test func notFoundSaysWhichProgram() {
         #expect(throws: ChildProcessError.notFound(program: "no-such-program-xyz", searchPath: "/usr/bin:/bin")) {
             _ = try ChildProcess(ChildCommand(["no-such-program-xyz"], environment: ["PATH": "/usr/bin:/bin"]))
         }
         #expect(throws: ChildProcessError.emptyCommand) { _ = try ChildProcess(ChildCommand([])) }
+        #expect(throws: ChildProcessError.nulCharacter(place: "argument 2", position: 3)) {
+            _ = try ChildProcess(ChildCommand(["echo", "ab\0c"]))
+        }
+        #expect(throws: ChildProcessError.nulCharacter(place: "environment variable TAG_TEXT", position: 1)) {
+            _ = try ChildProcess(ChildCommand(["true"], environment: ["TAG_TEXT": "\0rm -rf", "PATH": "/usr/bin:/bin"]))
+        }
         #expect(throws: ChildProcessError.badWorkingDirectory(path: "/no/such/dir", errno: ENOENT)) {
             _ = try ChildProcess(ChildCommand(["true"], workingDirectory: "/no/such/dir"))
         }
@@ -88,18 +115,6 @@ import Testing
             ChildCommand(["/bin/sh", "-c", "seq 1 10000"]), options: ChildOptions(timeout: .seconds(20), tailBytes: 10))
         #expect(result.stdoutText == "\n9999\n10000\n".suffix(10).description)
     }
-}
-
-/// Polls until the process is gone or a zombie (dead, waiting for whoever
-/// adopted it to reap it), for at most 20 s.
-func waitUntilGone(_ pid: pid_t) async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(20)
-    while ContinuousClock.now < deadline {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
-        if let close = stat.lastIndex(of: ")"), stat[close...].dropFirst(2).first == "Z" { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return false
 }
 
 /// A fresh directory under /tmp, removed when the value goes away.

@@ -178,16 +178,16 @@ public final class MQTTConnection: Service {
         }
         finishAll(with: .stopped)
         incomingInput.finish()
-        let finished = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let (finished, watchers) = state.withLock { state in
             state.threadDone = true
             state.status = .stopped
-            for watcher in state.watchers.values {
-                watcher.yield(.stopped)
-                watcher.finish()
-            }
-            state.watchers.removeAll()
-            defer { state.finished = nil }
-            return state.finished
+            defer { state.finished = nil; state.watchers.removeAll() }
+            return (state.finished, Array(state.watchers.values))
+        }
+        // Outside the lock: finishing a stream runs its onTermination, which takes the lock.
+        for watcher in watchers {
+            watcher.yield(.stopped)
+            watcher.finish()
         }
         finished?.resume()
     }

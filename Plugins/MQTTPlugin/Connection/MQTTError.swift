@@ -1,3 +1,5 @@
+import TagRouter
+
 /// Why the MQTT connection could not do what it was asked, worded for the
 /// person reading the log: each case says what to check next.
 public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -12,7 +14,7 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// out of the backlog (never sent, or sent on a connection that died
     /// before the broker acknowledged it); `lastProblem` says why the broker was out of reach.
     case notDelivered(topic: String, waited: Duration, lastProblem: String)
-    /// The message can never be published (an empty topic, `+` or `#` in it…); retrying will not help.
+    /// The message can never be published (an empty topic, `+`, `#` or a control character in it…); retrying will not help.
     case invalidMessage(topic: String, reason: String)
     /// The waiting task was cancelled before the message was handed to the broker; it was withdrawn.
     case cancelled(topic: String)
@@ -34,7 +36,7 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notDelivered(let topic, let waited, let lastProblem):
             return "MQTT message to \(topic) not acknowledged within \(waited) (\(lastProblem))"
         case .invalidMessage(let topic, let reason):
-            return "cannot publish to '\(topic)': \(reason); check the action's topic template"
+            return "cannot publish to \(ForbiddenCharacter.quoted(topic)): \(reason); check the action's topic template"
         case .cancelled(let topic):
             return "publishing to \(topic) was cancelled before the message went out; it was withdrawn"
         case .stopped:

@@ -142,10 +142,7 @@ final class MQTTSession {
     /// Why libmosquitto would refuse to publish `message` at all, or nil:
     /// such a message is failed at once rather than stalling the backlog.
     static func problem(with message: MQTTMessage) -> String? {
-        if message.topic.isEmpty { return "the topic is empty" }
-        if message.topic.utf8.contains(0) { return "the topic contains a NUL character" }
-        if message.topic.utf8.count > 65_535 { return "the topic is longer than 65535 bytes" }
-        if mosquitto_pub_topic_check(message.topic) != MOSQ_ERR_SUCCESS.rawValue { return "a topic to publish to cannot contain + or #" }
+        if let problem = PublishTopic.problem(message.topic) { return problem }
         if !(0...2).contains(message.qos) { return "QoS must be 0, 1 or 2, not \(message.qos)" }
         if message.payload.count > 268_435_455 { return "the payload is larger than MQTT allows (256 MB)" }
         return nil

@@ -41,9 +41,13 @@ public struct ConfigLoader: Sendable {
 
     /// Loads the file at `path` (relative `*_file` paths then start from its directory).
     public func load(file path: String) throws(ConfigErrors) -> RouterConfig {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // One byte past the limit is enough for the parser to refuse it: /dev/zero or a
+        // huge file is not read whole.
+        guard let handle = FileHandle(forReadingAtPath: path),
+              let data = try? handle.read(upToCount: YAMLParser.Limits.fileBytes + 1) ?? Data() else {
             throw ConfigErrors(mark: SourceMark(file: path, line: 1, column: 1), path: "", message: "cannot read the config file")
         }
+        try? handle.close()
         let directory = (path as NSString).deletingLastPathComponent
         return try load(text: String(decoding: data, as: UTF8.self), file: path, directory: directory.isEmpty ? "." : directory)
     }

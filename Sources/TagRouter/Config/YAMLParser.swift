@@ -3,9 +3,30 @@ import CYAML
 /// Parses YAML (and therefore JSON) text into a `ConfigNode` tree with libyaml's
 /// event API, keeping every node's line and column. Anchors and aliases are
 /// resolved; duplicate mapping keys and multiple documents are errors.
+///
+/// A config may come from anyone who can write the file, so the parser has
+/// limits (see `Limits`): a 587-byte alias bomb ("billion laughs") would
+/// otherwise expand to billions of nodes, and 40,000 nested `[` exhaust the stack
+/// of everything that walks the tree. Each is an error at the place it is crossed.
 public enum YAMLParser {
+    /// How large a config may be; far beyond any real one.
+    public enum Limits {
+        /// Bytes in a config file (1 MiB).
+        public static let fileBytes = 1 << 20
+        /// Sequences and mappings inside one another.
+        public static let depth = 64
+        /// Uses of an alias (`*name`).
+        public static let aliases = 1_000
+        /// Nodes in the document with every alias expanded to the nodes it stands for.
+        public static let expandedNodes = 100_000
+    }
+
     /// Parses one document. An empty document is an empty mapping.
     public static func parse(_ text: String, file: String) throws(ConfigErrors) -> ConfigNode {
+        guard text.utf8.count <= Limits.fileBytes else {
+            throw ConfigErrors(mark: SourceMark(file: file, line: 1, column: 1), path: "",
+                               message: "the config is larger than \(Limits.fileBytes) bytes (1 MiB), the most that is read")
+        }
         var builder = TreeBuilder(file: file)
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
@@ -39,8 +60,13 @@ private struct TreeBuilder {
     let file: String
     var root: ConfigNode?
     private var stack: [Open] = []
-    private var anchors: [String: ConfigNode] = [:]
+    /// For each open sequence or mapping, `expandedNodes` when it started.
+    private var nodesAtStart: [Int] = []
+    /// Each anchored node, with the number of nodes it expands to.
+    private var anchors: [String: (node: ConfigNode, size: Int)] = [:]
     private var documents = 0
+    private var aliases = 0
+    private var expandedNodes = 0
 
     init(file: String) { self.file = file }
 
@@ -81,20 +107,29 @@ private struct TreeBuilder {
             let scalar = event.data.scalar
             let text = Self.string(scalar.value, length: Int(scalar.length)) ?? ""
             let node = ConfigNode(.scalar(text, plain: scalar.style == YAML_PLAIN_SCALAR_STYLE), mark: start)
-            if let anchor = Self.string(scalar.anchor) { anchors[anchor] = node }
+            try count(1, at: start)
+            if let anchor = Self.string(scalar.anchor) { anchors[anchor] = (node, 1) }
             try add(node)
         case YAML_ALIAS_EVENT:
             let name = Self.string(event.data.alias.anchor) ?? ""
-            guard let node = anchors[name] else {
+            guard let anchored = anchors[name] else {
                 throw ConfigErrors(mark: start, path: "", message: "unknown alias '*\(name)'")
             }
-            try add(node)
+            aliases += 1
+            guard aliases <= YAMLParser.Limits.aliases else {
+                throw ConfigErrors(mark: start, path: "", message: "more than \(YAMLParser.Limits.aliases) aliases (*name); "
+                                   + "a config needs a few, this looks like an alias bomb")
+            }
+            try count(anchored.size, at: start)
+            try add(anchored.node)
         case YAML_SEQUENCE_START_EVENT:
+            try open(at: start)
             stack.append(.sequence([], mark: start, anchor: Self.string(event.data.sequence_start.anchor)))
         case YAML_MAPPING_START_EVENT:
+            try open(at: start)
             stack.append(.mapping([], pendingKey: nil, mark: start, anchor: Self.string(event.data.mapping_start.anchor)))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-            guard let open = stack.popLast() else { return }
+            guard let open = stack.popLast(), let startCount = nodesAtStart.popLast() else { return }
             let node: ConfigNode
             let anchor: String?
             switch open {
@@ -105,10 +140,29 @@ private struct TreeBuilder {
                 node = ConfigNode(.mapping(entries), mark: mark)
                 anchor = name
             }
-            if let anchor { anchors[anchor] = node }
+            if let anchor { anchors[anchor] = (node, expandedNodes - startCount) }
             try add(node)
         default:
             break
+        }
+    }
+
+    /// A sequence or mapping starts at `mark`: one node more, one level deeper.
+    private mutating func open(at mark: SourceMark) throws(ConfigErrors) {
+        guard stack.count < YAMLParser.Limits.depth else {
+            throw ConfigErrors(mark: mark, path: "", message: "sequences and mappings nest more than \(YAMLParser.Limits.depth) deep")
+        }
+        nodesAtStart.append(expandedNodes)
+        try count(1, at: mark)
+    }
+
+    /// Adds `nodes` to the document's size with aliases expanded.
+    private mutating func count(_ nodes: Int, at mark: SourceMark) throws(ConfigErrors) {
+        expandedNodes += nodes
+        guard expandedNodes <= YAMLParser.Limits.expandedNodes else {
+            let what = aliases > 0 ? "aliases expand the config to" : "the config has"
+            throw ConfigErrors(mark: mark, path: "", message: "\(what) more than \(YAMLParser.Limits.expandedNodes) values; "
+                               + "a config this large is a mistake or an alias bomb")
         }
     }
 

@@ -53,11 +53,27 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         unsetEnvironment = []
     }
 
-    /// The text before the first `{{variable}}` (all of it for a constant
-    /// template): what decides, for instance, a URL's scheme and host.
+    /// The text before the first `{{ }}` (all of it for a constant template):
+    /// what decides, for instance, a URL's scheme and host. An `{{env.NAME}}`
+    /// ends it too: its value is a secret and is never printed in an error.
     public var literalPrefix: String {
         guard case .literal(let text)? = parts.first else { return "" }
         return text
+    }
+
+    /// What every rendering starts with, secrets included: the text and the
+    /// `{{env.…}}` values before the first event variable. Only the operator
+    /// wrote it, so checks of a rendered value may trust it (a URL's host);
+    /// never print it.
+    public var fixedPrefix: String {
+        var prefix = ""
+        for part in parts {
+            switch part {
+            case .literal(let text), .secret(let text): prefix += text
+            case .expression: return prefix
+            }
+        }
+        return prefix
     }
 
     /// A template that renders `text` verbatim but displays it masked (the

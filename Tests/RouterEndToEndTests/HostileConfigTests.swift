@@ -1,0 +1,81 @@
+import Foundation
+import TagCore
+import Testing
+
+/// Config files built to exhaust memory or the stack: `check-config` refuses each
+/// quickly with the place it crossed a limit (an 11.7 GB alias bomb answers within
+/// the run's deadline, so memory stayed bounded), and a SIGHUP reload with one
+/// keeps the running config.
+@Suite struct HostileConfigTests {
+    /// "Billion laughs": nine levels of nine aliases to the level before.
+    static let aliasBomb = (["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"] + zip("bcdefghi", "abcdefgh").map { name, previous in
+        "\(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ", ") + "]"
+    }).joined(separator: "\n") + "\n"
+
+    static let cases: [(name: String, text: String, problem: String)] = [
+        ("alias-bomb", aliasBomb, "6:8: aliases expand the config to more than 100000 values; a config this large is a mistake or an alias bomb"),
+        ("deep-sequences", String(repeating: "[", count: 40_000) + String(repeating: "]", count: 40_000), "1:65: sequences and mappings nest more than 64 deep"),
+        ("deep-mappings", String(repeating: "{a: ", count: 40_000) + "1" + String(repeating: "}", count: 40_000), "1:257: sequences and mappings nest more than 64 deep"),
+        ("many-aliases", "a: &a x\nb: [" + Array(repeating: "*a", count: 1_001).joined(separator: ",") + "]\n",
+         "2:3005: more than 1000 aliases (*name); a config needs a few, this looks like an alias bomb"),
+        ("too-large", String(repeating: "# " + String(repeating: "x", count: 97) + "\n", count: 10_486),
+         "1:1: the config is larger than 1048576 bytes (1 MiB), the most that is read"),
+    ]
+
+    @Test(arguments: cases.map(\.name))
+    func checkConfigRefusesAtTheLimit(_ name: String) throws {
+        let hostile = try #require(Self.cases.first { $0.name == name })
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("tagrouter.yaml", hostile.text)
+        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        defer { daemon.stop() }
+        #expect(try daemon.exitStatus(timeout: .seconds(10)) == 65)
+        #expect(daemon.stderr == ["\(file):\(hostile.problem)", "error: \(file): the config has 1 problem"])
+    }
+
+    @Test func configsJustInsideTheLimitsLoad() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let nested = String(repeating: "[", count: 62) + String(repeating: "]", count: 62)  // 64 deep with the two mappings
+        let aliases = Array(repeating: "*t", count: 1_000).joined(separator: ", ")
+        let file = try scratch.write("tagrouter.yaml", """
+            x-nested: &t {deep: \(nested)}
+            x-aliases: [\(aliases)]
+            routes: [{name: a, actions: [log]}]
+            """)
+        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        defer { daemon.stop() }
+        #expect(try daemon.exitStatus() == 65)
+        // Only the spec objects (to the two extra keys), not the limits.
+        #expect(daemon.stderr.map { $0.prefix(while: { $0 != ";" }) } == [
+            "\(file):1:1: unknown key 'x-nested'", "\(file):2:1: unknown key 'x-aliases'", "error: \(file): the config has 2 problems",
+        ])
+    }
+
+    /// One daemon, reloaded with each hostile file in turn: every reload is refused
+    /// at the limit, and the route it started with keeps handling taps.
+    @Test func reloadsWithHostileConfigsAreRejectedAndTheRunningOneStays() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let config = "routes: [{name: a, actions: [{log: \"A {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n"
+        let daemon = try Daemon(["run", "--config", try scratch.write("tagrouter.yaml", config), "--events-from", "-"], directory: scratch.path)
+        defer { daemon.stop() }
+        daemon.send(arrival(uid: "00"))
+        var expected = ["A 00"]
+        #expect(try daemon.stdout(count: 1) == expected, "running before the first SIGHUP")
+        for (number, hostile) in Self.cases.enumerated() {
+            _ = try scratch.write("tagrouter.yaml", hostile.text)
+            let linesBefore = daemon.stderr.count
+            daemon.signal(SIGHUP)
+            let rejected = try daemon.stderr(containing: "reload rejected", after: linesBefore, timeout: .seconds(10))
+            #expect(rejected.contains("tagrouter.yaml:\(hostile.problem)"), "\(hostile.name): \(rejected)")
+            let uid = String(format: "%02x", number + 1)
+            daemon.send(arrival(uid: uid))
+            expected.append("A \(uid.uppercased())")
+            #expect(try daemon.stdout(count: expected.count) == expected)
+        }
+        daemon.signal(SIGTERM)
+        #expect(try daemon.exitStatus() == 0)
+    }
+}

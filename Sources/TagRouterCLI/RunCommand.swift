@@ -14,7 +14,8 @@ enum RunCommand: Command {
         Usage: tagrouter run [--config FILE] [--dry-run] [--state-dir DIR] [--log-level LEVEL] [--log-format FORMAT]
 
         Watches the configured readers and runs the actions of the routes each
-        event matches. Without --config it uses the first of ./tagrouter.yaml,
+        event matches. Without --config it uses the first of
+        $CONFIGURATION_DIRECTORY/tagrouter.yaml (systemd sets it), ./tagrouter.yaml,
         ~/.config/tagrouter/tagrouter.yaml, /etc/tagrouter/tagrouter.yaml, else
         the embedded default (log every event as one JSON line on stdout).
 

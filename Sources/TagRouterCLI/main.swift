@@ -33,6 +33,10 @@ guard let first = arguments.first else {
     printToStderr(toolUsage)
     exit(64)
 }
+if first == "help", arguments.count == 2, let document = HelpDocument(rawValue: arguments[1]) {
+    print(document.render(commands: commands, toolUsage: toolUsage, version: version), terminator: "")
+    exit(0)
+}
 switch first {
 case "--help", "-h", "help":
     print(toolUsage)

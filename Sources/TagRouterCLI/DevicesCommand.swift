@@ -1,3 +1,4 @@
+import Foundation
 import TagReader
 
 /// `tagrouter devices`: list NFC readers and explain why one cannot be opened
@@ -16,6 +17,8 @@ enum DevicesCommand: Command {
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
+        // Taken before libnfc runs: it sets LIBNFC_LOG_LEVEL itself, which is not the user's setting.
+        let environment = ProcessInfo.processInfo.environment
         var arguments = arguments
         let extra = try arguments.options("--device")
         try arguments.finish()
@@ -27,7 +30,7 @@ enum DevicesCommand: Command {
         if probes.isEmpty { print("no reader found") }
         let failed = probes.filter { !$0.opened }.map(\.connstring)
         guard probes.isEmpty || !failed.isEmpty else { return }
-        let causes = DeviceDiagnosis().causes(failedDevices: failed)
+        let causes = DeviceDiagnosis(environment: environment).causes(failedDevices: failed)
         if !causes.isEmpty {
             print("\nWhat applies on this machine:")
             for cause in causes { print("- \(cause)") }

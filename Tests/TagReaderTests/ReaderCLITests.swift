@@ -219,5 +219,10 @@ import TestSupport
         #expect(run.status == 1)
         #expect(run.stdout.contains("pn532_uart:/nonexistent/pn532\tFAILED to open"))
         #expect(run.stdout.contains("- /nonexistent/pn532 does not exist: is the reader plugged in (or the simulator running)?"))
+        // Only the settings the user made: libnfc sets LIBNFC_LOG_LEVEL itself once it runs.
+        var mine = ProcessInfo.processInfo.environment.filter { $0.key.hasPrefix("LIBNFC_") }
+        mine["LIBNFC_AUTO_SCAN"] = "false"
+        let expected = mine.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        #expect(run.stdout.contains("- libnfc settings from the environment: \(expected)\n"), "\(run.stdout)")
     }
 }

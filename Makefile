@@ -2,8 +2,10 @@
 SWIFT      ?= swift
 SWIFTFLAGS ?= -Xswiftc -warnings-as-errors
 CONFIG     ?= config/tagrouter.yaml
+PREFIX     ?= /usr/local
+DESTDIR    ?=
 
-.PHONY: deps build release run test bench fuzz clean
+.PHONY: deps build release run test bench fuzz clean deb install uninstall
 
 ## Install the Debian packages we build against (only those missing).
 deps:
@@ -23,6 +25,10 @@ run: build
 ## The whole suite: unit, integration (libnfc + simulator, mosquitto, HTTP) and end to end.
 test: deps
 	$(SWIFT) build $(SWIFTFLAGS)
+	@# Tests/PackagingTests package the release binary: rebuild it when missing or older than a source file
+	@# (a stale one would test an old program; an unchanged tree skips this slow step).
+	@[ -x .build/release/tagrouter ] && [ -z "$$(find Package.swift Sources Plugins -newer .build/release/tagrouter -print -quit)" ] \
+	  || scripts/build-release.sh --product tagrouter
 	$(SWIFT) test $(SWIFTFLAGS)
 
 ## Figures: throughput, latency, CPU and memory, each beside its baseline.
@@ -33,5 +39,17 @@ bench: deps release
 fuzz: deps
 	@scripts/fuzz.sh
 
+## The Debian package, dist/tagrouter_<version>-<revision>_<arch>.deb (docs/packaging.md).
+deb: release
+	@scripts/build-deb.sh
+
+## Install the release binary, config, units, udev rules, man page, … under $(DESTDIR)$(PREFIX) (config in /etc).
+install: release
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" scripts/install-files.sh install
+
+## Remove what `make install` installed (a config you changed stays).
+uninstall:
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" scripts/install-files.sh uninstall
+
 clean:
-	rm -rf .build
+	rm -rf .build dist

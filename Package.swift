@@ -8,6 +8,7 @@ let systemLibraries: [Target] = [
     .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
     .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
     // libcurl is loaded with dlopen only when a webhook action is configured (WebhookPlugin/HTTP/Curl.swift):
     // the module gives its headers, and nothing links it.
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -26,6 +27,14 @@ let ndef: [Target] = [
 let core: [Target] = [
     .target(name: "TagCore"),
     .testTarget(name: "TagCoreTests", dependencies: ["TagCore"]),
+]
+
+/// Life under systemd: sd_notify (ready, status, watchdog) and native journal entries.
+let systemd: [Target] = [
+    .target(name: "Systemd", dependencies: ["CSystemd"]),
+    /// Calls the Systemd module as the daemon will, so tests can give it a NOTIFY_SOCKET of their own.
+    .executableTarget(name: "systemd-probe", dependencies: ["Systemd"], path: "Tests/SystemdProbe"),
+    .testTarget(name: "SystemdTests", dependencies: ["Systemd", "TestSupport", "systemd-probe"]),
 ]
 
 /// Tags: transports, drivers, in-memory models, the PN532 simulator, the libnfc reader loop.
@@ -83,6 +92,8 @@ let executable: [Target] = [
     /// The built `tagrouter` as real processes: `simulate`, `run`, a real broker and subscriber.
     .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TagCore"]),
     .executableTarget(name: "e2e-bench", dependencies: ["TestSupport"], path: "Benchmarks/EndToEndBench"),
+    /// `make deb` and `make install`: the package from the release binary, lintian, the systemd units.
+    .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "TagCore"]),
 ]
 
 let package = Package(
@@ -91,6 +102,6 @@ let package = Package(
         .executable(name: "tagrouter", targets: ["TagRouterCLI"]),
         .library(name: "NDEF", targets: ["NDEF"]),
     ],
-    targets: systemLibraries + ndef + core + tags + routing + plugins + executable,
+    targets: systemLibraries + ndef + core + systemd + tags + routing + plugins + executable,
     swiftLanguageModes: [.v6]
 )

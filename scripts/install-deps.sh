@@ -9,6 +9,8 @@ packages=(
   libyaml-dev libssl-dev libcurl4-openssl-dev
   pkg-config python3 python3-venv
   libnotify-bin                            # notify-send, for `open` with `confirm: true`
+  libsystemd-dev                           # sd_notify and the journal (CSystemd)
+  dpkg-dev fakeroot lintian                # `make deb` and its checks (Tests/PackagingTests)
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -40,6 +40,9 @@ public enum Log {
         }
     }
 
+    /// The level entries must reach to be written.
+    public static var level: Level { settings.withLock { $0.level } }
+
     public static func debug(_ message: String, _ fields: JSONObject = JSONObject()) {
         write(.debug, message, fields)
     }

@@ -17,7 +17,7 @@ public struct DeviceDiagnosis: Sendable {
     let root: String
     let environment: [String: String]
 
-    public init(root: String = "/", environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(root: String = "/", environment: [String: String] = LibNFCSettings.user) {
         self.root = root.hasSuffix("/") ? root : root + "/"
         self.environment = environment
     }
@@ -58,17 +58,25 @@ public struct DeviceDiagnosis: Sendable {
     }
 
     func processRunning(_ name: String) -> Bool {
+        !processIDs(named: name).isEmpty
+    }
+
+    /// The processes whose command name (`/proc/PID/comm`) is `name`, by pid.
+    func processIDs(named name: String) -> [String] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: root + "proc")) ?? []
-        return entries.contains { entry in
+        return entries.sorted().filter { entry in
             entry.allSatisfy(\.isNumber) && read("proc/\(entry)/comm")?.trimmingCharacters(in: .whitespacesAndNewlines) == name
         }
     }
 
     struct USBReader {
         var name: String
+        /// The device node, `/dev/bus/usb/BBB/DDD`.
         var node: String
         var group: String
         var accessible: Bool
+        /// The device's folder in sysfs, relative to the root (`sys/bus/usb/devices/1-1`).
+        var sysfsEntry: String
     }
 
     func usbReaders() -> [USBReader] {
@@ -84,7 +92,8 @@ public struct DeviceDiagnosis: Sendable {
             else { return nil }
             let node = "dev/bus/usb/" + Self.threeDigits(bus) + "/" + Self.threeDigits(number)
             let access = Self.access(root + node)
-            return USBReader(name: name, node: "/" + node, group: access.group, accessible: access.granted)
+            return USBReader(
+                name: name, node: "/" + node, group: access.group, accessible: access.granted, sysfsEntry: "sys/bus/usb/devices/\(entry)")
         }
     }
 
@@ -107,15 +116,24 @@ public struct DeviceDiagnosis: Sendable {
         return nil
     }
 
+    /// The `LIBNFC_*` variables of the environment given, as `NAME=value`, sorted.
+    var libnfcVariables: [String] {
+        environment.filter { $0.key.hasPrefix("LIBNFC_") }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    }
+
+    /// The settings lines of `/etc/nfc/libnfc.conf` (no comments, no blank lines).
+    var libnfcConfSettings: [String] {
+        read("etc/nfc/libnfc.conf")?.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") } ?? []
+    }
+
     func settingsNotes() -> [String] {
         var notes: [String] = []
-        let variables = environment.filter { $0.key.hasPrefix("LIBNFC_") }.sorted { $0.key < $1.key }
+        let variables = libnfcVariables
         if !variables.isEmpty {
-            notes.append("libnfc settings from the environment: " + variables.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+            notes.append("libnfc settings from the environment: " + variables.joined(separator: " "))
         }
-        let conf = read("etc/nfc/libnfc.conf")
-        let settings = conf?.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") } ?? []
+        let settings = libnfcConfSettings
         if !settings.isEmpty {
             notes.append("/etc/nfc/libnfc.conf sets: " + settings.joined(separator: "; "))
         }
@@ -132,7 +150,8 @@ public struct DeviceDiagnosis: Sendable {
 
     // MARK: - Helpers
 
-    private func read(_ path: String) -> String? {
+    /// A file under the root, nil when it cannot be read.
+    func read(_ path: String) -> String? {
         try? String(contentsOfFile: root + path, encoding: .utf8)
     }
 

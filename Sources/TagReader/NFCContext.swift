@@ -8,6 +8,7 @@ final class NFCContext {
 
     /// Nil when libnfc cannot start (out of memory, unreadable `libnfc.conf`).
     init?() {
+        LibNFCSettings.applied
         var context: OpaquePointer?
         nfc_init(&context)
         guard let context else { return nil }

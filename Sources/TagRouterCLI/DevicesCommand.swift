@@ -1,3 +1,4 @@
+import Foundation
 import TagReader
 
 /// `tagrouter devices`: list NFC readers and explain why one cannot be opened

@@ -15,7 +15,8 @@ enum RunCommand: Command {
                              [--log-level LEVEL] [--log-format FORMAT]
 
         Watches the configured readers and runs the actions of the routes each
-        event matches. Without --config it uses the first of ./tagrouter.yaml,
+        event matches. Without --config it uses the first of
+        $CONFIGURATION_DIRECTORY/tagrouter.yaml (systemd sets it), ./tagrouter.yaml,
         ~/.config/tagrouter/tagrouter.yaml, /etc/tagrouter/tagrouter.yaml, else
         the embedded default: auto-detect one reader, log every event as one JSON
         line on stdout, and publish it to an MQTT broker on localhost:1883 when

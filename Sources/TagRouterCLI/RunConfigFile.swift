@@ -2,7 +2,8 @@ import Foundation
 import TagRouter
 
 /// Finds and loads the config `run` and `check-config` use: the file given,
-/// else the first of `./tagrouter.yaml`, `~/.config/tagrouter/tagrouter.yaml`,
+/// else the first of `$CONFIGURATION_DIRECTORY/tagrouter.yaml` (set by systemd's
+/// `ConfigurationDirectory=`), `./tagrouter.yaml`, `~/.config/tagrouter/tagrouter.yaml`,
 /// `/etc/tagrouter/tagrouter.yaml`, else the default embedded in the binary.
 struct RunConfigFile {
     /// The path, or nil for the embedded default.
@@ -11,8 +12,11 @@ struct RunConfigFile {
     static let embeddedName = "embedded default"
 
     static var searchPath: [String] {
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
-        return ["./tagrouter.yaml", home + "/.config/tagrouter/tagrouter.yaml", "/etc/tagrouter/tagrouter.yaml"]
+        let environment = ProcessInfo.processInfo.environment
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        // systemd may list several directories, separated by colons.
+        let systemd = (environment["CONFIGURATION_DIRECTORY"] ?? "").split(separator: ":").map { String($0) + "/tagrouter.yaml" }
+        return systemd + ["./tagrouter.yaml", home + "/.config/tagrouter/tagrouter.yaml", "/etc/tagrouter/tagrouter.yaml"]
     }
 
     init(explicit: String?) throws(CLIError) {

@@ -5,7 +5,7 @@ import TagCore
 /// Every subcommand, in the order `tagrouter --help` lists them.
 let commands: [any Command.Type] = [
     RunCommand.self, CheckConfigCommand.self,
-    ReadCommand.self, WriteCommand.self, WatchCommand.self, DevicesCommand.self,
+    ReadCommand.self, WriteCommand.self, WatchCommand.self, DevicesCommand.self, DoctorCommand.self,
     DecodeCommand.self, EncodeCommand.self, SimulateCommand.self,
 ]
 
@@ -41,6 +41,10 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 guard let first = arguments.first else {
     printToStderr(toolUsage)
     exit(64)
+}
+if first == "help", arguments.count == 2, let document = HelpDocument(rawValue: arguments[1]) {
+    print(document.render(commands: commands, toolUsage: toolUsage, version: version), terminator: "")
+    exit(0)
 }
 switch first {
 case "help" where arguments.count > 1:

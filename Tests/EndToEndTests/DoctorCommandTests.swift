@@ -1,0 +1,69 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `tagrouter doctor` as a user runs it, on a made-up machine (`--root`): the checks
+/// that need the tool itself — the config, the daemon, the MQTT broker — and the exit status.
+@Suite struct DoctorCommandTests {
+    /// A machine with a service user in plugdev, an ACR122U it can open, and `processes` (pid → argv).
+    static func machine(_ setup: Setup, processes: [String: [String]]) throws -> String {
+        let root = setup.directory + "/machine"
+        var files = [
+            "etc/passwd": "tagrouter:x:999:999::/var/lib/tagrouter:/usr/sbin/nologin\n",
+            "etc/group": "plugdev:x:46:tagrouter\ntagrouter:x:999:\n",
+            "sys/bus/usb/devices/1-1/idVendor": "072f\n", "sys/bus/usb/devices/1-1/idProduct": "2200\n",
+            "sys/bus/usb/devices/1-1/busnum": "1\n", "sys/bus/usb/devices/1-1/devnum": "7\n",
+            "dev/bus/usb/001/007": "",
+        ]
+        for (pid, argv) in processes { files["proc/\(pid)/cmdline"] = argv.joined(separator: "\0") + "\0" }
+        for (path, content) in files {
+            let url = URL(fileURLWithPath: root + "/" + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try content.write(to: url, atomically: true, encoding: .utf8)
+        }
+        #expect(chown(root + "/dev/bus/usb/001/007", 0, 46) == 0 && chmod(root + "/dev/bus/usb/001/007", 0o660) == 0)
+        return root
+    }
+
+    static func config(_ setup: Setup, port: Int, valid: Bool = true) throws -> String {
+        let file = setup.directory + "/doctor.yaml"
+        let routes = valid ? "routes: [{name: all, actions: [mqtt]}]" : "routes: [{name: all, actions: [mqtt], contiue: true}]"
+        try "mqtt: {host: 127.0.0.1, port: \(port)}\n\(routes)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    @Test func allWellWithARunningDaemonAndABroker() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let broker = try MosquittoBroker()
+        let root = try Self.machine(setup, processes: ["4321": ["/usr/bin/tagrouter", "run"]])
+        let config = try Self.config(setup, port: broker.port)
+        let run = try await ToolRun(BuiltProducts.tagrouter.path, ["doctor", "--root", root, "--config", config])
+        await broker.stop()
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.allSatisfy { $0.hasPrefix("✓ ") }, "\(run.stdout)")
+        #expect(lines.contains("✓ config: \(config) is valid (1 reader(s), 1 route(s))"))
+        #expect(lines.contains("✓ daemon: running (pid 4321)"))
+        #expect(lines.contains("✓ MQTT broker: 127.0.0.1:\(broker.port) accepts connections"))
+        #expect(lines.contains { $0.hasPrefix("✓ USB reader ACS ACR122U /dev/bus/usb/001/007 (group plugdev, mode 660): tagrouter can open it") })
+    }
+
+    @Test func aBadConfigBlocksAndAMissingDaemonOrBrokerIsSaid() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let root = try Self.machine(setup, processes: ["4321": ["/usr/bin/python3", "run"]])
+        let closedPort = try MosquittoBroker.freePort()
+        let good = try Self.config(setup, port: closedPort)
+        let run = try await ToolRun(BuiltProducts.tagrouter.path, ["doctor", "--root", root, "--config", good])
+        #expect(run.status == 0, "a stopped daemon or broker does not stop reading: \(run.stdout)")
+        #expect(run.stdout.contains("✗ daemon: not running → sudo systemctl enable --now tagrouter"))
+        #expect(run.stdout.contains("✗ MQTT broker: 127.0.0.1:\(closedPort) unreachable (connection refused) → "))
+
+        let bad = try Self.config(setup, port: closedPort, valid: false)
+        let broken = try await ToolRun(BuiltProducts.tagrouter.path, ["doctor", "--root", root, "--config", bad])
+        #expect(broken.status == 1)
+        #expect(broken.stdout.contains("✗ config: \(bad) has 1 problem → tagrouter check-config \(bad)"))
+        #expect(broken.stderr == "error: 1 problem stops tags being read\n")
+    }
+}

@@ -13,18 +13,24 @@ let systemLibraries: [Target] = [
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 ]
 
-/// The NDEF codec: pure Swift, no C, no Foundation networking.
+/// Ordered JSON at the bottom of the graph: the value type, a byte-level writer, a bounded parser. Pure Swift.
+let json: [Target] = [
+    .target(name: "OrderedJSON"),
+    .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"]),
+]
+
+/// The NDEF codec: pure Swift, no C, no Foundation networking; records become `JSONValue`s.
 let ndef: [Target] = [
-    .target(name: "NDEF"),
-    .testTarget(name: "NDEFTests", dependencies: ["NDEF"], resources: [.copy("Vectors")]),
+    .target(name: "NDEF", dependencies: ["OrderedJSON"]),
+    .testTarget(name: "NDEFTests", dependencies: ["NDEF", "OrderedJSON"], resources: [.copy("Vectors")]),
     /// Runs the built `tagrouter decode` / `encode` binary.
     .testTarget(name: "NDEFCLITests", dependencies: ["NDEF", "TestSupport"]),
     .executableTarget(name: "ndef-bench", dependencies: ["NDEF"], path: "Benchmarks/NDEFBench"),
 ]
 
-/// The vocabulary every layer shares: tag events, JSON values, the log.
+/// The vocabulary every layer shares: tag events, JSON values (re-exported from OrderedJSON), the log.
 let core: [Target] = [
-    .target(name: "TagCore"),
+    .target(name: "TagCore", dependencies: ["OrderedJSON"]),
     .testTarget(name: "TagCoreTests", dependencies: ["TagCore"]),
 ]
 
@@ -73,7 +79,7 @@ let executable: [Target] = [
     .executableTarget(
         name: "TagRouterCLI",
         dependencies: [
-            "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
+            "OrderedJSON", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
             "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin",
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]
@@ -91,6 +97,6 @@ let package = Package(
         .executable(name: "tagrouter", targets: ["TagRouterCLI"]),
         .library(name: "NDEF", targets: ["NDEF"]),
     ],
-    targets: systemLibraries + ndef + core + tags + routing + plugins + executable,
+    targets: systemLibraries + json + ndef + core + tags + routing + plugins + executable,
     swiftLanguageModes: [.v6]
 )

@@ -53,7 +53,7 @@ enum DecodeCommand: Command {
         }
         let bytes = try DecodeInput.read(positionals: positionals, file: file, raw: raw)
         switch options.decode(bytes) {
-        case .success(let json): print(json)
+        case .success(let json): print(json.serialized(pretty: options.pretty))
         case .failure(let failure): throw failure.cliError
         }
     }
@@ -66,12 +66,12 @@ enum DecodeCommand: Command {
             let text = line.trimmingCharacters(in: .whitespaces)
             if text.isEmpty { continue }
             guard let bytes = DecodeInput.hexBytes(text) else {
-                print(options.errorLine(number, kind: "bad-hex", offset: 0, message: "the line is not hex"))
+                print(options.errorLine(number, kind: "bad-hex", offset: 0, message: "the line is not hex").serialized(pretty: options.pretty))
                 continue
             }
             switch options.decode(bytes) {
-            case .success(let json): print(json)
-            case .failure(let failure): print(options.errorLine(number, failure))
+            case .success(let json): print(json.serialized(pretty: options.pretty))
+            case .failure(let failure): print(options.errorLine(number, failure).serialized(pretty: options.pretty))
             }
         }
     }

@@ -86,6 +86,9 @@ let executable: [Target] = [
     ),
     /// What tests that run real processes share: a mosquitto broker, an independent subscriber, the built binaries.
     .target(name: "TestSupport", dependencies: ["ChildProcess"], path: "Tests/TestSupport"),
+    /// The public event format: docs/event.schema.json against every event kind, and the events the docs show.
+    .testTarget(name: "EventFormatTests", dependencies: ["TagCore", "NDEF", "TagKit", "PN532Sim", "TestSupport"],
+                exclude: ["validate-events.py"]),
     /// The built `tagrouter` as real processes: `simulate`, `run`, a real broker and subscriber.
     .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TagCore"]),
     .executableTarget(name: "e2e-bench", dependencies: ["TestSupport"], path: "Benchmarks/EndToEndBench"),

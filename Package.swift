@@ -25,7 +25,9 @@ let ndef: [Target] = [
     .testTarget(name: "NDEFTests", dependencies: ["NDEF", "OrderedJSON"], resources: [.copy("Vectors")]),
     /// Runs the built `tagrouter decode` / `encode` binary.
     .testTarget(name: "NDEFCLITests", dependencies: ["NDEF", "TestSupport"]),
-    .executableTarget(name: "ndef-bench", dependencies: ["NDEF"], path: "Benchmarks/NDEFBench"),
+    .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "BenchSupport"], path: "Benchmarks/NDEFBench"),
+    /// The timing loop the in-process benchmarks share.
+    .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
 ]
 
 /// The vocabulary every layer shares: tag events, JSON values (re-exported from OrderedJSON), the log.
@@ -49,7 +51,7 @@ let tags: [Target] = [
 let routing: [Target] = [
     .target(name: "TagRouter", dependencies: ["TagCore", "TagReader", "CYAML"]),
     .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
-    .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore"], path: "Benchmarks/RouterBench"),
+    .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore", "BenchSupport"], path: "Benchmarks/RouterBench"),
     .testTarget(
         name: "RouterEndToEndTests",
         dependencies: ["TagCore", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "TestSupport"]),

@@ -7,7 +7,7 @@ import OrderedJSON
 /// `decode` command prints it and tag events carry it.
 extension NDEFRecord {
     public var json: JSONValue {
-        var fields = JSONObject()
+        var fields = JSONObject(reservingCapacity: 8)
         fields["tnf"] = .int(Int64(tnf.rawValue))
         Self.setField(type, "type", in: &fields)
         Self.setField(id, "id", in: &fields)

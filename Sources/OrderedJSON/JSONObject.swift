@@ -13,6 +13,11 @@ public struct JSONObject: Sendable, Hashable, Sequence {
 
     public init() {}
 
+    /// An empty object with room for `count` members before it grows.
+    public init(reservingCapacity count: Int) {
+        members.reserveCapacity(count)
+    }
+
     public init(_ members: KeyValuePairs<String, JSONValue>) {
         self.members.reserveCapacity(members.count)
         for (key, value) in members { self[key] = value }

@@ -3,7 +3,7 @@
 /// non-ASCII text are not escaped, non-finite numbers are written as `null`.
 ///
 /// Strings are copied in runs: only `"`, `\` and control characters interrupt a
-/// run, so plain text costs one scan and one bulk append.
+/// run, so plain text costs one scan (eight bytes at a time) and one bulk append.
 public struct JSONWriter {
     /// The text written so far.
     public var bytes: [UInt8]
@@ -24,14 +24,15 @@ public struct JSONWriter {
     }
 
     /// Appends raw bytes (a newline, a separator) as they are.
+    @inlinable
     public mutating func append(raw: some Sequence<UInt8>) {
         bytes.append(contentsOf: raw)
     }
 
     public mutating func write(_ value: JSONValue) {
         switch value {
-        case .null: append(raw: "null".utf8)
-        case .bool(let bool): append(raw: bool ? "true".utf8 : "false".utf8)
+        case .null: append(literal: "null")
+        case .bool(let bool): append(literal: bool ? "true" : "false")
         case .int(let int): write(int)
         case .double(let double): write(double)
         case .string(let string): write(string)
@@ -47,7 +48,8 @@ public struct JSONWriter {
                 for (position, member) in object.members.enumerated() {
                     writer.separate(position)
                     writer.write(member.key)
-                    writer.append(raw: writer.pretty ? ": ".utf8 : ":".utf8)
+                    writer.bytes.append(UInt8(ascii: ":"))
+                    if writer.pretty { writer.bytes.append(UInt8(ascii: " ")) }
                     writer.write(member.value)
                 }
             }
@@ -57,8 +59,10 @@ public struct JSONWriter {
     /// A quoted, escaped JSON string.
     public mutating func write(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { appendEscaped($0) }
+        if string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
+            var string = string
+            string.withUTF8 { appendEscaped($0) }
+        }
         bytes.append(UInt8(ascii: "\""))
     }
 
@@ -83,8 +87,12 @@ public struct JSONWriter {
     /// The shortest text that reads back as the same double, always with a `.` or
     /// an exponent so it reads back as a double (`1.0`, `-0.0`, `1e+300`).
     public mutating func write(_ double: Double) {
-        guard double.isFinite else { return append(raw: "null".utf8) }
+        guard double.isFinite else { return append(literal: "null") }
         append(raw: double.description.utf8)
+    }
+
+    private mutating func append(literal: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     private mutating func writeContainer(open: UInt8, close: UInt8, count: Int, members: (inout JSONWriter) -> Void) {
@@ -110,15 +118,33 @@ public struct JSONWriter {
     }
 
     private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let words = UnsafeRawBufferPointer(utf8)
         var runStart = 0
-        for position in 0..<utf8.count {
+        var position = 0
+        while position < utf8.count {
+            while position + 8 <= utf8.count, !Self.mayNeedEscape(words.loadUnaligned(fromByteOffset: position, as: UInt64.self)) {
+                position += 8
+            }
+            guard position < utf8.count else { break }
             let byte = utf8[position]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
-            appendEscape(for: byte)
-            runStart = position + 1
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+                appendEscape(for: byte)
+                runStart = position + 1
+            }
+            position += 1
         }
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+    }
+
+    /// Whether any of eight bytes is a control character, `"` or `\` (exact: never
+    /// false when one is there; bytes of non-ASCII characters never match).
+    private static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highBits != 0 }
+        let hasControl = (word &- ones &* 0x20) & ~word & highBits != 0
+        return hasControl || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
     }
 
     private mutating func appendEscape(for byte: UInt8) {
@@ -129,7 +155,7 @@ public struct JSONWriter {
         case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
         case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
         default:
-            append(raw: "u00".utf8)
+            append(literal: "u00")
             bytes.append(Self.hexDigits[Int(byte >> 4)])
             bytes.append(Self.hexDigits[Int(byte & 0x0F)])
         }

@@ -19,7 +19,7 @@ extension TagEvent {
 
     /// The event as JSON, members in the documented order.
     public var json: JSONValue {
-        var object = JSONObject()
+        var object = JSONObject(reservingCapacity: 12)
         object[Field.event] = .string(kind.rawValue)
         object[Field.id] = .string(id)
         object[Field.time] = .string(EventTime.format(time))
@@ -82,7 +82,7 @@ extension TagInfo {
 
     /// The `tag` object, members in the documented order.
     public var json: JSONValue {
-        var object = JSONObject()
+        var object = JSONObject(reservingCapacity: 8)
         object[Field.uid] = .string(uid.hex)
         object[Field.uidDashed] = .string(uid.dashed)
         object[Field.type] = .string(type)

@@ -56,6 +56,19 @@ struct WriterTests {
         #expect(String(decoding: writer.bytes, as: UTF8.self) == "[1,2]")
     }
 
+    /// The writer skips plain text eight bytes at a time: a character to escape is found
+    /// wherever it sits in a word, beside ASCII or multi-byte characters.
+    @Test(arguments: [("\"", #"\""#), ("\\", #"\\"#), ("\u{1}", #"\u0001"#), ("\u{1f}", #"\u001f"#), ("\n", #"\n"#)])
+    func escapesAreFoundAtEveryPosition(character: String, escaped: String) {
+        for filler in ["abcdefgh", "é日🌍 ~\u{7f}"] {
+            for position in 0...17 {
+                let before = String(repeating: filler, count: 3).prefix(position)
+                let after = String(repeating: filler, count: 2)
+                #expect(JSONValue.string(before + character + after).serialized() == "\"" + before + escaped + after + "\"")
+            }
+        }
+    }
+
     /// Every string, whatever it holds, reads back as itself.
     @Test(arguments: ["", "a\"b\\c", "\u{0}x\u{1f}", "line\nbreak", "é🌍日本", String(repeating: "long run ", count: 200) + "\"end"])
     func stringsRoundTrip(_ text: String) throws {

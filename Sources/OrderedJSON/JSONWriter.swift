@@ -165,7 +165,7 @@ public struct JSONWriter {
 extension JSONValue {
     /// JSON text: compact, or indented by two spaces with `pretty`.
     public func serialized(pretty: Bool = false) -> String {
-        var writer = JSONWriter(pretty: pretty)
+        var writer = JSONWriter(pretty: pretty, capacity: 1024)  // a whole event without regrowing
         writer.write(self)
         return String(decoding: writer.bytes, as: UTF8.self)
     }

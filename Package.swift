@@ -14,18 +14,26 @@ let systemLibraries: [Target] = [
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 ]
 
-/// The NDEF codec: pure Swift, no C, no Foundation networking.
-let ndef: [Target] = [
-    .target(name: "NDEF"),
-    .testTarget(name: "NDEFTests", dependencies: ["NDEF"], resources: [.copy("Vectors")]),
-    /// Runs the built `tagrouter decode` / `encode` binary.
-    .testTarget(name: "NDEFCLITests", dependencies: ["NDEF", "TestSupport"]),
-    .executableTarget(name: "ndef-bench", dependencies: ["NDEF"], path: "Benchmarks/NDEFBench"),
+/// Ordered JSON at the bottom of the graph: the value type, a byte-level writer, a bounded parser. Pure Swift.
+let json: [Target] = [
+    .target(name: "OrderedJSON"),
+    .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"]),
 ]
 
-/// The vocabulary every layer shares: tag events, JSON values, reader settings, the log.
+/// The NDEF codec: pure Swift, no C, no Foundation networking; records become `JSONValue`s.
+let ndef: [Target] = [
+    .target(name: "NDEF", dependencies: ["OrderedJSON"]),
+    .testTarget(name: "NDEFTests", dependencies: ["NDEF", "OrderedJSON"], resources: [.copy("Vectors")]),
+    /// Runs the built `tagrouter decode` / `encode` binary.
+    .testTarget(name: "NDEFCLITests", dependencies: ["NDEF", "TestSupport"]),
+    .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "BenchSupport"], path: "Benchmarks/NDEFBench"),
+    /// The timing loop the in-process benchmarks share.
+    .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
+]
+
+/// The vocabulary every layer shares: tag events, JSON values (re-exported from OrderedJSON), reader settings, the log, services.
 let core: [Target] = [
-    .target(name: "TagCore"),
+    .target(name: "TagCore", dependencies: ["OrderedJSON"]),
     .testTarget(name: "TagCoreTests", dependencies: ["TagCore"]),
 ]
 
@@ -52,7 +60,7 @@ let tags: [Target] = [
 let routing: [Target] = [
     .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
     .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
-    .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore"], path: "Benchmarks/RouterBench"),
+    .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore", "BenchSupport"], path: "Benchmarks/RouterBench"),
     .testTarget(
         name: "RouterEndToEndTests",
         dependencies: ["TagCore", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "TestSupport"]),
@@ -82,13 +90,16 @@ let executable: [Target] = [
     .executableTarget(
         name: "TagRouterCLI",
         dependencies: [
-            "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
+            "OrderedJSON", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
             "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin",
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]
     ),
     /// What tests that run real processes share: a mosquitto broker, an independent subscriber, the built binaries.
     .target(name: "TestSupport", dependencies: ["ChildProcess", "TagCore"], path: "Tests/TestSupport"),
+    /// The public event format: docs/event.schema.json against every event kind, and the events the docs show.
+    .testTarget(name: "EventFormatTests", dependencies: ["TagCore", "NDEF", "TagKit", "PN532Sim", "TestSupport"],
+                exclude: ["validate-events.py"]),
     /// The built `tagrouter` as real processes: `simulate`, `run`, a real broker and subscriber.
     .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TagCore"]),
     .executableTarget(name: "e2e-bench", dependencies: ["TestSupport"], path: "Benchmarks/EndToEndBench"),
@@ -102,6 +113,6 @@ let package = Package(
         .executable(name: "tagrouter", targets: ["TagRouterCLI"]),
         .library(name: "NDEF", targets: ["NDEF"]),
     ],
-    targets: systemLibraries + ndef + core + systemd + tags + routing + plugins + executable,
+    targets: systemLibraries + json + ndef + core + systemd + tags + routing + plugins + executable,
     swiftLanguageModes: [.v6]
 )

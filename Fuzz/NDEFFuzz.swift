@@ -1,6 +1,7 @@
-// libFuzzer entry point for the NDEF decoder and the Type 2 TLV walker.
+// libFuzzer entry point for the NDEF decoder, the Type 2 TLV walker and the JSON parser.
 // Built by scripts/fuzz.sh together with Sources/NDEF/**/*.swift as one module
-// (so there is no `import NDEF`); not part of Package.swift.
+// (so there is no `import NDEF`; OrderedJSON is built as a module first); not part of Package.swift.
+import OrderedJSON
 
 /// Feeds one input to every parser and checks the round-trip properties; a
 /// violated property traps, which libFuzzer reports as a crash.
@@ -27,6 +28,6 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(content.ndefOffset + content.ndefMessage.count <= bytes.count, "NDEF message past the area")
     }
     _ = try? Type2Memory.parse(image: bytes)
-    _ = NDEFJSON(bytes: bytes)
+    _ = try? JSONValue.parse(bytes: bytes)
     return 0
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the NDEF decoder and the Type 2 TLV walker with libFuzzer for
+# Fuzzes the NDEF decoder, the Type 2 TLV walker and the JSON parser with libFuzzer for
 # FUZZ_SECONDS (default 600). The target (Fuzz/NDEFFuzz.swift) is compiled with
 # the NDEF sources by swiftc, outside Package.swift. The corpus lives in
 # fuzz-corpus/ndef (seeded from the test vectors); crashes land in fuzz-corpus/crashes.
@@ -12,9 +12,14 @@ corpus=fuzz-corpus/ndef
 crashes=fuzz-corpus/crashes
 mkdir -p "$build" "$corpus" "$crashes"
 
+# OrderedJSON (which NDEF imports) becomes a module of its own first.
+mapfile -t json_sources < <(find Sources/OrderedJSON -name '*.swift' | sort)
+swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name OrderedJSON \
+  -emit-module -emit-module-path "$build/OrderedJSON.swiftmodule" -emit-object -wmo \
+  -o "$build/OrderedJSON.o" "${json_sources[@]}"
 mapfile -t sources < <(find Sources/NDEF -name '*.swift' | sort)
-swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 \
-  Fuzz/NDEFFuzz.swift "${sources[@]}" -o "$build/ndef-fuzz"
+swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -I "$build" \
+  Fuzz/NDEFFuzz.swift "${sources[@]}" "$build/OrderedJSON.o" -o "$build/ndef-fuzz"
 
 # Seed the corpus with every vector's bytes (messages and Type 2 images).
 python3 - "$corpus" <<'PY'

@@ -8,6 +8,7 @@ packages=(
   libmosquitto-dev mosquitto mosquitto-clients
   libyaml-dev libssl-dev libcurl4-openssl-dev
   pkg-config python3 python3-venv
+  python3-jsonschema                       # tests check every event kind against docs/event.schema.json
   libnotify-bin                            # notify-send, for `open` with `confirm: true`
   libsystemd-dev                           # sd_notify and the journal (CSystemd)
   dpkg-dev fakeroot lintian                # `make deb` and its checks (Tests/PackagingTests)

@@ -5,8 +5,9 @@ import TagRouter
 
 // router-bench: routing throughput through 100 routes with the `log` action
 // writing to /dev/null (the daemon's event buffer in front, as in `tagrouter run`),
-// and the latency the router adds per event, each beside
-// a bare AsyncStream pass-through doing the same work, in the same run.
+// and the latency the router adds per event, each beside a bare AsyncStream
+// pass-through doing the same work, in the same run; and the cost of one
+// event → JSON beside Foundation's JSONSerialization (EventJSONBench.swift).
 // Prints `name value` lines; scripts/bench/router.sh makes the table.
 
 /// The bench's sizes: `router-bench [EVENTS]`, `ROUTER_BENCH_ROUTES` (default 100).
@@ -122,6 +123,8 @@ do {
     report("router_latency_p99_us", router.p99)
     report("baseline_latency_median_us", baseline.median)
     report("baseline_latency_p99_us", baseline.p99)
+    report("event_json_us", EventJSONBench.tagrouter())
+    report("baseline_event_json_us", EventJSONBench.foundation())
 } catch {
     fputs("router-bench: \(error)\n", stderr)
     exit(1)

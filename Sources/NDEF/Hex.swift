@@ -18,28 +18,49 @@ public enum Hex {
     /// The bytes of hex text in either case; spaces, tabs, newlines and `:` between
     /// bytes are ignored. Nil for any other character or an odd number of digits.
     public static func bytes(_ text: some StringProtocol) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count / 2)
-        var high: UInt8?
-        for character in text.utf8 {
-            let nibble: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = character - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = character - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = character - UInt8(ascii: "A") + 10
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: ":"):
-                if high != nil { return nil }
-                continue
-            default:
-                return nil
+        bytes(utf8: text.utf8)
+    }
+
+    /// `bytes(_:)` for text given as UTF-8 bytes (a line read from a file). Inlinable, so
+    /// it is specialized for the caller's collection instead of walking it generically.
+    @inlinable
+    public static func bytes(utf8 text: some Collection<UInt8>) -> [UInt8]? {
+        var valid = true
+        let bytes = [UInt8](unsafeUninitializedCapacity: text.count / 2) { buffer, count in
+            var high: UInt8 = 0
+            var haveHigh = false
+            for character in text {
+                if let nibble = nibble(character) {
+                    if haveHigh {
+                        buffer[count] = high << 4 | nibble
+                        count += 1
+                    } else {
+                        high = nibble
+                    }
+                    haveHigh.toggle()
+                } else if haveHigh || !isSeparator(character) {
+                    valid = false
+                    return
+                }
             }
-            if let first = high {
-                bytes.append(first << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
+            valid = !haveHigh
         }
-        return high == nil ? bytes : nil
+        return valid ? bytes : nil
+    }
+
+    /// The value of a hex digit in either case.
+    @inlinable
+    static func nibble(_ character: UInt8) -> UInt8? {
+        let digit = character &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        let letter = (character | 0x20) &- UInt8(ascii: "a")
+        return letter < 6 ? letter + 10 : nil
+    }
+
+    /// Space, tab, newline, carriage return or `:`, allowed between bytes.
+    @inlinable
+    static func isSeparator(_ character: UInt8) -> Bool {
+        character == UInt8(ascii: " ") || character == UInt8(ascii: "\t") || character == UInt8(ascii: "\n")
+            || character == UInt8(ascii: "\r") || character == UInt8(ascii: ":")
     }
 }

@@ -1,3 +1,5 @@
+import OrderedJSON
+
 /// What a record means, decoded from its TNF, TYPE and PAYLOAD.
 public enum NDEFContent: Sendable, Equatable {
     /// TNF 0.
@@ -23,7 +25,7 @@ public enum NDEFContent: Sendable, Equatable {
     /// Any other external type, kept raw.
     case external(type: String)
     /// TNF 5, kept raw; `json` is set when the payload is a JSON document.
-    case unknown(json: NDEFJSON?)
+    case unknown(json: JSONValue?)
     /// TNF 6 outside a chunk sequence (only in hand-built records).
     case unchanged
     /// The payload does not decode as its type says (only in hand-built records:
@@ -73,7 +75,7 @@ extension NDEFRecord {
             }
             return .external(type: typeString)
         case .unknown:
-            return .unknown(json: NDEFJSON(bytes: payload))
+            return .unknown(json: try? JSONValue.parse(bytes: payload))
         case .unchanged:
             return .unchanged
         }

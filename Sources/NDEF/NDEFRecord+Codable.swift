@@ -1,3 +1,5 @@
+import OrderedJSON
+
 /// Codable in the vector format: encoding writes `json` (raw fields, then the
 /// fields of the record's kind); decoding reads the raw fields only.
 extension NDEFRecord: Codable {
@@ -40,41 +42,5 @@ extension NDEFMessage: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(records, forKey: .records)
-    }
-}
-
-/// Plain JSON, object members in their order.
-extension NDEFJSON: Encodable {
-    private struct MemberKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .object(let members):
-            var container = encoder.container(keyedBy: MemberKey.self)
-            for member in members { try container.encode(member.value, forKey: MemberKey(stringValue: member.key)) }
-        case .array(let elements):
-            var container = encoder.unkeyedContainer()
-            for element in elements { try container.encode(element) }
-        case .null:
-            var container = encoder.singleValueContainer()
-            try container.encodeNil()
-        case .bool(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .int(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .double(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .string(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// One thing that happened at a reader — a tag arrived or left, a reader came or
 /// went — as the reader loop emits it and the router consumes it. Its `json` form
-/// is the documented event format (README "Event format").
+/// (TagEvent+JSON.swift) is the public event format v1 (README "Event format",
+/// docs/event.schema.json).
 public struct TagEvent: Sendable, Equatable {
     /// What happened; the raw value is the `event` field of the JSON.
     public enum Kind: String, Sendable, CaseIterable {
@@ -64,33 +65,9 @@ public struct TagEvent: Sendable, Equatable {
         }
         return tag?.uid.hex
     }
-
-    /// The event in the documented JSON form, fields in documented order.
-    public var json: JSONValue {
-        var object = JSONObject()
-        object["event"] = .string(kind.rawValue)
-        object["id"] = .string(id)
-        object["time"] = .string(time.formatted(Self.timeFormat))
-        object["reader"] = .string(reader)
-        if let tag {
-            object["tag"] = tag.json
-            object["tag_id"] = tagID.map(JSONValue.string)
-        }
-        if kind == .tagArrived {
-            object["ndef"] = ndef ?? .null
-            object["ndefError"] = ndefError.map(JSONValue.string)
-            object["uri"] = uri.map(JSONValue.string)
-            object["text"] = text.map(JSONValue.string)
-        }
-        object["dwellMs"] = dwellMs.map { .int(Int64($0)) }
-        object["message"] = message.map(JSONValue.string)
-        return .object(object)
-    }
-
-    private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }
 
-/// What the reader learned about a tag in the field.
+/// What the reader learned about a tag in the field; the `tag` object of an event.
 public struct TagInfo: Sendable, Equatable {
     public var uid: TagUID
     /// Product name in lowercase, e.g. `ntag215`, `mifare-ultralight`, `mifare-classic-1k`, `type4`.
@@ -114,18 +91,5 @@ public struct TagInfo: Sendable, Equatable {
         self.sak = sak
         self.ndefCapacity = ndefCapacity
         self.writable = writable
-    }
-
-    public var json: JSONValue {
-        var object = JSONObject()
-        object["uid"] = .string(uid.hex)
-        object["uid_dashed"] = .string(uid.dashed)
-        object["type"] = .string(type)
-        object["nfcForumType"] = nfcForumType.map { .int(Int64($0)) }
-        if !atqa.isEmpty { object["atqa"] = .string(TagUID(bytes: atqa).hex) }
-        object["sak"] = sak.map { .string(TagUID(bytes: [$0]).hex) }
-        object["ndefCapacity"] = ndefCapacity.map { .int(Int64($0)) }
-        object["writable"] = writable.map(JSONValue.bool)
-        return .object(object)
     }
 }

@@ -24,15 +24,31 @@ public struct TagUID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Lowercase hex without separators: `04a224b2c35e80`.
-    public var hex: String { bytes.map { Self.twoDigits($0, uppercase: false) }.joined() }
+    public var hex: String { spelled(digits: Self.lowercaseDigits, separator: nil) }
 
     /// Uppercase, dash-separated: `04-A2-24-B2-C3-5E-80`.
-    public var dashed: String { bytes.map { Self.twoDigits($0, uppercase: true) }.joined(separator: "-") }
+    public var dashed: String { spelled(digits: Self.uppercaseDigits, separator: UInt8(ascii: "-")) }
 
     public var description: String { hex }
 
-    private static func twoDigits(_ byte: UInt8, uppercase: Bool) -> String {
-        let digits = String(byte, radix: 16, uppercase: uppercase)
-        return byte < 0x10 ? "0" + digits : digits
+    private static let lowercaseDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    private static let uppercaseDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    /// Two digits per byte, written straight into the string (events carry the UID twice).
+    private func spelled(digits: [UInt8], separator: UInt8?) -> String {
+        let length = bytes.count * 2 + (separator == nil ? 0 : max(bytes.count - 1, 0))
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            var position = 0
+            for (index, byte) in bytes.enumerated() {
+                if let separator, index > 0 {
+                    buffer[position] = separator
+                    position += 1
+                }
+                buffer[position] = digits[Int(byte >> 4)]
+                buffer[position + 1] = digits[Int(byte & 0x0F)]
+                position += 2
+            }
+            return position
+        }
     }
 }

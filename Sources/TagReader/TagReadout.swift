@@ -33,7 +33,7 @@ struct TagReadout: Sendable {
     mutating func decode(message bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         let (message, error) = NDEFMessage.decodeLenient(bytes)
-        ndef = JSONValue(message.json)
+        ndef = message.json
         uri = message.firstURI
         text = message.firstText
         ndefError = error.map { "NDEF message: \($0)" }

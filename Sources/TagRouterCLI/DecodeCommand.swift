@@ -48,31 +48,12 @@ enum DecodeCommand: Command {
             guard file == nil, positionals.isEmpty || positionals == ["-"], !raw else {
                 throw .usage("--lines reads hex lines from stdin; it takes no other input")
             }
-            decodeLines(options)
-            return
+            return try DecodeLines(options: options).run()
         }
         let bytes = try DecodeInput.read(positionals: positionals, file: file, raw: raw)
         switch options.decode(bytes) {
-        case .success(let json): print(json)
+        case .success(let json): print(json.serialized(pretty: options.pretty))
         case .failure(let failure): throw failure.cliError
-        }
-    }
-
-    /// Every stdin line decoded on its own; a bad line becomes an error object.
-    private static func decodeLines(_ options: DecodeOptions) {
-        var number = 0
-        while let line = readLine() {
-            number += 1
-            let text = line.trimmingCharacters(in: .whitespaces)
-            if text.isEmpty { continue }
-            guard let bytes = DecodeInput.hexBytes(text) else {
-                print(options.errorLine(number, kind: "bad-hex", offset: 0, message: "the line is not hex"))
-                continue
-            }
-            switch options.decode(bytes) {
-            case .success(let json): print(json)
-            case .failure(let failure): print(options.errorLine(number, failure))
-            }
         }
     }
 }

@@ -24,9 +24,14 @@ enum DecodeInput {
 
     /// Hex text with optional whitespace, `:` separators and a `0x` prefix.
     static func hexBytes(_ text: String) -> [UInt8]? {
-        var digits = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
-        return Hex.bytes(digits)
+        hexBytes(utf8: Array(text.utf8)[...])
+    }
+
+    /// `hexBytes(_:)` on UTF-8 bytes, such as a line of `decode --lines` input.
+    static func hexBytes<Text: BidirectionalCollection<UInt8>>(utf8 text: Text) -> [UInt8]? where Text.SubSequence == Text {
+        var digits = text.trimmingASCIIWhitespace()
+        if digits.starts(with: "0x".utf8) || digits.starts(with: "0X".utf8) { digits = digits.dropFirst(2) }
+        return Hex.bytes(utf8: digits)
     }
 
     private static func bytes(of data: Data, raw: Bool) throws(CLIError) -> [UInt8] {
@@ -38,5 +43,17 @@ enum DecodeInput {
             throw .data("bad-hex at byte 0: the input is not hex (use --raw for bytes)")
         }
         return bytes
+    }
+}
+
+extension BidirectionalCollection<UInt8> where SubSequence == Self {
+    /// Without spaces, tabs, carriage returns and newlines at either end.
+    func trimmingASCIIWhitespace() -> Self {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = startIndex
+        var end = endIndex
+        while start < end, isSpace(self[start]) { formIndex(after: &start) }
+        while end > start, isSpace(self[index(before: end)]) { formIndex(before: &end) }
+        return self[start..<end]
     }
 }

@@ -1,4 +1,5 @@
 import NDEF
+import OrderedJSON
 
 /// How `decode` turns bytes into one JSON document: a message or a Type 2 image,
 /// strict or lenient.
@@ -16,22 +17,22 @@ struct DecodeOptions {
         var cliError: CLIError { .data("\(kind) at byte \(offset): \(message)") }
     }
 
-    /// The JSON text for `bytes`: `{"cc":…,"tlvs":[…]}` first for a memory image,
+    /// The JSON document for `bytes`: `{"cc":…,"tlvs":[…]}` first for a memory image,
     /// `records`, and `error` in lenient mode.
-    func decode(_ bytes: [UInt8]) -> Result<String, Failure> {
-        var document: [(key: String, value: NDEFJSON)] = []
+    func decode(_ bytes: [UInt8]) -> Result<JSONValue, Failure> {
+        var document = JSONObject()
         var messageBytes = bytes
         var base = 0
         if memory {
             do {
                 let (cc, content) = try Type2Memory.parse(image: bytes)
-                document.append(("cc", .object([
-                    ("magic", .string(Hex.string([cc.magic]))), ("version", .string("\(cc.version >> 4).\(cc.version & 0x0F)")),
-                    ("size", .int(Int64(cc.dataAreaSize))), ("readOnly", .bool(cc.readOnly)),
-                ])))
-                document.append(("tlvs", .array(content.tlvs.map {
-                    .object([("tag", .string($0.tag.name)), ("offset", .int(Int64($0.offset))), ("length", .int(Int64($0.length)))])
-                })))
+                document["cc"] = [
+                    "magic": .string(Hex.string([cc.magic])), "version": .string("\(cc.version >> 4).\(cc.version & 0x0F)"),
+                    "size": .int(Int64(cc.dataAreaSize)), "readOnly": .bool(cc.readOnly),
+                ]
+                document["tlvs"] = .array(content.tlvs.map {
+                    ["tag": .string($0.tag.name), "offset": .int(Int64($0.offset)), "length": .int(Int64($0.length))]
+                })
                 messageBytes = content.ndefMessage
                 base = content.ndefOffset
             } catch {
@@ -39,7 +40,7 @@ struct DecodeOptions {
             }
         }
         var records: [NDEFRecord] = []
-        var problem: NDEFJSON?
+        var problem: JSONValue?
         if memory && messageBytes.isEmpty {
             records = []
         } else if lenient {
@@ -55,19 +56,18 @@ struct DecodeOptions {
                 return .failure(Failure(kind: error.kind.rawValue, offset: error.offset + base, message: Self.explanation(error)))
             }
         }
-        document.append(("records", .array(records.map(\.json))))
-        if let problem { document.append(("error", problem)) }
-        return .success(NDEFJSON.object(document).serialized(pretty: pretty))
+        document["records"] = .array(records.map(\.json))
+        document["error"] = problem
+        return .success(.object(document))
     }
 
     /// `{"line":N,"error":{"kind","offset","message"}}` for `--lines`.
-    func errorLine(_ line: Int, _ failure: Failure) -> String {
+    func errorLine(_ line: Int, _ failure: Failure) -> JSONValue {
         errorLine(line, kind: failure.kind, offset: failure.offset, message: failure.message)
     }
 
-    func errorLine(_ line: Int, kind: String, offset: Int, message: String) -> String {
-        NDEFJSON.object([("line", .int(Int64(line))), ("error", Self.problem(kind: kind, offset: offset, record: nil, message: message))])
-            .serialized(pretty: pretty)
+    func errorLine(_ line: Int, kind: String, offset: Int, message: String) -> JSONValue {
+        ["line": .int(Int64(line)), "error": Self.problem(kind: kind, offset: offset, record: nil, message: message)]
     }
 
     /// `record 2: URI identifier code 0x24 is not defined`.
@@ -75,10 +75,10 @@ struct DecodeOptions {
         error.recordIndex.map { "record \($0 + 1): \(error.detail)" } ?? error.detail
     }
 
-    private static func problem(kind: String, offset: Int, record: Int?, message: String) -> NDEFJSON {
-        var fields: [(key: String, value: NDEFJSON)] = [("kind", .string(kind)), ("offset", .int(Int64(offset)))]
-        if let record { fields.append(("record", .int(Int64(record)))) }
-        fields.append(("message", .string(message)))
+    private static func problem(kind: String, offset: Int, record: Int?, message: String) -> JSONValue {
+        var fields = JSONObject(["kind": .string(kind), "offset": .int(Int64(offset))])
+        fields["record"] = record.map { .int(Int64($0)) }
+        fields["message"] = .string(message)
         return .object(fields)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NDEF
+import OrderedJSON
 
 /// Turns `encode`'s record options, in command-line order, into records:
 /// `--lang` qualifies the `--text` before it, `--data`/`--data-file` the `--mime`
@@ -26,7 +27,7 @@ enum EncodeRecords {
             case "--text":
                 records.append(.text(value, locale: next(["--lang"])?.value ?? "en"))
             case "--json":
-                guard NDEFJSON(bytes: Array(value.utf8)) != nil else { throw .usage("--json needs a JSON document, got '\(value)'") }
+                guard (try? JSONValue.parse(value)) != nil else { throw .usage("--json needs a JSON document, got '\(value)'") }
                 records.append(.json(value))
             case "--aar":
                 records.append(.androidApp(value))

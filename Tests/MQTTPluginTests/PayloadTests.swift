@@ -20,7 +20,7 @@ struct PayloadTests {
         ])
         #expect(messages.allSatisfy { $0.retain && $0.qos == 1 })
         #expect(messages[0].text == #"{"topic":"tagrouter/front door/tag.arrived","value_template":"{{ value_json.tag_id }}","device":{"identifiers":["tagrouter_tagrouter-pi_front_door"],"name":"front door","manufacturer":"tagrouter","model":"NFC reader","sw_version":"0.1.0"}}"#)
-        #expect(messages[1].text == #"{"name":"Tag removed","unique_id":"tagrouter-pi_front_door_tag_removed","state_topic":"tagrouter/front door/tag.removed","event_types":["tag_removed"],"value_template":"{{ {'event_type': 'tag_removed', 'tag_id': value_json.tag_id, 'dwell_ms': value_json.dwellMs} | to_json }}","availability_topic":"tagrouter/tagrouter-pi/status","device":{"identifiers":["tagrouter_tagrouter-pi_front_door"],"name":"front door","manufacturer":"tagrouter","model":"NFC reader","sw_version":"0.1.0"}}"#)
+        #expect(messages[1].text == #"{"name":"Tag removed","unique_id":"tagrouter-pi_front_door_tag_removed","state_topic":"tagrouter/front door/tag.removed","event_types":["tag_removed"],"value_template":"{{ {'event_type': 'tag_removed', 'tag_id': value_json.tag_id, 'dwell_ms': value_json.dwell_ms} | to_json }}","availability_topic":"tagrouter/tagrouter-pi/status","device":{"identifiers":["tagrouter_tagrouter-pi_front_door"],"name":"front door","manufacturer":"tagrouter","model":"NFC reader","sw_version":"0.1.0"}}"#)
     }
 
     @Test func homeAssistantRepliesToBirthAndRemovesGoneReaders() {

@@ -71,6 +71,28 @@ import Testing
         #expect((last["error"] as? [String: Any])?["kind"] as? String == "bad-hex")
     }
 
+    /// `--lines` reads stdin in 64 KiB blocks: lines cut by a block boundary, a line longer
+    /// than a block, CRLF endings, blank lines (counted) and a last line without a newline.
+    @Test func linesSurviveBlockBoundaries() async throws {
+        let small = NDEFMessage(records: [.uri("https://example.com/a"), .text("Hi")])
+        let long = NDEFMessage(records: [.mime("application/octet-stream", (0..<40_000).map { UInt8(truncatingIfNeeded: $0) })])
+        var lines: [String] = []
+        var expected: [String] = []
+        for number in 1...3000 {
+            switch number % 1000 {
+            case 0: lines.append("  0x" + Hex.string(long.encoded()) + " \r"); expected.append(long.json.serialized())
+            case 7: lines.append(""); continue
+            case 8: lines.append("zz"); expected.append(#"{"line":\#(number),"error":{"kind":"bad-hex","offset":0,"message":"the line is not hex"}}"#)
+            default: lines.append(Hex.string(small.encoded()) + (number.isMultiple(of: 2) ? "\r" : "")); expected.append(small.json.serialized())
+            }
+        }
+        let run = try await Tool.run(["decode", "--lines"], stdin: Data(lines.joined(separator: "\n").utf8))
+        #expect(run.status == 0, "\(run.stderr)")
+        let output = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(output.count == expected.count + 1 && output.last == "")
+        #expect(Array(output.dropLast()) == expected)
+    }
+
     @Test func readsRawBytesFromStdinAndHexFromAFile() async throws {
         let bytes = NDEFMessage(records: [.uri("https://example.com/x"), .text("hi")]).encoded()
         let raw = try await Tool.run(["decode", "-", "--raw"], stdin: Data(bytes))

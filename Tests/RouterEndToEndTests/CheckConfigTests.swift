@@ -155,7 +155,7 @@ import Testing
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", "routes: [{name: gone, match: {event: tag.removed}, actions: [log]}]\n")
-        let event = #"{"event":"tag.removed","reader":"r","tag":{"uid":"0411","type":"ntag215"},"dwellMs":1200}"#
+        let event = #"{"event":"tag.removed","reader":"r","tag":{"uid":"0411","type":"ntag215"},"dwell_ms":1200}"#
         let daemon = try Daemon(["check-config", file, "--explain", "--event", event], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try daemon.exitStatus() == 0)

@@ -14,26 +14,6 @@ func invalidUIDsAreRejected(spelling: String) {
     #expect(TagUID(spelling) == nil)
 }
 
-@Test func jsonSerializationKeepsOrderAndEscapes() {
-    let value: JSONValue = ["b": 1, "a": "x/\"y\"\n\u{1}", "c": [true, nil, 1.5]]
-    #expect(value.serialized() == #"{"b":1,"a":"x/\"y\"\n\u0001","c":[true,null,1.5]}"#)
-}
-
-@Test func jsonParseDistinguishesBoolFromNumber() throws {
-    let value = try JSONValue.parse(#"{"t": true, "one": 1, "half": 0.5, "s": "x", "n": null}"#)
-    #expect(value["t"] == .bool(true))
-    #expect(value["one"] == .int(1))
-    #expect(value["half"] == .double(0.5))
-    #expect(value["n"] == .null)
-    #expect(throws: JSONParseError.self) { try JSONValue.parse("{") }
-}
-
-@Test func pathLookupWalksObjectsAndArrays() {
-    let value: JSONValue = ["ndef": ["records": [["text": "hi"]]]]
-    #expect(value.value(atPath: "ndef.records.0.text") == "hi")
-    #expect(value.value(atPath: "ndef.records.1.text") == nil)
-}
-
 @Test func arrivedEventHasDocumentedShape() {
     let uid = TagUID(bytes: [0x04, 0xA2, 0x24])
     let event = TagEvent(

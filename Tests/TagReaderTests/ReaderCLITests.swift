@@ -225,7 +225,7 @@ import TestSupport
         sim.removeAll()
         let events = try await watch.waitForStdout(lines: 3).map { try JSONValue.parse($0.text) }
         #expect(events.map { $0["event"]?.stringValue } == ["reader.connected", "tag.arrived", "tag.removed"])
-        #expect(events[2]["dwellMs"] != nil)
+        #expect(events[2]["dwell_ms"] != nil)
     }
 
     @Test func watchWithAConfigNamesTheReaderSoALineMatchesItsRoutes() async throws {

@@ -49,14 +49,14 @@ import Testing
         let json = event.json
         #expect(event.kind == .tagArrived)
         #expect(json.value(atPath: "tag.type") == .string(expected.type))
-        #expect(json.value(atPath: "tag.nfcForumType") == expected.forumType.map { .int(Int64($0)) })
+        #expect(json.value(atPath: "tag.nfc_forum_type") == expected.forumType.map { .int(Int64($0)) })
         #expect(json.value(atPath: "tag.uid") == .string(expected.uid))
         #expect(json.value(atPath: "tag.uid_dashed") == .string(expected.dashed))
         let atqa = expected.tag.activation.atqa
         #expect(json.value(atPath: "tag.atqa") == (atqa.isEmpty ? nil : .string(TagUID(bytes: atqa).hex)))
-        #expect(json.value(atPath: "tag.ndefCapacity") == .int(Int64(expected.capacity)))
+        #expect(json.value(atPath: "tag.ndef_capacity") == .int(Int64(expected.capacity)))
         #expect(json.value(atPath: "tag.writable") == .bool(expected.writable))
-        #expect(json["ndefError"] == nil)
+        #expect(json["ndef_error"] == nil)
         #expect(json["uri"] == "https://www.home-assistant.io/tag/door")
         #expect(json["text"] == "hi")
         #expect(json["tag_id"] == "door")
@@ -70,7 +70,7 @@ import Testing
         defer { supervisor.stop() }
         let json = try await EventLog(supervisor).wait(for: 2)[1].json
         #expect(json["ndef"] == .null)
-        #expect(json["ndefError"] == nil)
+        #expect(json["ndef_error"] == nil)
         #expect(json["uri"] == nil)
     }
 }

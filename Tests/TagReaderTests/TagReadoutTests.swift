@@ -16,7 +16,7 @@ import Testing
         #expect(event["text"] == "Cheek to Cheek")
         #expect(event.value(atPath: "ndef.records.0.uri") == "https://example.com/a")
         #expect(event.value(atPath: "ndef.records.1.lang") == "en")
-        #expect(event["ndefError"] == nil)
+        #expect(event["ndef_error"] == nil)
         #expect(event["tag_id"] == "04a224b2c35e80")
         #expect(event.value(atPath: "tag.uid_dashed") == "04-A2-24-B2-C3-5E-80")
     }
@@ -41,7 +41,7 @@ import Testing
         let event = readout.arrivedEvent(reader: "r").json
         #expect(event["uri"] == "https://example.com/a")
         #expect(event.value(atPath: "ndef.records.1") == nil)
-        #expect(event["ndefError"]?.stringValue?.hasPrefix("NDEF message: ") == true)
+        #expect(event["ndef_error"]?.stringValue?.hasPrefix("NDEF message: ") == true)
     }
 
     @Test func aBlankTagHasNullNDEFAndNoError() {
@@ -49,13 +49,13 @@ import Testing
         readout.decode(message: [])
         let event = readout.arrivedEvent(reader: "r").json
         #expect(event["ndef"] == .null)
-        #expect(event["ndefError"] == nil)
+        #expect(event["ndef_error"] == nil)
     }
 
     @Test func aTagLeftMidReadSaysSo() {
         let target = NFCTarget(uid: info.uid, atqa: [0x00, 0x44], sak: 0)
         let event = TagReadout(target: target, ndefError: TagReadout.removedDuringRead).arrivedEvent(reader: "r").json
-        #expect(event["ndefError"] == "tag removed during read")
+        #expect(event["ndef_error"] == "tag removed during read")
         #expect(event["ndef"] == .null)
     }
 }

@@ -73,7 +73,7 @@ func matchProblems(_ yaml: String) -> [String] {
         Case(match: "{record: {tnf: 4, type: \"android.com:*\"}, records: any}", event: tagEvent(records: smartPoster), expected: true),
         Case(match: "{record: {tnf: [2, 3], type: T}, records: any}", event: tagEvent(records: smartPoster), expected: false),
         Case(match: "json: {tag.type: ntag215, reader: door}", event: tagEvent(), expected: true),
-        Case(match: "json: {tag.nfcForumType: 2}", event: tagEvent(), expected: true),
+        Case(match: "json: {tag.nfc_forum_type: 2}", event: tagEvent(), expected: true),
         Case(match: "json: {ndef.records.3.package: \"com.spotify.*\"}", event: tagEvent(records: smartPoster), expected: true),
         Case(match: "json: {tag.type: [mifare-classic-1k, ntag216]}", event: tagEvent(), expected: false),
         Case(match: "json: {missing.path: x}", event: tagEvent(), expected: false),

@@ -33,7 +33,7 @@ for _ in $(seq 1 200); do
 done
 
 # One tag event as tagrouter publishes it (one line, so mosquitto_pub -l sends it as one message).
-payload='{"event":"tag.arrived","id":"8b1f0c52-5b8e-4f5c-9d7e-0c2f3a1b4d6e","time":"2026-11-29T15:42:52.123Z","reader":"front-door","tag":{"uid":"04a224b2c35e80","uid_dashed":"04-A2-24-B2-C3-5E-80","type":"ntag215","nfcForumType":2,"atqa":"0044","sak":"00","ndefCapacity":492,"writable":true},"tag_id":"04a224b2c35e80","ndef":{"records":[{"tnf":1,"type":"U","id":"","payload_hex":"046578616d706c652e636f6d2f61","uri":"https://example.com/a"}]},"uri":"https://example.com/a","text":null}'
+payload='{"event":"tag.arrived","id":"8b1f0c52-5b8e-4f5c-9d7e-0c2f3a1b4d6e","time":"2026-11-29T15:42:52.123Z","reader":"front-door","tag":{"uid":"04a224b2c35e80","uid_dashed":"04-A2-24-B2-C3-5E-80","type":"ntag215","nfc_forum_type":2,"atqa":"0044","sak":"00","ndef_capacity":492,"writable":true},"tag_id":"04a224b2c35e80","ndef":{"records":[{"tnf":1,"type":"U","id":"","payload_hex":"046578616d706c652e636f6d2f61","uri":"https://example.com/a"}]},"uri":"https://example.com/a","text":null}'
 printf '%s' "$payload" > "$work/payload.json"
 for _ in $(seq 1 "$COUNT"); do printf '%s\n' "$payload"; done > "$work/lines.txt"
 bytes=${#payload}

@@ -3,7 +3,9 @@
 # the same run: throughput of 100 000 events through 100 routes (only the last
 # matches) with the `log` action writing to /dev/null, and the latency the
 # router adds per event (send → action starts; median and p99 of 2 000 events
-# sent one at a time). Best of three runs, so load from other work skews less.
+# sent one at a time), and the cost of turning one tag.arrived (URI + Text) into
+# JSON text beside Foundation's JSONSerialization of the same members. Best of
+# three runs, so load from other work skews less.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -29,4 +31,5 @@ print("| --- | --- | --- |")
 print(f"| routing throughput, 100 routes, `log` to /dev/null (events/s) | {best['router_events_per_s']:,.0f} | {best['baseline_events_per_s']:,.0f} (AsyncStream → same JSON line) |")
 print(f"| added latency per event, median (µs) | {best['router_latency_median_us']:.1f} | {best['baseline_latency_median_us']:.1f} (AsyncStream pass-through) |")
 print(f"| added latency per event, p99 (µs) | {best['router_latency_p99_us']:.1f} | {best['baseline_latency_p99_us']:.1f} (AsyncStream pass-through) |")
+print(f"| event → JSON text, tag.arrived with URI + Text (µs) | {best['event_json_us']:.2f} | {best['baseline_event_json_us']:.2f} (Foundation JSONSerialization) |")
 PY

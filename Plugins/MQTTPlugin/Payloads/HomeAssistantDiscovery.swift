@@ -87,7 +87,7 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
         config["state_topic"] = .string(eventTopic(reader: reader, kind: .tagRemoved))
         config["event_types"] = [.string(Self.removalEventType)]
         config["value_template"] = .string(
-            "{{ {'event_type': '\(Self.removalEventType)', 'tag_id': value_json.tag_id, 'dwell_ms': value_json.dwellMs} | to_json }}")
+            "{{ {'event_type': '\(Self.removalEventType)', 'tag_id': value_json.tag_id, 'dwell_ms': value_json.dwell_ms} | to_json }}")
         config["availability_topic"] = availabilityTopic.map(JSONValue.string)
         config["device"] = device(reader)
         return config

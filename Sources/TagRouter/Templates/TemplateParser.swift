@@ -11,9 +11,9 @@ struct TemplateParser {
     /// Top-level variables and, for those with known members, the members.
     /// `nil` members: the variable has no members; `ndef` and `json` are walked freely.
     static let eventFields: [String: [String]?] = [
-        "event": nil, "id": nil, "time": nil, "reader": nil, "tag_id": nil, "ndefError": nil,
-        "uri": nil, "text": nil, "dwellMs": nil, "message": nil, "route": nil,
-        "tag": ["uid", "uid_dashed", "type", "nfcForumType", "atqa", "sak", "ndefCapacity", "writable"],
+        "event": nil, "id": nil, "time": nil, "reader": nil, "tag_id": nil, "ndef_error": nil,
+        "uri": nil, "text": nil, "dwell_ms": nil, "message": nil, "route": nil,
+        "tag": ["uid", "uid_dashed", "type", "nfc_forum_type", "atqa", "sak", "ndef_capacity", "writable"],
         "ndef": [], "json": [],
     ]
 

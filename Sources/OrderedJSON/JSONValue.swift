@@ -1,6 +1,6 @@
-/// A JSON document as a value: what tag events are made of, what templates walk
-/// and what actions publish. Object members keep their insertion order so events
-/// serialize in the documented field order.
+/// A JSON document as a value: what NDEF records and tag events are made of, what
+/// templates walk and what actions publish. Object members keep their insertion
+/// order so records and events serialize in the documented field order.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -49,50 +49,6 @@ public enum JSONValue: Sendable, Hashable {
         case .string(let string): return string
         default: return serialized()
         }
-    }
-}
-
-/// A JSON object whose members keep the order they were inserted in.
-public struct JSONObject: Sendable, Hashable, Sequence {
-    public private(set) var keys: [String] = []
-    private var storage: [String: JSONValue] = [:]
-
-    public init() {}
-
-    public init(_ members: KeyValuePairs<String, JSONValue>) {
-        for (key, value) in members { self[key] = value }
-    }
-
-    /// Reading gives the member or nil; assigning nil removes the member.
-    public subscript(key: String) -> JSONValue? {
-        get { storage[key] }
-        set {
-            if let newValue {
-                if storage.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if storage.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
-            }
-        }
-    }
-
-    public var count: Int { keys.count }
-
-    public func makeIterator() -> some IteratorProtocol<(key: String, value: JSONValue)> {
-        var index = keys.startIndex
-        return AnyIterator { () -> (key: String, value: JSONValue)? in
-            guard index < keys.endIndex else { return nil }
-            defer { index += 1 }
-            let key = keys[index]
-            return (key, storage[key]!)
-        }
-    }
-
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        lhs.storage == rhs.storage
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(storage)
     }
 }
 

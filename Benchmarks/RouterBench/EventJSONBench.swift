@@ -1,0 +1,50 @@
+import BenchSupport
+import Foundation
+import TagCore
+
+/// Event → JSON text: microseconds per event for a tag.arrived with a URI and a Text
+/// record, beside Foundation's JSONSerialization writing the same members (its
+/// time from `Date.ISO8601FormatStyle`), in the same run. Best of three rounds.
+enum EventJSONBench {
+    static let event = TagEvent(
+        kind: .tagArrived, id: "8b1f0c52-5b8e-4f5c-9d7e-0c2f3a1b4d6e", reader: "front-door",
+        tag: TagInfo(uid: TagUID(bytes: [4, 0xa2, 0x24, 0xb2, 0xc3, 0x5e, 0x80]), type: "ntag215", nfcForumType: 2,
+                     atqa: [0, 0x44], sak: 0, ndefCapacity: 492, writable: true),
+        ndef: ["records": [
+            ["tnf": 1, "type": "U", "id": "", "payload_hex": "046578616d706c652e636f6d2f61", "uri": "https://example.com/a"],
+            ["tnf": 1, "type": "T", "id": "", "payload_hex": "02656e436865656b20746f20436865656b", "text": "Cheek to Cheek", "lang": "en", "encoding": "UTF-8"],
+        ]],
+        uri: "https://example.com/a", text: "Cheek to Cheek")
+
+    /// `event.json.serialized()`, what the actions publish.
+    static func tagrouter() -> Double {
+        microseconds { event.json.serialized().utf8.count }
+    }
+
+    /// The same members as Foundation objects through JSONSerialization.
+    static func foundation() -> Double {
+        let format = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        return microseconds {
+            var tag: [String: Any] = ["uid": event.tag!.uid.hex, "uid_dashed": event.tag!.uid.dashed, "type": event.tag!.type]
+            tag["nfc_forum_type"] = event.tag!.nfcForumType
+            tag["atqa"] = "0044"
+            tag["sak"] = "00"
+            tag["ndef_capacity"] = event.tag!.ndefCapacity
+            tag["writable"] = event.tag!.writable
+            let records: [[String: Any]] = [
+                ["tnf": 1, "type": "U", "id": "", "payload_hex": "046578616d706c652e636f6d2f61", "uri": "https://example.com/a"],
+                ["tnf": 1, "type": "T", "id": "", "payload_hex": "02656e436865656b20746f20436865656b", "text": "Cheek to Cheek", "lang": "en", "encoding": "UTF-8"],
+            ]
+            let object: [String: Any] = [
+                "event": event.kind.rawValue, "id": event.id, "time": event.time.formatted(format), "reader": event.reader,
+                "tag": tag, "tag_id": event.tagID!, "ndef": ["records": records], "uri": event.uri!, "text": event.text!,
+            ]
+            return (try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]).count) ?? 0
+        }
+    }
+
+    /// Microseconds per call of `body`, from BenchSupport's best-of-three calls per second.
+    private static func microseconds(_ body: () -> Int) -> Double {
+        1e6 / measure(body)
+    }
+}

@@ -1,0 +1,83 @@
+/// A JSON object whose members keep the order they were inserted in.
+///
+/// Members live in one array, found by a linear scan while the object is small
+/// (records and events have about ten); past `indexThreshold` members a
+/// dictionary from key to position is kept too, so a hostile document with many
+/// keys parses in linear time. Equality and hashing ignore the order.
+public struct JSONObject: Sendable, Hashable, Sequence {
+    public typealias Member = (key: String, value: JSONValue)
+
+    private(set) var members: [Member] = []
+    private var index: [String: Int]?
+    private static let indexThreshold = 16
+
+    public init() {}
+
+    /// An empty object with room for `count` members before it grows.
+    public init(reservingCapacity count: Int) {
+        members.reserveCapacity(count)
+    }
+
+    public init(_ members: KeyValuePairs<String, JSONValue>) {
+        self.members.reserveCapacity(members.count)
+        for (key, value) in members { self[key] = value }
+    }
+
+    /// The keys in insertion order.
+    public var keys: [String] { members.map(\.key) }
+
+    public var count: Int { members.count }
+
+    /// Reading gives the member or nil; assigning nil removes the member.
+    public subscript(key: String) -> JSONValue? {
+        get { position(of: key).map { members[$0].value } }
+        set {
+            switch (position(of: key), newValue) {
+            case (let found?, let value?):
+                members[found].value = value
+            case (nil, let value?):
+                index?[key] = members.count
+                members.append((key, value))
+                if index == nil, members.count > Self.indexThreshold { rebuildIndex() }
+            case (let found?, nil):
+                members.remove(at: found)
+                if index != nil { rebuildIndex() }
+            case (nil, nil):
+                break
+            }
+        }
+    }
+
+    public func makeIterator() -> IndexingIterator<[Member]> {
+        members.makeIterator()
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        lhs.count == rhs.count && lhs.members.allSatisfy { rhs[$0.key] == $0.value }
+    }
+
+    /// Order-independent: the members' own hashes are summed.
+    public func hash(into hasher: inout Hasher) {
+        var sum = 0
+        for member in members {
+            var memberHasher = Hasher()
+            memberHasher.combine(member.key)
+            memberHasher.combine(member.value)
+            sum &+= memberHasher.finalize()
+        }
+        hasher.combine(members.count)
+        hasher.combine(sum)
+    }
+
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return members.firstIndex { $0.key == key }
+    }
+
+    private mutating func rebuildIndex() {
+        var rebuilt: [String: Int] = [:]
+        rebuilt.reserveCapacity(members.count)
+        for (position, member) in members.enumerated() { rebuilt[member.key] = position }
+        index = rebuilt
+    }
+}

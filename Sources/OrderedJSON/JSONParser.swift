@@ -1,0 +1,287 @@
+/// JSON text that could not be parsed: the byte offset where it went wrong and what
+/// was expected there.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Offset of the offending byte from the start of the text.
+    public var offset: Int
+    public var reason: String
+
+    public init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
+
+    public var description: String { "at byte \(offset): \(reason)" }
+}
+
+extension JSONValue {
+    /// The deepest nesting of arrays and objects `parse` accepts: documents come
+    /// from outside (event lines, tag payloads), and each level is a stack frame.
+    public static let maximumDepth = 512
+
+    /// Parses one JSON document (RFC 8259, UTF-8); object members keep the order of
+    /// the text, and a repeated key keeps its last value.
+    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        var text = text
+        return try text.withUTF8 { parse(utf8: $0) }.get()
+    }
+
+    /// Parses one JSON document from UTF-8 bytes.
+    public static func parse(bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
+        let result = bytes.withContiguousStorageIfAvailable { parse(utf8: $0) } ?? Array(bytes).withUnsafeBufferPointer { parse(utf8: $0) }
+        return try result.get()
+    }
+
+    private static func parse(utf8: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONParseError> {
+        var parser = JSONParser(input: utf8)
+        return Result { () throws(JSONParseError) in try parser.document() }
+    }
+}
+
+/// A recursive-descent parser over UTF-8 bytes; depth is bounded by `JSONValue.maximumDepth`.
+private struct JSONParser {
+    let input: UnsafeBufferPointer<UInt8>
+    var position = 0
+    var depth = 0
+
+    init(input: UnsafeBufferPointer<UInt8>) { self.input = input }
+
+    mutating func document() throws(JSONParseError) -> JSONValue {
+        let value = try value()
+        skipWhitespace()
+        guard position == input.count else { throw failure("expected the end of the text after the JSON value") }
+        return value
+    }
+
+    private var current: UInt8? { position < input.count ? input[position] : nil }
+
+    private func failure(_ reason: String, at offset: Int? = nil) -> JSONParseError {
+        let offset = offset ?? position
+        let found = offset < input.count ? Self.describe(input[offset]) : "the end of the text"
+        return JSONParseError(offset: offset, reason: "\(reason), found \(found)")
+    }
+
+    private static func describe(_ byte: UInt8) -> String {
+        (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16)
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { position += 1 }
+    }
+
+    private mutating func value() throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        switch current ?? 0 {
+        case UInt8(ascii: "{"): return try object()
+        case UInt8(ascii: "["): return try array()
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): return try literal("true", .bool(true))
+        case UInt8(ascii: "f"): return try literal("false", .bool(false))
+        case UInt8(ascii: "n"): return try literal("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw failure("expected a JSON value")
+        }
+    }
+
+    private mutating func literal(_ word: StaticString, _ value: JSONValue) throws(JSONParseError) -> JSONValue {
+        let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        for byte in expected {
+            guard current == byte else { throw failure("expected '\(word)'") }
+            position += 1
+        }
+        return value
+    }
+
+    private mutating func enter() throws(JSONParseError) {
+        depth += 1
+        guard depth <= JSONValue.maximumDepth else {
+            throw JSONParseError(offset: position, reason: "arrays and objects nest deeper than \(JSONValue.maximumDepth) levels")
+        }
+        position += 1
+    }
+
+    private mutating func object() throws(JSONParseError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        var object = JSONObject()
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            position += 1
+            return .object(object)
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw failure("expected a member name in double quotes") }
+            let key = try string()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw failure("expected ':' after the member name") }
+            position += 1
+            object[key] = try value()
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "}"):
+                position += 1
+                return .object(object)
+            default: throw failure("expected ',' or '}' after an object member")
+            }
+        }
+    }
+
+    private mutating func array() throws(JSONParseError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            position += 1
+            return .array(elements)
+        }
+        while true {
+            elements.append(try value())
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "]"):
+                position += 1
+                return .array(elements)
+            default: throw failure("expected ',' or ']' after an array element")
+            }
+        }
+    }
+
+    /// A string from its opening quote: runs without escapes are taken whole.
+    private mutating func string() throws(JSONParseError) -> String {
+        position += 1
+        var runStart = position
+        var unescaped: [UInt8]?
+        while true {
+            guard let byte = current else { throw failure("expected '\"' to end the string") }
+            switch byte {
+            case UInt8(ascii: "\""):
+                let run = UnsafeBufferPointer(rebasing: input[runStart..<position])
+                let text: String?
+                if var bytes = unescaped {
+                    bytes.append(contentsOf: run)
+                    text = String(validating: bytes, as: UTF8.self)
+                } else {
+                    text = String(validating: run, as: UTF8.self)
+                }
+                guard let text else { throw JSONParseError(offset: runStart, reason: "the string is not valid UTF-8") }
+                position += 1
+                return text
+            case UInt8(ascii: "\\"):
+                var bytes = unescaped ?? []
+                unescaped = nil
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart..<position]))
+                position += 1
+                try escape(into: &bytes)
+                unescaped = bytes
+                runStart = position
+            case 0x00..<0x20:
+                throw failure("expected a control character in a string to be escaped")
+            default:
+                position += 1
+            }
+        }
+    }
+
+    /// The character after `\`, appended to `bytes` as UTF-8.
+    private mutating func escape(into bytes: inout [UInt8]) throws(JSONParseError) {
+        guard let byte = current else { throw failure("expected an escape after '\\'") }
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(byte)
+        case UInt8(ascii: "b"): bytes.append(0x08)
+        case UInt8(ascii: "f"): bytes.append(0x0C)
+        case UInt8(ascii: "n"): bytes.append(0x0A)
+        case UInt8(ascii: "r"): bytes.append(0x0D)
+        case UInt8(ascii: "t"): bytes.append(0x09)
+        case UInt8(ascii: "u"): UTF8.encode(try unicodeEscape()) { bytes.append($0) }
+        default: throw failure("expected one of \" \\ / b f n r t u after '\\'", at: position - 1)
+        }
+    }
+
+    /// The scalar of `XXXX` after `\u`, joining a surrogate pair written as two escapes.
+    private mutating func unicodeEscape() throws(JSONParseError) -> Unicode.Scalar {
+        let start = position - 2
+        let first = try hexQuad()
+        if (0xD800..<0xDC00).contains(first) {
+            guard current == UInt8(ascii: "\\"), position + 1 < input.count, input[position + 1] == UInt8(ascii: "u") else {
+                throw JSONParseError(offset: start, reason: "a high surrogate \\u\(String(first, radix: 16)) must be followed by a low one")
+            }
+            position += 2
+            let second = try hexQuad()
+            guard (0xDC00..<0xE000).contains(second) else {
+                throw JSONParseError(offset: start, reason: "a high surrogate \\u\(String(first, radix: 16)) must be followed by a low one")
+            }
+            return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))!
+        }
+        guard let scalar = Unicode.Scalar(first) else {
+            throw JSONParseError(offset: start, reason: "a lone low surrogate \\u\(String(first, radix: 16))")
+        }
+        return scalar
+    }
+
+    private mutating func hexQuad() throws(JSONParseError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let digit: UInt8
+            switch current {
+            case let byte? where (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte): digit = byte - UInt8(ascii: "0")
+            case let byte? where (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte): digit = byte - UInt8(ascii: "a") + 10
+            case let byte? where (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte): digit = byte - UInt8(ascii: "A") + 10
+            default: throw failure("expected four hex digits after '\\u'")
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+
+    /// An integer that fits Int64 becomes `.int`; a fraction, an exponent, `-0` or a
+    /// larger integer becomes `.double`.
+    private mutating func number() throws(JSONParseError) -> JSONValue {
+        let start = position
+        let negative = current == UInt8(ascii: "-")
+        if negative { position += 1 }
+        let integerStart = position
+        var magnitude: UInt64 = 0
+        var fitsInteger = true
+        while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+            let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            if overflow1 || overflow2 { fitsInteger = false }
+            magnitude = sum
+            position += 1
+        }
+        guard position > integerStart else { throw failure("expected a digit") }
+        if input[integerStart] == UInt8(ascii: "0"), position - integerStart > 1 {
+            throw JSONParseError(offset: integerStart, reason: "a number must not start with 0 followed by digits")
+        }
+        if current == UInt8(ascii: ".") {
+            position += 1
+            guard digits() else { throw failure("expected a digit after '.'") }
+            fitsInteger = false
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            position += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
+            guard digits() else { throw failure("expected a digit in the exponent") }
+            fitsInteger = false
+        }
+        if fitsInteger, magnitude != 0 || !negative {
+            if negative, magnitude <= UInt64(Int64.max) + 1 { return .int(Int64(truncatingIfNeeded: 0 &- magnitude)) }
+            if !negative, magnitude <= UInt64(Int64.max) { return .int(Int64(magnitude)) }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
+        guard let double = Double(text) else { throw JSONParseError(offset: start, reason: "'\(text)' is not a number") }
+        return .double(double)
+    }
+
+    /// Skips a run of digits; false when there was none.
+    private mutating func digits() -> Bool {
+        let start = position
+        while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { position += 1 }
+        return position > start
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// A tag event that could not be read back from JSON.
+public struct EventDecodingError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}
+
+/// The public event format, version 1 (docs/event.schema.json): written by `json`,
+/// read by `init(json:)`, both here so they cannot drift apart. Member names are
+/// snake_case; absent values are left out, except `ndef`, which a `tag.arrived`
+/// always carries (`null` for a tag without an NDEF message).
+extension TagEvent {
+    /// The member names of format v1, written once for the writer and the reader.
+    public enum Field {
+        public static let event = "event", id = "id", time = "time", reader = "reader", tag = "tag", tagID = "tag_id"
+        public static let ndef = "ndef", ndefError = "ndef_error", uri = "uri", text = "text"
+        public static let dwellMs = "dwell_ms", message = "message"
+    }
+
+    /// The event as JSON, members in the documented order.
+    public var json: JSONValue {
+        var object = JSONObject(reservingCapacity: 12)
+        object[Field.event] = .string(kind.rawValue)
+        object[Field.id] = .string(id)
+        object[Field.time] = .string(EventTime.format(time))
+        object[Field.reader] = .string(reader)
+        if let tag {
+            object[Field.tag] = tag.json
+            object[Field.tagID] = tagID.map(JSONValue.string)
+        }
+        if kind == .tagArrived {
+            object[Field.ndef] = ndef ?? .null
+            object[Field.ndefError] = ndefError.map(JSONValue.string)
+            object[Field.uri] = uri.map(JSONValue.string)
+            object[Field.text] = text.map(JSONValue.string)
+        }
+        object[Field.dwellMs] = dwellMs.map { .int(Int64($0)) }
+        object[Field.message] = message.map(JSONValue.string)
+        return .object(object)
+    }
+
+    /// Reads an event in format v1 (what `json` writes, what `watch` prints, what
+    /// the spool keeps). Missing `id` and `time` are made up; `event` defaults to
+    /// `tag.arrived` and `reader` to `reader`. Members it does not know — including
+    /// the camelCase names from before v1 — are ignored.
+    public init(json: JSONValue) throws(EventDecodingError) {
+        guard case .object = json else { throw EventDecodingError(description: "an event must be a JSON object") }
+        let kindText = json[Field.event]?.stringValue ?? TagEvent.Kind.tagArrived.rawValue
+        guard let kind = TagEvent.Kind(rawValue: kindText) else {
+            throw EventDecodingError(description: "unknown event kind '\(kindText)'; expected one of " + TagEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        var time = Date()
+        if let timeText = json[Field.time]?.stringValue {
+            guard let parsed = EventTime.parse(timeText) else { throw EventDecodingError(description: "time '\(timeText)' is not ISO 8601") }
+            time = parsed
+        }
+        self.init(
+            kind: kind, id: json[Field.id]?.stringValue ?? UUID().uuidString.lowercased(), time: time,
+            reader: json[Field.reader]?.stringValue ?? "reader", tag: try json[Field.tag]?.unlessNull.map(TagInfo.init(json:)), ndef: json[Field.ndef]?.unlessNull,
+            ndefError: json[Field.ndefError]?.stringValue, uri: json[Field.uri]?.stringValue, text: json[Field.text]?.stringValue,
+            dwellMs: json[Field.dwellMs]?.integer, message: json[Field.message]?.stringValue)
+    }
+
+    /// Reads one event from a line of JSON text.
+    public init(jsonText: String) throws(EventDecodingError) {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(jsonText)
+        } catch {
+            throw EventDecodingError(description: "not JSON: \(error.description)")
+        }
+        try self.init(json: value)
+    }
+}
+
+extension TagInfo {
+    /// The member names of the `tag` object in format v1.
+    public enum Field {
+        public static let uid = "uid", uidDashed = "uid_dashed", type = "type", nfcForumType = "nfc_forum_type"
+        public static let atqa = "atqa", sak = "sak", ndefCapacity = "ndef_capacity", writable = "writable"
+    }
+
+    /// The `tag` object, members in the documented order.
+    public var json: JSONValue {
+        var object = JSONObject(reservingCapacity: 8)
+        object[Field.uid] = .string(uid.hex)
+        object[Field.uidDashed] = .string(uid.dashed)
+        object[Field.type] = .string(type)
+        object[Field.nfcForumType] = nfcForumType.map { .int(Int64($0)) }
+        if !atqa.isEmpty { object[Field.atqa] = .string(TagUID(bytes: atqa).hex) }
+        object[Field.sak] = sak.map { .string(TagUID(bytes: [$0]).hex) }
+        object[Field.ndefCapacity] = ndefCapacity.map { .int(Int64($0)) }
+        object[Field.writable] = writable.map(JSONValue.bool)
+        return .object(object)
+    }
+
+    /// Reads the `tag` object; `uid` is required, `type` defaults to `unknown`.
+    public init(json: JSONValue) throws(EventDecodingError) {
+        guard case .object = json, let uidText = json[Field.uid]?.stringValue, let uid = TagUID(uidText) else {
+            throw EventDecodingError(description: "tag.uid must be hex digits such as 04a224b2")
+        }
+        self.init(
+            uid: uid, type: json[Field.type]?.stringValue ?? "unknown", nfcForumType: json[Field.nfcForumType]?.integer,
+            atqa: json[Field.atqa]?.stringValue.flatMap { TagUID($0)?.bytes } ?? [],
+            sak: json[Field.sak]?.stringValue.flatMap { TagUID($0)?.bytes.first },
+            ndefCapacity: json[Field.ndefCapacity]?.integer,
+            writable: { if case .bool(let value)? = json[Field.writable] { value } else { nil } }())
+    }
+}
+
+extension JSONValue {
+    /// The value, or nil for `null` (spelled out: a bare `nil` here would become `JSONValue.null`).
+    fileprivate var unlessNull: JSONValue? { self == .null ? Optional.none : self }
+
+    /// A whole number as `Int`, from `.int` or an integral `.double`; nil otherwise.
+    fileprivate var integer: Int? {
+        switch self {
+        case .int(let int): return Int(exactly: int)
+        case .double(let double): return Int(exactly: double)
+        default: return nil
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import TagCore
 
@@ -28,11 +29,15 @@ public struct ReaderService: Service {
             }
         }
         for thread in threads { thread.start() }
+        // The watchdog ticks on a Dispatch timer, not on the Swift concurrency pool,
+        // so busy or blocked tasks elsewhere cannot keep it from reopening a stalled reader.
+        let watchdog = DispatchSource.makeTimerSource(queue: .global())
+        watchdog.schedule(deadline: .now() + 1, repeating: 1)
+        watchdog.setEventHandler { for thread in threads { thread.checkWatchdog() } }
+        watchdog.resume()
         // Readers end by themselves only when told to give up (`if_busy: exit`).
-        while !Task.isCancelled, !allEnded.isOpen {
-            try? await Task.sleep(for: .seconds(1))
-            for thread in threads { thread.checkWatchdog() }
-        }
+        await allEnded.wait()
+        watchdog.cancel()
         for thread in threads { thread.stop() }
         await allEnded.waitIgnoringCancellation()
     }

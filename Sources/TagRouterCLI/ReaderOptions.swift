@@ -46,7 +46,7 @@ struct ReaderOptions {
             case .tagArrived: return event
             case .readerConnected: connected = true
             case .readerError, .readerDisconnected: problem = event.message
-            case .tagRemoved: break
+            case .tagRemoved, .tagHeld, .tagTapped: break
             }
         }
         guard connected else {

@@ -42,7 +42,7 @@ public struct Matcher: Sendable {
         }
     }
 
-    /// The wanted event kinds (at most five: a list beats hashing).
+    /// The wanted event kinds (at most seven: a list beats hashing).
     let kinds: [TagEvent.Kind]
     let conditions: [Condition]
 

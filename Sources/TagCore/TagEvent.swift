@@ -68,14 +68,14 @@ public struct TagEvent: Sendable, Equatable {
 
     /// The id Home Assistant knows the tag by: the one its presence was given at
     /// arrival, else the `<id>` of a first URI `https://www.home-assistant.io/tag/<id>`,
-    /// else the UID.
+    /// else the UID as an ESPHome reader spells it (`04-A2-24-B2-C3-5E-80`).
     public var tagID: String? {
         if let presenceTagID { return presenceTagID }
         if let uri, uri.hasPrefix(Self.homeAssistantTagPrefix) {
             let id = uri.dropFirst(Self.homeAssistantTagPrefix.count)
             if !id.isEmpty { return String(id) }
         }
-        return tag?.uid.hex
+        return tag?.uid.dashed
     }
 
     /// The event in the documented JSON form, fields in documented order.

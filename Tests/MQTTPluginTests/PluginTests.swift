@@ -47,7 +47,7 @@ struct PluginTests {
         try await action.perform(Self.tap("front-door"))
         let event = try await watcher.waitFor("the tag event") { $0.topic == "tagrouter/front-door/tag.arrived" }
         #expect(event.qos == 1)
-        #expect(try JSONValue.parse(event.text)["tag_id"] == "04a224b2c35e80", "what the scanner's value_template reads")
+        #expect(try JSONValue.parse(event.text)["tag_id"] == "04-A2-24-B2-C3-5E-80", "what the scanner's value_template reads")
 
         let configsBefore = watcher.messages.filter { $0.topic.hasPrefix("homeassistant/tag/pi/front-door") }.count
         try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-t", "homeassistant/status", "-m", "online"])
@@ -99,7 +99,7 @@ struct PluginTests {
         await plugin.start()
         try await Self.action(plugin).perform(Self.tap("front-door"))
         let event = try await watcher.waitFor("the tag event") { $0.topic == "tagrouter/front-door/tag.arrived" }
-        #expect(try JSONValue.parse(event.text)["tag_id"] == "04a224b2c35e80")
+        #expect(try JSONValue.parse(event.text)["tag_id"] == "04-A2-24-B2-C3-5E-80")
         await plugin.stop()
     }
 

@@ -47,7 +47,7 @@ import Testing
         #expect(try Template("{{ndef.records.1.text}} {{json.tag.uid}}", environment: env).render(variables) == "Hi 04a224b2c35e80")
         #expect(try Template("Bearer {{env.TOKEN}}", environment: env).render(variables) == "Bearer s3cr3t")
         #expect(try Template("{{env.NONE | default: 'x'}}", environment: env).render(variables) == "x")
-        #expect(try Template("{{event}} {{route}} {{tag_id}}", environment: env).render(variables) == "tag.arrived r 04a224b2c35e80")
+        #expect(try Template("{{event}} {{route}} {{tag_id}}", environment: env).render(variables) == "tag.arrived r 04-A2-24-B2-C3-5E-80")
         #expect(try Template("{{tag.type | upper}}|{{text | lower}}|{{dwellMs | default: \"0\"}}", environment: env).render(variables) == "NTAG215|hi|0")
         #expect(try Template("{{uri | urlencode}}", environment: env).render(variables) == "https%3A%2F%2Fa%2Fb%3Fc%3Dd")
         #expect(try Template("{{text | json}} {{ndefError | json}}", environment: env).render(variables) == "\"Hi\" null")

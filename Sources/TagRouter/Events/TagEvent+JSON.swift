@@ -39,6 +39,8 @@ extension TagEvent {
             reader: json["reader"]?.stringValue ?? "reader", tag: tag, ndef: ndef,
             ndefError: json["ndefError"]?.stringValue, uri: json["uri"]?.stringValue, text: json["text"]?.stringValue,
             dwellMs: Self.int(json["dwellMs"]), message: json["message"]?.stringValue)
+        // A tag id that this event alone would not give (a removal's HA id) is kept.
+        if let tagID = json["tag_id"]?.stringValue, tagID != self.tagID { presenceTagID = tagID }
     }
 
     /// Reads one event from a line of JSON text.

@@ -115,10 +115,14 @@ public struct TagInfo: Sendable, Equatable {
     /// Bytes available for an NDEF message, when known.
     public var ndefCapacity: Int?
     public var writable: Bool?
+    /// The tag's name from the config's `tags:`, when it is a known tag.
+    public var name: String?
+    /// The groups of a known tag.
+    public var groups: [String]
 
     public init(
         uid: TagUID, type: String, nfcForumType: Int? = nil, atqa: [UInt8] = [], sak: UInt8? = nil,
-        ndefCapacity: Int? = nil, writable: Bool? = nil
+        ndefCapacity: Int? = nil, writable: Bool? = nil, name: String? = nil, groups: [String] = []
     ) {
         self.uid = uid
         self.type = type
@@ -127,6 +131,8 @@ public struct TagInfo: Sendable, Equatable {
         self.sak = sak
         self.ndefCapacity = ndefCapacity
         self.writable = writable
+        self.name = name
+        self.groups = groups
     }
 
     public var json: JSONValue {
@@ -139,6 +145,8 @@ public struct TagInfo: Sendable, Equatable {
         object["sak"] = sak.map { .string(TagUID(bytes: [$0]).hex) }
         object["ndefCapacity"] = ndefCapacity.map { .int(Int64($0)) }
         object["writable"] = writable.map(JSONValue.bool)
+        object["name"] = name.map(JSONValue.string)
+        if name != nil || !groups.isEmpty { object["groups"] = .array(groups.map(JSONValue.string)) }
         return .object(object)
     }
 }

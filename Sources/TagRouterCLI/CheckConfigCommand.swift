@@ -44,6 +44,7 @@ enum CheckConfigCommand: Command {
 
         let file = try RunConfigFile(explicit: files.first)
         let config = try file.loadOrExit(ConfigLoader(registry: builtinPlugins, dryRun: true))
+        for warning in config.warnings { printToStderr("\(warning.mark): warning: \(warning.message)") }
         if explain {
             let event = try sample.event(defaultReader: config.readers.first?.name ?? "reader")
             print(explanation(Router(config: config, dryRun: true).explain(event), event: event))
@@ -62,6 +63,7 @@ enum CheckConfigCommand: Command {
             lines.append("  \(route.name): \(route.actions.count) action\(route.actions.count == 1 ? "" : "s") (\(actions))\(route.continues ? ", continue" : "")")
         }
         lines.append("actions: \(config.actions.count)")
+        lines.append("tags: \(config.tags.entries.count)")
         lines.append("state_dir: \(config.stateDirectory)")
         return lines.joined(separator: "\n")
     }

@@ -25,6 +25,7 @@ public struct ConfigLoader: Sendable {
             Option("readers", .list(.section(ReaderConfig.spec)), default: "[{name: reader, device: auto}]", "the NFC readers to watch"),
             Option("routes", .list(.section(Route.spec)), default: "[]", "the rules, tried in file order; the first match wins unless it says `continue: true`"),
             Option("state_dir", .string, "where spools and plugin state are kept (default `$STATE_DIRECTORY`, else `$XDG_STATE_HOME/tagrouter`, else `~/.local/state/tagrouter`)"),
+            Option("tags", .any, TagRegistry.meaning),
             Option("shutdown_timeout", .duration, default: "5s", "on SIGTERM, how long queued events may take to deliver before the rest is spooled"),
         ]
         for plugin in registry.plugins {
@@ -62,10 +63,12 @@ public struct ConfigLoader: Sendable {
             names[name] = names[name] ?? route.mark
             if let compiled = compile(route, name: name, plugins: plugins, &errors) { routes.append(compiled) }
         }
+        let tags = TagRegistry.load(root["tags"], context: context, errors: &errors)
         if !errors.isEmpty { throw errors }
         return RouterConfig(
             file: file, readers: readers, stateDirectory: pluginContext.stateDirectory,
-            shutdownTimeout: top.duration("shutdown_timeout") ?? .seconds(5), plugins: plugins.map(\.value), routes: routes)
+            shutdownTimeout: top.duration("shutdown_timeout") ?? .seconds(5), plugins: plugins.map(\.value), routes: routes,
+            tags: tags, warnings: tags.unused(by: routes))
     }
 
     private func stateDirectory(_ top: ConfigValue) -> String {

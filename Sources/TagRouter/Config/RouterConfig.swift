@@ -12,6 +12,10 @@ public struct RouterConfig: Sendable {
     /// One instance per plugin the config uses or configures.
     public var plugins: [any ActionPlugin]
     public var routes: [Route]
+    /// The named tags (`tags:`); events are resolved against it before routes match.
+    public var tags: TagRegistry
+    /// What is allowed but probably not meant (a named tag no route selects), for `check-config`.
+    public var warnings: [ConfigError]
 
     /// Every action of every route, in file order.
     public var actions: [ConfiguredAction] { routes.flatMap(\.actions) }

@@ -26,7 +26,9 @@ extension TagEvent {
                 atqa: tagJSON["atqa"]?.stringValue.flatMap { TagUID($0)?.bytes } ?? [],
                 sak: tagJSON["sak"]?.stringValue.flatMap { TagUID($0)?.bytes.first },
                 ndefCapacity: Self.int(tagJSON["ndefCapacity"]),
-                writable: { if case .bool(let value)? = tagJSON["writable"] { value } else { nil } }())
+                writable: { if case .bool(let value)? = tagJSON["writable"] { value } else { nil } }(),
+                name: tagJSON["name"]?.stringValue,
+                groups: { if case .array(let groups)? = tagJSON["groups"] { groups.compactMap(\.stringValue) } else { [] } }())
         }
         var time = Date()
         if let timeText = json["time"]?.stringValue {

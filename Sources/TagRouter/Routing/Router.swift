@@ -35,6 +35,7 @@ public final class Router: Sendable {
     /// returns the names of the routes that matched.
     @discardableResult
     public func dispatch(_ event: TagEvent) -> [String] {
+        let event = config.tags.resolve(event)
         var matched: [String] = []
         let json = Lazy { event.json }
         let routes = config.routes
@@ -56,6 +57,7 @@ public final class Router: Sendable {
 
     /// Every route's verdict on `event`, and what the actions of those that match would do.
     public func explain(_ event: TagEvent) -> [RouteExplanation] {
+        let event = config.tags.resolve(event)
         var stopped = false
         return config.routes.map { route in
             let conditions = route.matcher.explain(event)

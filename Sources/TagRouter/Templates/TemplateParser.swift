@@ -12,7 +12,7 @@ struct TemplateParser {
     static let eventFields: [String: [String]?] = [
         "event": nil, "id": nil, "time": nil, "reader": nil, "tag_id": nil, "ndefError": nil,
         "uri": nil, "text": nil, "dwellMs": nil, "message": nil, "route": nil,
-        "tag": ["uid", "uid_dashed", "type", "nfcForumType", "atqa", "sak", "ndefCapacity", "writable"],
+        "tag": ["uid", "uid_dashed", "type", "nfcForumType", "atqa", "sak", "ndefCapacity", "writable", "name", "groups"],
         "ndef": [], "json": [],
     ]
 

@@ -1,3 +1,5 @@
+import TagCore
+
 /// A kind of action (`mqtt`, `shell`, `log`…), listed once in the registry.
 /// The router builds one instance per config load — it owns anything the
 /// actions share, such as a broker connection — and asks it for one `Action`
@@ -18,12 +20,16 @@ public protocol ActionPlugin: Sendable {
     func start() async
     /// Called after the last delivery of this config (flush, disconnect). Default: nothing.
     func stop() async
+    /// Sees every event the router dispatches, matched or not, before any action
+    /// (state a plugin keeps, such as a reader's presence). Must not block. Default: nothing.
+    func observe(_ event: TagEvent)
 }
 
 extension ActionPlugin {
     public static var sectionSpec: OptionSpec? { nil }
     public func start() async {}
     public func stop() async {}
+    public func observe(_ event: TagEvent) {}
 }
 
 /// One configured action. The router gives each its own bounded queue and task,

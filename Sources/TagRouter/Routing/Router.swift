@@ -36,6 +36,7 @@ public final class Router: Sendable {
     @discardableResult
     public func dispatch(_ event: TagEvent) -> [String] {
         let event = config.tags.resolve(event)
+        for plugin in config.plugins { plugin.observe(event) }
         var matched: [String] = []
         let json = Lazy { event.json }
         let routes = config.routes

@@ -14,12 +14,16 @@ public struct MQTTPlugin: ActionPlugin {
     let dryRun: Bool
     /// The shared connection every action of this config publishes through.
     public let connection: MQTTConnection
+    /// What lies on each reader, for HA's presence entities; nil without discovery.
+    let presence: HomeAssistantPresence?
 
     public init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {
         readers = context.readers.map(\.name)
         self.section = try MQTTSection(section, readers: readers)
         dryRun = context.dryRun
         connection = MQTTConnection(self.section.settings)
+        let readers = readers
+        presence = self.section.discovery.map { HomeAssistantPresence(discovery: $0, readers: readers) }
     }
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
@@ -47,19 +51,29 @@ public struct MQTTPlugin: ActionPlugin {
     }
 
     /// Keeps the connection (not under `--dry-run`) until cancelled, then says
-    /// `offline` and disconnects; with discovery on, answers HA's birth message.
+    /// `offline` and disconnects. With discovery on, publishes every reader's
+    /// presence (empty: nothing was seen yet) and answers HA's birth message.
     public func run() async {
         guard !dryRun else { return await Latch().wait() }
-        let (connection, readers, hold) = (connection, readers, section.hold)
+        let (connection, readers, hold, presence) = (connection, readers, section.hold, presence)
+        if let presence { for message in presence.messages { _ = connection.enqueue(message, hold: hold) } }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await connection.run() }
-            guard let discovery = section.discovery else { return }
+            guard let presence else { return }
             group.addTask {
                 // `incoming` ends when the connection has stopped.
                 for await message in connection.incoming {
-                    for reply in discovery.replies(to: message, readers: readers) { _ = connection.enqueue(reply, hold: hold) }
+                    let discovery = presence.discovery
+                    let replies = discovery.replies(to: message, readers: readers) + (discovery.isBirth(message) ? presence.messages : [])
+                    for reply in replies { _ = connection.enqueue(reply, hold: hold) }
                 }
             }
         }
+    }
+
+    /// Keeps each discovered reader's presence and publishes it when it changes.
+    public func observe(_ event: TagEvent) {
+        guard !dryRun, let message = presence?.message(after: event) else { return }
+        _ = connection.enqueue(message, hold: section.hold)
     }
 }

@@ -33,6 +33,9 @@ public struct ReaderConfig: Sendable, Equatable {
     public var exitDelay: Duration
     /// Tags already lying on the reader when it (re)connects fire no `tag.arrived`.
     public var ignoreOnConnect: Bool
+    /// A tag that stays this long fires `tag.held`; one that leaves sooner fires
+    /// `tag.tapped`. Nil (the default): neither fires.
+    public var hold: Duration?
     /// How often a held tag is checked for presence (and, with `.listPassive`,
     /// how often the field is polled while empty).
     public var pollInterval: Duration
@@ -43,7 +46,7 @@ public struct ReaderConfig: Sendable, Equatable {
 
     public init(
         name: String, device: String = "auto", cooldown: Duration = .seconds(1),
-        exitDelay: Duration = .milliseconds(500), ignoreOnConnect: Bool = false,
+        exitDelay: Duration = .milliseconds(500), ignoreOnConnect: Bool = false, hold: Duration? = nil,
         pollInterval: Duration = .milliseconds(100), polling: Polling = .autoPoll,
         watchdog: Duration = .seconds(10), ifBusy: BusyPolicy = .wait
     ) {
@@ -52,6 +55,7 @@ public struct ReaderConfig: Sendable, Equatable {
         self.cooldown = cooldown
         self.exitDelay = exitDelay
         self.ignoreOnConnect = ignoreOnConnect
+        self.hold = hold
         self.pollInterval = pollInterval
         self.polling = polling
         self.watchdog = watchdog

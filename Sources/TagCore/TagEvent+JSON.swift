@@ -59,6 +59,8 @@ extension TagEvent {
             reader: json[Field.reader]?.stringValue ?? "reader", tag: try json[Field.tag]?.unlessNull.map(TagInfo.init(json:)), ndef: json[Field.ndef]?.unlessNull,
             ndefError: json[Field.ndefError]?.stringValue, uri: json[Field.uri]?.stringValue, text: json[Field.text]?.stringValue,
             dwellMs: json[Field.dwellMs]?.integer, message: json[Field.message]?.stringValue)
+        // A tag id that this event alone would not give (a removal's HA id) is kept.
+        if let tagID = json[Field.tagID]?.stringValue, tagID != self.tagID { presenceTagID = tagID }
     }
 
     /// Reads one event from a line of JSON text.
@@ -78,11 +80,12 @@ extension TagInfo {
     public enum Field {
         public static let uid = "uid", uidDashed = "uid_dashed", type = "type", nfcForumType = "nfc_forum_type"
         public static let atqa = "atqa", sak = "sak", ndefCapacity = "ndef_capacity", writable = "writable"
+        public static let name = "name", groups = "groups"
     }
 
     /// The `tag` object, members in the documented order.
     public var json: JSONValue {
-        var object = JSONObject(reservingCapacity: 8)
+        var object = JSONObject(reservingCapacity: 10)
         object[Field.uid] = .string(uid.hex)
         object[Field.uidDashed] = .string(uid.dashed)
         object[Field.type] = .string(type)
@@ -91,6 +94,8 @@ extension TagInfo {
         object[Field.sak] = sak.map { .string(TagUID(bytes: [$0]).hex) }
         object[Field.ndefCapacity] = ndefCapacity.map { .int(Int64($0)) }
         object[Field.writable] = writable.map(JSONValue.bool)
+        object[Field.name] = name.map(JSONValue.string)
+        if name != nil || !groups.isEmpty { object[Field.groups] = .array(groups.map(JSONValue.string)) }
         return .object(object)
     }
 
@@ -104,7 +109,9 @@ extension TagInfo {
             atqa: json[Field.atqa]?.stringValue.flatMap { TagUID($0)?.bytes } ?? [],
             sak: json[Field.sak]?.stringValue.flatMap { TagUID($0)?.bytes.first },
             ndefCapacity: json[Field.ndefCapacity]?.integer,
-            writable: { if case .bool(let value)? = json[Field.writable] { value } else { nil } }())
+            writable: { if case .bool(let value)? = json[Field.writable] { value } else { nil } }(),
+            name: json[Field.name]?.stringValue,
+            groups: { if case .array(let groups)? = json[Field.groups] { groups.compactMap(\.stringValue) } else { [] } }())
     }
 }
 

@@ -9,9 +9,16 @@ public struct TagEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
         case tagArrived = "tag.arrived"
         case tagRemoved = "tag.removed"
+        /// The tag has stayed the reader's `hold` long (once per presence).
+        case tagHeld = "tag.held"
+        /// The tag left before the reader's `hold` (just before its `tag.removed`).
+        case tagTapped = "tag.tapped"
         case readerConnected = "reader.connected"
         case readerDisconnected = "reader.disconnected"
         case readerError = "reader.error"
+
+        /// True for the `tag.*` kinds, which carry a tag.
+        public var isTagEvent: Bool { rawValue.hasPrefix("tag.") }
     }
 
     public var kind: Kind
@@ -34,11 +41,14 @@ public struct TagEvent: Sendable, Equatable {
     public var dwellMs: Int?
     /// What went wrong, for `reader.error` and `reader.disconnected`.
     public var message: String?
+    /// The tag id this event's presence was given at its arrival, for the events
+    /// after it (which carry no URI); nil: worked out from this event (`tagID`).
+    public var presenceTagID: String?
 
     public init(
         kind: Kind, id: String = UUID().uuidString.lowercased(), time: Date = Date(), reader: String,
         tag: TagInfo? = nil, ndef: JSONValue? = nil, ndefError: String? = nil, uri: String? = nil,
-        text: String? = nil, dwellMs: Int? = nil, message: String? = nil
+        text: String? = nil, dwellMs: Int? = nil, message: String? = nil, presenceTagID: String? = nil
     ) {
         self.kind = kind
         self.id = id
@@ -51,19 +61,22 @@ public struct TagEvent: Sendable, Equatable {
         self.text = text
         self.dwellMs = dwellMs
         self.message = message
+        self.presenceTagID = presenceTagID
     }
 
     /// The prefix of a Home Assistant tag URL; what follows it is the HA tag id.
     public static let homeAssistantTagPrefix = "https://www.home-assistant.io/tag/"
 
-    /// The id Home Assistant knows the tag by: the `<id>` of a first URI
-    /// `https://www.home-assistant.io/tag/<id>`, otherwise the UID.
+    /// The id Home Assistant knows the tag by: the one its presence was given at
+    /// arrival, else the `<id>` of a first URI `https://www.home-assistant.io/tag/<id>`,
+    /// else the UID as an ESPHome reader spells it (`04-A2-24-B2-C3-5E-80`).
     public var tagID: String? {
+        if let presenceTagID { return presenceTagID }
         if let uri, uri.hasPrefix(Self.homeAssistantTagPrefix) {
             let id = uri.dropFirst(Self.homeAssistantTagPrefix.count)
             if !id.isEmpty { return String(id) }
         }
-        return tag?.uid.hex
+        return tag?.uid.dashed
     }
 }
 
@@ -79,10 +92,14 @@ public struct TagInfo: Sendable, Equatable {
     /// Bytes available for an NDEF message, when known.
     public var ndefCapacity: Int?
     public var writable: Bool?
+    /// The tag's name from the config's `tags:`, when it is a known tag.
+    public var name: String?
+    /// The groups of a known tag.
+    public var groups: [String]
 
     public init(
         uid: TagUID, type: String, nfcForumType: Int? = nil, atqa: [UInt8] = [], sak: UInt8? = nil,
-        ndefCapacity: Int? = nil, writable: Bool? = nil
+        ndefCapacity: Int? = nil, writable: Bool? = nil, name: String? = nil, groups: [String] = []
     ) {
         self.uid = uid
         self.type = type
@@ -91,5 +108,7 @@ public struct TagInfo: Sendable, Equatable {
         self.sak = sak
         self.ndefCapacity = ndefCapacity
         self.writable = writable
+        self.name = name
+        self.groups = groups
     }
 }

@@ -1,49 +1,67 @@
 import TagCore
 
 /// The scan model every reader shares, as a pure state machine: fed what the
-/// reader saw in the field at each poll, it decides which `tag.arrived` and
-/// `tag.removed` events to emit. A held tag arrives once and is removed once;
-/// `exitDelay` bridges brief contact losses; `cooldown` silences a UID that
-/// returns soon after it left; `ignoreOnConnect` silences tags already lying on
-/// the reader when it connects. A silenced tag is held quietly: neither its
-/// arrival nor its removal is reported.
+/// reader saw in the field at each poll, it decides which `tag.arrived`,
+/// `tag.held`, `tag.tapped` and `tag.removed` events to emit. A held tag arrives
+/// once and is removed once; `exitDelay` bridges brief contact losses; `cooldown`
+/// silences a UID that returns soon after it left; `ignoreOnConnect` silences tags
+/// already lying on the reader when it connects. A silenced tag is held quietly:
+/// none of its events is reported. With `hold` set, every reported presence is
+/// either a hold (`tag.held` once it has lasted `hold`) or a tap (`tag.tapped`
+/// just before its `tag.removed`).
 public struct ScanModel: Sendable {
     /// What the reader should do for one UID.
     public enum Decision: Sendable, Equatable {
         /// A tag entered the field: read it and emit `tag.arrived`.
         case arrive(TagUID)
+        /// A reported tag has stayed `hold` long: emit `tag.held`.
+        case hold(TagUID)
+        /// A reported tag left before `hold`: emit `tag.tapped` (its removal follows).
+        case tap(TagUID)
         /// A reported tag left: emit `tag.removed` with how long it was held.
         case remove(TagUID, dwell: Duration)
     }
 
-    private struct Held {
+    private struct Presence {
         var firstSeen: ContinuousClock.Instant
         var lastSeen: ContinuousClock.Instant
         /// Whether its arrival was reported (so its removal must be too).
         var reported: Bool
+        /// Whether `tag.held` was reported for it.
+        var heldReported = false
     }
 
     public let cooldown: Duration
     public let exitDelay: Duration
     public let ignoreOnConnect: Bool
-    private var held: [TagUID: Held] = [:]
+    /// How long a tag must stay for `tag.held`; nil: no tap/hold events.
+    public let hold: Duration?
+    private var present: [TagUID: Presence] = [:]
     /// When each reported tag was last seen before it left, for `cooldown`.
     private var departed: [TagUID: ContinuousClock.Instant] = [:]
     private var justConnected = false
 
-    public init(cooldown: Duration, exitDelay: Duration, ignoreOnConnect: Bool) {
+    public init(cooldown: Duration, exitDelay: Duration, ignoreOnConnect: Bool, hold: Duration? = nil) {
         self.cooldown = cooldown
         self.exitDelay = exitDelay
         self.ignoreOnConnect = ignoreOnConnect
+        self.hold = hold
     }
 
     public init(_ config: ReaderConfig) {
-        self.init(cooldown: config.cooldown, exitDelay: config.exitDelay, ignoreOnConnect: config.ignoreOnConnect)
+        self.init(cooldown: config.cooldown, exitDelay: config.exitDelay, ignoreOnConnect: config.ignoreOnConnect, hold: config.hold)
     }
 
     /// True while a tag is held or waiting out its exit delay: the reader must keep
     /// checking the field instead of blocking until the next tag.
-    public var isHolding: Bool { !held.isEmpty }
+    public var isHolding: Bool { !present.isEmpty }
+
+    /// The earliest moment a reported tag still present becomes a hold: the reader
+    /// must look at the field then, so `tag.held` fires on time. Nil when none is due.
+    public var nextHoldDue: ContinuousClock.Instant? {
+        guard let hold else { return nil }
+        return present.values.filter { $0.reported && !$0.heldReported }.map { $0.firstSeen + hold }.min()
+    }
 
     /// The reader (re)connected: the next observation is what was already lying there.
     public mutating func connected() {
@@ -51,28 +69,36 @@ public struct ScanModel: Sendable {
     }
 
     /// The tags present in the field at `now` (in the order the reader listed them).
-    /// Returns removals first (in UID order), then arrivals (in the given order).
-    public mutating func observe(_ present: [TagUID], at now: ContinuousClock.Instant) -> [Decision] {
+    /// Returns removals first (in UID order, each tap just before its removal), then
+    /// holds (in UID order), then arrivals (in the given order).
+    public mutating func observe(_ seen: [TagUID], at now: ContinuousClock.Instant) -> [Decision] {
         let silenceAll = justConnected && ignoreOnConnect
         justConnected = false
         var decisions: [Decision] = []
-        let presentSet = Set(present)
-        for (uid, tag) in held.sorted(by: { $0.key.hex < $1.key.hex }) where !presentSet.contains(uid) {
+        let seenSet = Set(seen)
+        for (uid, tag) in present.sorted(by: { $0.key.hex < $1.key.hex }) where !seenSet.contains(uid) {
             guard now - tag.lastSeen >= exitDelay else { continue }
-            held[uid] = nil
+            present[uid] = nil
             if tag.reported {
                 departed[uid] = tag.lastSeen
+                if hold != nil && !tag.heldReported { decisions.append(.tap(uid)) }
                 decisions.append(.remove(uid, dwell: tag.lastSeen - tag.firstSeen))
             }
         }
-        for uid in present {
-            if held[uid] != nil {
-                held[uid]?.lastSeen = now
-                continue
+        for uid in seen where present[uid] != nil {
+            present[uid]?.lastSeen = now
+        }
+        if let hold {
+            for (uid, tag) in present.sorted(by: { $0.key.hex < $1.key.hex })
+            where seenSet.contains(uid) && tag.reported && !tag.heldReported && now - tag.firstSeen >= hold {
+                present[uid]?.heldReported = true
+                decisions.append(.hold(uid))
             }
+        }
+        for uid in seen where present[uid] == nil {
             let cooling = departed[uid].map { now - $0 < cooldown } ?? false
             let report = !silenceAll && !cooling
-            held[uid] = Held(firstSeen: now, lastSeen: now, reported: report)
+            present[uid] = Presence(firstSeen: now, lastSeen: now, reported: report)
             if report { decisions.append(.arrive(uid)) }
         }
         departed = departed.filter { now - $0.value < cooldown }
@@ -80,13 +106,14 @@ public struct ScanModel: Sendable {
     }
 
     /// The reader was lost: every reported tag is removed now (its dwell counted to
-    /// when it was last seen), and the held set is cleared.
+    /// when it was last seen), and the held set is cleared. No tap is reported: the
+    /// reader left, not the tag.
     public mutating func disconnected() -> [Decision] {
-        let decisions = held.sorted(by: { $0.key.hex < $1.key.hex }).compactMap { uid, tag -> Decision? in
+        let decisions = present.sorted(by: { $0.key.hex < $1.key.hex }).compactMap { uid, tag -> Decision? in
             tag.reported ? .remove(uid, dwell: tag.lastSeen - tag.firstSeen) : nil
         }
-        for (uid, tag) in held where tag.reported { departed[uid] = tag.lastSeen }
-        held = [:]
+        for (uid, tag) in present where tag.reported { departed[uid] = tag.lastSeen }
+        present = [:]
         return decisions
     }
 }

@@ -7,8 +7,9 @@ struct ScanSession {
     let config: ReaderConfig
     let device: NFCDevice
     private var model: ScanModel
-    /// The identity of each tag whose arrival was reported, for its removal event.
-    private var reported: [TagUID: TagInfo] = [:]
+    /// The arrival event of each tag whose arrival was reported: the events after
+    /// it carry its tag and tag id.
+    private var arrivals: [TagUID: TagEvent] = [:]
     /// The tag libnfc has selected right now (the PN532's target 1), if known.
     private var selected: TagUID?
     /// How long to sleep before the next `step`; nil to call it at once (it blocks in the device).
@@ -27,18 +28,41 @@ struct ScanSession {
         let present = try observe()
         for decision in model.observe(present.map(\.uid), at: .now) {
             switch decision {
-            case .remove(let uid, let dwell):
-                let info = reported.removeValue(forKey: uid) ?? TagInfo(uid: uid, type: "unknown")
-                emit(TagEvent(kind: .tagRemoved, reader: config.name, tag: info, dwellMs: Int(dwell.milliseconds)))
             case .arrive(let uid):
                 guard let target = present.first(where: { $0.uid == uid }) else { continue }
-                let readout = read(target)
-                reported[uid] = readout.info
-                emit(readout.arrivedEvent(reader: config.name))
+                let arrival = read(target).arrivedEvent(reader: config.name)
+                arrivals[uid] = arrival
+                emit(arrival)
+            case .hold(let uid):
+                emit(following(uid, .tagHeld))
+            case .tap(let uid):
+                emit(following(uid, .tagTapped))
+            case .remove(let uid, let dwell):
+                emit(removal(uid, dwell: dwell))
             }
         }
         if let lost = device.lost { throw lost }
-        pauseBeforeNextStep = model.isHolding || config.polling == .listPassive ? config.pollInterval : nil
+        pauseBeforeNextStep = nextPause()
+    }
+
+    /// While tags are held the field is checked every poll interval, and at the
+    /// moment a tag becomes a hold; with `list-passive` an empty field is polled too.
+    private func nextPause() -> Duration? {
+        guard model.isHolding || config.polling == .listPassive else { return nil }
+        guard let due = model.nextHoldDue else { return config.pollInterval }
+        return max(.zero, min(config.pollInterval, due - .now))
+    }
+
+    /// An event after `uid`'s arrival, with the arrival's identity.
+    private func following(_ uid: TagUID, _ kind: TagEvent.Kind, dwellMs: Int? = nil) -> TagEvent {
+        let arrival = arrivals[uid] ?? TagEvent(kind: .tagArrived, reader: config.name, tag: TagInfo(uid: uid, type: "unknown"))
+        return arrival.following(kind, dwellMs: dwellMs)
+    }
+
+    /// The removal of `uid`, which ends its presence.
+    private mutating func removal(_ uid: TagUID, dwell: Duration) -> TagEvent {
+        defer { arrivals[uid] = nil }
+        return following(uid, .tagRemoved, dwellMs: Int(dwell.milliseconds))
     }
 
     /// The chip was re-initialised (field reset): no tag is selected any more.
@@ -50,8 +74,7 @@ struct ScanSession {
     mutating func readerLost() -> [TagEvent] {
         model.disconnected().compactMap { decision in
             guard case .remove(let uid, let dwell) = decision else { return nil }
-            let info = reported.removeValue(forKey: uid) ?? TagInfo(uid: uid, type: "unknown")
-            return TagEvent(kind: .tagRemoved, reader: config.name, tag: info, dwellMs: Int(dwell.milliseconds))
+            return removal(uid, dwell: dwell)
         }
     }
 

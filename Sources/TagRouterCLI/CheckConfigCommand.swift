@@ -65,6 +65,7 @@ enum CheckConfigCommand: Command {
             lines.append("  \(route.name): \(route.actions.count) action\(route.actions.count == 1 ? "" : "s") (\(actions))\(route.continues ? ", continue" : "")")
         }
         lines.append("actions: \(config.actions.count)")
+        lines.append("tags: \(config.tags.entries.count)")
         lines.append("state_dir: \(config.stateDirectory)")
         return lines.joined(separator: "\n")
     }

@@ -45,10 +45,9 @@ struct CheckConfigSampleEvent {
         var records: [JSONValue] = []
         if let uri { records.append(["tnf": 1, "type": "U", "id": "", "uri": .string(uri)]) }
         if let text { records.append(["tnf": 1, "type": "T", "id": "", "text": .string(text), "lang": "en", "encoding": "UTF-8"]) }
-        let isTagEvent = eventKind == .tagArrived || eventKind == .tagRemoved
         return TagEvent(
             kind: eventKind, reader: reader ?? defaultReader,
-            tag: isTagEvent ? TagInfo(uid: tagUID, type: tagType ?? "ntag215", nfcForumType: 2) : nil,
+            tag: eventKind.isTagEvent ? TagInfo(uid: tagUID, type: tagType ?? "ntag215", nfcForumType: 2) : nil,
             ndef: records.isEmpty ? nil : .object(JSONObject(["records": .array(records)])),
             uri: uri, text: text)
     }

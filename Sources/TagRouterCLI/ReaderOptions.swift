@@ -76,7 +76,7 @@ struct ReaderOptions {
                 connected = true
                 promptForTag(on: device)
             case .readerError, .readerDisconnected: problem = event.message
-            case .tagRemoved: break
+            case .tagRemoved, .tagHeld, .tagTapped: break
             }
         }
         guard connected else {

@@ -47,7 +47,7 @@ import Testing
         try await action.perform(Delivery(event: tagEvent(text: "say \"hi\"\n"), route: "test"))
         let request = try #require(await server.waitForRequests(1).first)
         #expect(request.method == "PUT")
-        #expect(try JSONValue.parse(request.body) == ["tag_id": "04a224b2c35e80", "text": "say \"hi\"\n"])
+        #expect(try JSONValue.parse(request.body) == ["tag_id": "04-A2-24-B2-C3-5E-80", "text": "say \"hi\"\n"])
         #expect(request.headers["x-hub-signature-256"] == "sha256=" + request.hmac)
     }
 

@@ -42,6 +42,8 @@ import TestSupport
         TagEvent(kind: .readerDisconnected, reader: "door", message: "input / output error"),
         TagEvent(kind: .readerDisconnected, reader: "door"),
         TagEvent(kind: .readerError, reader: "door", message: "pn532_uart:/dev/ttyUSB0: could not initialise the reader: timeout"),
+        TagEvent(kind: .tagHeld, reader: "door", tag: TagInfo(uid: TagUID(bytes: [4, 0xa2, 0x24]), type: "ntag215", name: "abbey-road", groups: ["music"])),
+        TagEvent(kind: .tagTapped, reader: "door", tag: tag, presenceTagID: "front-door"),
     ]
 
     @Test func everyKindAsTagEventWritesItConforms() async throws {

@@ -17,10 +17,35 @@ struct PayloadTests {
         #expect(messages.map(\.topic) == [
             "homeassistant/tag/tagrouter-pi/front_door/config",
             "homeassistant/event/tagrouter-pi/front_door/config",
+            "homeassistant/sensor/tagrouter-pi/front_door/config",
+            "homeassistant/binary_sensor/tagrouter-pi/front_door/config",
         ])
         #expect(messages.allSatisfy { $0.retain && $0.qos == 1 })
         #expect(messages[0].text == #"{"topic":"tagrouter/front door/tag.arrived","value_template":"{{ value_json.tag_id }}","device":{"identifiers":["tagrouter_tagrouter-pi_front_door"],"name":"front door","manufacturer":"tagrouter","model":"NFC reader","sw_version":"0.1.0"}}"#)
         #expect(messages[1].text == #"{"name":"Tag removed","unique_id":"tagrouter-pi_front_door_tag_removed","state_topic":"tagrouter/front door/tag.removed","event_types":["tag_removed"],"value_template":"{{ {'event_type': 'tag_removed', 'tag_id': value_json.tag_id, 'dwell_ms': value_json.dwell_ms} | to_json }}","availability_topic":"tagrouter/tagrouter-pi/status","device":{"identifiers":["tagrouter_tagrouter-pi_front_door"],"name":"front door","manufacturer":"tagrouter","model":"NFC reader","sw_version":"0.1.0"}}"#)
+    }
+
+    @Test func homeAssistantPresenceEntities() {
+        let discovery = HomeAssistantDiscovery(nodeID: "pi", availabilityTopic: "tagrouter/pi/status", softwareVersion: "0.1.0")
+        let messages = discovery.configMessages(readers: ["desk"])
+        let device = #""device":{"identifiers":["tagrouter_pi_desk"],"name":"desk","manufacturer":"tagrouter","model":"NFC reader","sw_version":"0.1.0"}"#
+        #expect(messages[2].text == #"{"name":"Current tag","unique_id":"pi_desk_current_tag","state_topic":"tagrouter/desk/presence","availability_topic":"tagrouter/pi/status","#
+            + device + #","value_template":"{{ value_json.state }}","json_attributes_topic":"tagrouter/desk/presence","json_attributes_template":"{{ value_json.event | tojson }}","icon":"mdi:nfc-variant"}"#)
+        #expect(messages[3].text == #"{"name":"Tag present","unique_id":"pi_desk_tag_present","state_topic":"tagrouter/desk/presence","availability_topic":"tagrouter/pi/status","#
+            + device + #","value_template":"{{ 'ON' if value_json.present else 'OFF' }}"}"#)
+    }
+
+    @Test func readerPresenceShowsTheNewestTagStillThere() {
+        let a = TagEvent(kind: .tagArrived, reader: "desk", tag: TagInfo(uid: TagUID("04a1")!, type: "ntag215", name: "abbey-road"))
+        let b = TagEvent(kind: .tagArrived, reader: "desk", tag: TagInfo(uid: TagUID("04b2")!, type: "ntag215"), uri: TagEvent.homeAssistantTagPrefix + "front-door")
+        var presence = ReaderPresence()
+        var states: [JSONValue?] = []
+        for event in [a, b, b.following(.tagRemoved, dwellMs: 5), a.following(.tagTapped), TagEvent(kind: .readerConnected, reader: "desk"), a.following(.tagRemoved, dwellMs: 9)] {
+            if presence.apply(event) { states.append(presence.payload["state"]) }
+        }
+        #expect(states == ["abbey-road", "front-door", "abbey-road", "abbey-road", ""])
+        #expect(presence.apply(a) && presence.apply(TagEvent(kind: .readerDisconnected, reader: "desk")))
+        #expect(presence.payload["present"] == false)
     }
 
     @Test func homeAssistantRepliesToBirthAndRemovesGoneReaders() {

@@ -46,7 +46,7 @@ struct PluginTests {
             try await action.perform(Self.tap("front-door"))
             let event = try await watcher.waitFor("the tag event") { $0.topic == "tagrouter/front-door/tag.arrived" }
             #expect(event.qos == 1)
-            #expect(try JSONValue.parse(event.text)["tag_id"] == "04a224b2c35e80", "what the scanner's value_template reads")
+            #expect(try JSONValue.parse(event.text)["tag_id"] == "04-A2-24-B2-C3-5E-80", "what the scanner's value_template reads")
 
             let configsBefore = watcher.messages.filter { $0.topic.hasPrefix("homeassistant/tag/pi/front-door") }.count
             try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-t", "homeassistant/status", "-m", "online"])
@@ -54,10 +54,12 @@ struct PluginTests {
         }
         try await watcher.waitFor("offline") { $0.topic == "tagrouter/pi/status" && $0.text == "offline" }
         let late = try Subscriber(port: broker.port, filter: "homeassistant/#")
-        _ = try await late.waitFor(count: 4) { $0.retained }
+        _ = try await late.waitFor(count: 8) { $0.retained }
         #expect(Set(late.messages.filter(\.retained).map(\.topic)) == [
             "homeassistant/tag/pi/front-door/config", "homeassistant/tag/pi/garage/config",
             "homeassistant/event/pi/front-door/config", "homeassistant/event/pi/garage/config",
+            "homeassistant/sensor/pi/front-door/config", "homeassistant/sensor/pi/garage/config",
+            "homeassistant/binary_sensor/pi/front-door/config", "homeassistant/binary_sensor/pi/garage/config",
         ], "the gone reader's config is no longer retained")
     }
 
@@ -97,7 +99,7 @@ struct PluginTests {
         try await plugin.whileRunning {
             try await Self.action(plugin).perform(Self.tap("front-door"))
             let event = try await watcher.waitFor("the tag event") { $0.topic == "tagrouter/front-door/tag.arrived" }
-            #expect(try JSONValue.parse(event.text)["tag_id"] == "04a224b2c35e80")
+            #expect(try JSONValue.parse(event.text)["tag_id"] == "04-A2-24-B2-C3-5E-80")
         }
     }
 
@@ -116,6 +118,51 @@ struct PluginTests {
         let plugin = try MQTTPlugin(section: section, context: PluginContext(stateDirectory: NSTemporaryDirectory(), dryRun: true))
         try await plugin.whileRunning {
             #expect(plugin.connection.status == .idle)
+        }
+    }
+}
+
+extension PluginTests {
+    /// The presence entities against a real broker: their retained configs, the
+    /// retained state through place → hold → lift, HA's birth message, a reader that goes away.
+    @Test func presenceOfATagOnAReaderReachesHomeAssistant() async throws {
+        let broker = try MosquittoBroker()
+        let watcher = try Subscriber(port: broker.port, filter: "#")
+        try await watcher.waitUntilSubscribed()
+        let plugin = try Self.plugin("{host: 127.0.0.1, port: \(broker.port), client_id: pi, home_assistant: {discovery: true}}", readers: ["desk"])
+        try await plugin.whileRunning {
+
+            let sensor = try await watcher.waitFor("the current-tag sensor config") { $0.topic == "homeassistant/sensor/pi/desk/config" }
+            #expect(try JSONValue.parse(sensor.text)["state_topic"] == "tagrouter/desk/presence")
+            #expect(try JSONValue.parse(sensor.text)["json_attributes_topic"] == "tagrouter/desk/presence")
+            let binary = try await watcher.waitFor("the tag-present config") { $0.topic == "homeassistant/binary_sensor/pi/desk/config" }
+            #expect(try JSONValue.parse(binary.text)["unique_id"] == "pi_desk_tag_present")
+            try await watcher.waitFor("the empty state at start") { $0.topic == "tagrouter/desk/presence" }
+
+            var arrival = TagEvent(kind: .tagArrived, reader: "desk", tag: TagInfo(uid: TagUID("04a224b2c35e80")!, type: "ntag215", name: "abbey-road"))
+            let events = [arrival, arrival.following(.tagHeld), arrival.following(.tagRemoved, dwellMs: 2000)]
+            for event in events { plugin.observe(event) }
+            let states = try await watcher.waitFor(count: 4) { $0.topic == "tagrouter/desk/presence" }.map { try JSONValue.parse($0.text) }
+            #expect(states.map { $0["state"] } == ["", "abbey-road", "abbey-road", ""])
+            #expect(states.map { $0["present"] } == [false, true, true, false])
+            #expect(states.map { $0["event"]?["event"]?.stringValue } == [nil, "tag.arrived", "tag.held", "tag.removed"])
+            #expect(watcher.messages.filter { $0.topic == "tagrouter/desk/presence" }.allSatisfy { $0.qos == 1 })
+
+            // A tag without a name shows its tag id; HA coming online gets the state again.
+            arrival.tag?.name = nil
+            plugin.observe(arrival)
+            try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-t", "homeassistant/status", "-m", "online"])
+            let again = try await watcher.waitFor(count: 6) { $0.topic == "tagrouter/desk/presence" }.map { try JSONValue.parse($0.text)["state"] }
+            #expect(Array(again.suffix(2)) == ["04-A2-24-B2-C3-5E-80", "04-A2-24-B2-C3-5E-80"])
+
+            // The reader goes away: cleared, and kept cleared for late subscribers.
+            plugin.observe(TagEvent(kind: .readerDisconnected, reader: "desk", message: "unplugged"))
+            _ = try await watcher.waitFor(count: 7) { $0.topic == "tagrouter/desk/presence" }
+            let late = try Subscriber(port: broker.port, filter: "#")
+            let retained = try JSONValue.parse(try await late.waitFor("the retained state") { $0.retained && $0.topic == "tagrouter/desk/presence" }.text)
+            _ = try await late.waitFor(count: 2) { $0.retained && $0.topic.hasSuffix("sensor/pi/desk/config") }
+            #expect(retained["state"] == "" && retained["present"] == false)
+            #expect(retained["event"]?["event"] == "reader.disconnected")
         }
     }
 }

@@ -23,21 +23,53 @@ import Testing
         #expect(try daemon.exitStatus() == 0)
         #expect(daemon.stdout == [
             "\(file): OK", "readers: 1", "  front-door: pn532_uart:/dev/ttyUSB0", "routes: 2",
-            "  music: 2 actions (log, log), continue", "  route-2: 1 action (log)", "actions: 3", "state_dir: /var/lib/tagrouter",
+            "  music: 2 actions (log, log), continue", "  route-2: 1 action (log)", "actions: 3", "tags: 0", "state_dir: /var/lib/tagrouter",
         ])
+    }
+
+    @Test func warnsAboutNamedTagsNoRouteSelectsAndExplainsWithTheName() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("c.yaml", """
+            tags:
+              - {name: abbey-road, uid: "04:A2:24:B2", groups: [music]}
+              - {name: spare, uid: "0411"}
+            routes:
+              - {name: albums, match: {group: music}, actions: [{log: "play {{tag.name}}"}]}
+            """)
+        let check = try Daemon(["check-config", file], directory: scratch.path)
+        defer { check.stop() }
+        #expect(try check.exitStatus() == 0)
+        #expect(check.stderr == ["\(file):3:5: warning: tags: no route matches tag 'spare' by `tag:` or `group:` (fine if the name is only for events and Home Assistant)"])
+        #expect(check.stdout.contains("tags: 2"))
+
+        let explain = try Daemon(["check-config", file, "--explain", "--uid", "04-a2-24-b2"], directory: scratch.path)
+        defer { explain.stop() }
+        #expect(try explain.exitStatus() == 0)
+        #expect(explain.stdout.contains(#"  ✓ group: "music" matches music"#))
+        #expect(explain.stdout.contains("  → log: print play abbey-road"))
     }
 
     @Test func listsEveryProblemAndExits65() throws {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let file = try scratch.write("c.yaml", "routes:\n  - name: x\n    mtch: {}\n    actions: [{log: {templte: x}}]\n")
+        let file = try scratch.write("c.yaml", """
+            routes:
+              - name: x
+                mtch: {}
+                actions: [{log: {templte: x}}]
+            tags:
+              - {name: a, uid: 04a224b2}
+              - {name: b, uid: 04-A2-24-B2}
+            """)
         let daemon = try Daemon(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try daemon.exitStatus() == 65)
         #expect(daemon.stderr == [
             "\(file):3:5: routes[0]: unknown key 'mtch' (did you mean 'match'?)",
             "\(file):4:22: routes[0].actions[0].log: unknown key 'templte' (did you mean 'template'?)",
-            "error: \(file): the config has 2 problems",
+            "\(file):7:20: tags[1].uid: UID 04-A2-24-B2 is listed under 'a' (line 6) and 'b'",
+            "error: \(file): the config has 3 problems",
         ])
     }
 

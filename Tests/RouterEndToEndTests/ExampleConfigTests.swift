@@ -45,7 +45,7 @@ import WebhookPlugin
         defer { daemon.stop() }
         #expect(try daemon.exitStatus() == 0)
         #expect(daemon.stderr == [
-            "config/examples/home-assistant-mqtt.yaml:17:18: warning: mqtt.password_file: cannot read '/etc/tagrouter/mqtt-password': there is no such file; "
+            "config/examples/home-assistant-mqtt.yaml:24:18: warning: mqtt.password_file: cannot read '/etc/tagrouter/mqtt-password': there is no such file; "
                 + "create it with the secret alone in it (mode 600, owned by the user tagrouter runs as); `run` refuses to start until it can",
         ])
     }

@@ -28,9 +28,9 @@ struct EventJSONTests {
         let arrived = Self.events[0].json.serialized()
         #expect(arrived == #"{"event":"tag.arrived","id":"a","time":"2025-11-29T15:49:32.123Z","reader":"door","#
             + #""tag":{"uid":"04a224","uid_dashed":"04-A2-24","type":"ntag215","nfc_forum_type":2,"atqa":"0044","sak":"00","ndef_capacity":492,"writable":true},"#
-            + #""tag_id":"04a224","ndef":{"records":[{"tnf":1,"type":"T","id":"","payload_hex":"02656e4869","text":"Hi","lang":"en","encoding":"UTF-8"}]},"#
+            + #""tag_id":"04-A2-24","ndef":{"records":[{"tnf":1,"type":"T","id":"","payload_hex":"02656e4869","text":"Hi","lang":"en","encoding":"UTF-8"}]},"#
             + #""uri":"https://example.com/a","text":"Hi"}"#)
-        #expect(Self.events[2].json.serialized().hasSuffix(#""tag_id":"04a224","dwell_ms":1200}"#))
+        #expect(Self.events[2].json.serialized().hasSuffix(#""tag_id":"04-A2-24","dwell_ms":1200}"#))
         #expect(Self.events[1].json.serialized().hasSuffix(#""ndef":null,"ndef_error":"tag removed during read"}"#))
     }
 

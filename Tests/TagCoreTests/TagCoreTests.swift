@@ -32,5 +32,5 @@ func invalidUIDsAreRejected(spelling: String) {
 
 @Test func tagIDFallsBackToUID() {
     let event = TagEvent(kind: .tagArrived, reader: "r", tag: TagInfo(uid: TagUID(bytes: [1, 2]), type: "x"), uri: "https://example.com")
-    #expect(event.tagID == "0102")
+    #expect(event.tagID == "01-02", "the ESPHome spelling")
 }

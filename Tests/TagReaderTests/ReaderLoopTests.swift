@@ -17,8 +17,8 @@ import Testing
         try Type2Tag(.ntag215, uid: uid, message: NDEFMessage(records: records).encoded())
     }
 
-    static func config(_ device: String, ignoreOnConnect: Bool = false) -> ReaderConfig {
-        ReaderConfig(name: "desk", device: device, cooldown: .zero, exitDelay: .zero, ignoreOnConnect: ignoreOnConnect, pollInterval: .milliseconds(20))
+    static func config(_ device: String, ignoreOnConnect: Bool = false, hold: Duration? = nil) -> ReaderConfig {
+        ReaderConfig(name: "desk", device: device, cooldown: .zero, exitDelay: .zero, ignoreOnConnect: ignoreOnConnect, hold: hold, pollInterval: .milliseconds(20))
     }
 
     @Test func placeThenRemoveGivesOneArrivalAndOneRemoval() async throws {
@@ -48,10 +48,10 @@ extension ReaderLoopTests {
         let supervisor: ReaderSupervisor
         let log: EventLog
 
-        init(ignoreOnConnect: Bool = false, polling: ReaderConfig.Polling = .autoPoll, placed: [any SimulatedTag] = []) throws {
+        init(ignoreOnConnect: Bool = false, hold: Duration? = nil, polling: ReaderConfig.Polling = .autoPoll, placed: [any SimulatedTag] = []) throws {
             sim = try PN532Simulator(pacing: .none)
             sim.place(placed)
-            var config = ReaderLoopTests.config(sim.connstring, ignoreOnConnect: ignoreOnConnect)
+            var config = ReaderLoopTests.config(sim.connstring, ignoreOnConnect: ignoreOnConnect, hold: hold)
             config.polling = polling
             supervisor = ReaderSupervisor(readers: [config])
             log = EventLog(supervisor)
@@ -148,5 +148,36 @@ extension ReaderLoopTests {
         #expect(arrived.json["ndef"] == .null)
         #expect(arrived.tag?.type == "ntag215")
         #expect(try await bench.log.kinds(3) == ["reader.connected", "tag.arrived 04a224b2c35e80", "tag.removed 04a224b2c35e80"])
+    }
+}
+
+extension ReaderLoopTests {
+    @Test func aHeldTagFiresHeldOnTimeAndALiftedOneTapped() async throws {
+        // A poll interval far longer than the hold: only waking up for the hold fires it on time.
+        let sim = try PN532Simulator(pacing: .none)
+        defer { sim.close() }
+        var config = Self.config(sim.connstring, hold: .milliseconds(300))
+        config.pollInterval = .seconds(2)
+        let supervisor = ReaderSupervisor(readers: [config])
+        defer { supervisor.stop() }
+        let log = EventLog(supervisor)
+        try await log.wait(for: 1)
+        sim.place(try Self.ntag215(Self.uidA, [.uri(TagEvent.homeAssistantTagPrefix + "front-door")]))
+        try await log.wait(for: 3)
+        let arrived = log.events[1], held = log.events[2]
+        #expect(held.kind == .tagHeld)
+        let lateness = held.time.timeIntervalSince(arrived.time) - 0.3
+        #expect(lateness > -0.05 && lateness < 1, "held \(lateness) s after the hold fell due")
+        sim.removeAll()
+        try await log.wait(for: 4)
+        sim.place(try Self.ntag215(Self.uidB, [.text("b")]))
+        try await log.wait(for: 5)
+        sim.removeAll()
+        #expect(try await log.kinds(7) == [
+            "reader.connected", "tag.arrived 04a224b2c35e80", "tag.held 04a224b2c35e80", "tag.removed 04a224b2c35e80",
+            "tag.arrived 04112233445566", "tag.tapped 04112233445566", "tag.removed 04112233445566",
+        ])
+        // One presence, one identity: the HA tag id of the arrival is the id of its hold and removal.
+        #expect(log.events[1...3].map(\.tagID) == ["front-door", "front-door", "front-door"])
     }
 }

@@ -17,7 +17,7 @@ import Testing
         #expect(event.value(atPath: "ndef.records.0.uri") == "https://example.com/a")
         #expect(event.value(atPath: "ndef.records.1.lang") == "en")
         #expect(event["ndef_error"] == nil)
-        #expect(event["tag_id"] == "04a224b2c35e80")
+        #expect(event["tag_id"] == "04-A2-24-B2-C3-5E-80")
         #expect(event.value(atPath: "tag.uid_dashed") == "04-A2-24-B2-C3-5E-80")
     }
 

@@ -74,11 +74,11 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
             """)
         #expect(found.contains("t.yaml:3:5: readers[0]: unknown key 'cooldwn' (did you mean 'cooldown'?)"))
         #expect(found.contains { $0.hasPrefix("t.yaml:7:18: routes[0].match.uri_regex: invalid regular expression '('") })
-        #expect(found.contains("t.yaml:8:14: routes[0].match.event: expected tag.arrived, tag.removed, reader.connected, reader.disconnected or reader.error, got \"tag.arived\" (did you mean 'tag.arrived'?)"))
+        #expect(found.contains("t.yaml:8:14: routes[0].match.event: expected tag.arrived, tag.removed, tag.held, tag.tapped, reader.connected, reader.disconnected or reader.error, got \"tag.arived\" (did you mean 'tag.arrived'?)"))
         #expect(found.contains("t.yaml:10:35: routes[0].actions[0].probe.qos: expected 0, 1 or 2, got 3"))
         #expect(found.contains("t.yaml:11:30: routes[0].actions[1].probe: unknown key 'qso' (did you mean 'qos'?)"))
         #expect(found.contains("t.yaml:12:9: routes[0].actions[2]: unknown action 'mqttt'; actions are log, probe"))
-        #expect(found.contains("t.yaml:13:27: routes[0].actions[3].log.template: template: unknown variable 'tag.uidd' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable"))
+        #expect(found.contains("t.yaml:13:27: routes[0].actions[3].log.template: template: unknown variable 'tag.uidd' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups"))
         #expect(found.contains { $0.hasPrefix("t.yaml:14:9: routes[0].actions[4]: expected one `<action>: <options>` pair") })
         #expect(found.contains("t.yaml:15:15: routes[0].continue: expected true or false, got \"maybe\""))
         #expect(found.contains("t.yaml:16:11: routes[1].name: route name 'r' is already used at line 5"))
@@ -159,7 +159,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
     static let cases: [Case] = [
         Case(yaml: "routes: [{name: r}]", message: "t.yaml:1:10: routes[0]: missing required key 'actions' (what to do, in order: `- <action>: <options>` (`- log` alone for defaults))"),
         Case(yaml: "routes: {name: r}", message: "t.yaml:1:9: routes: expected a list, got a mapping"),
-        Case(yaml: "readers: [front-door]", message: "t.yaml:1:11: readers[0]: expected a mapping with keys name, device, cooldown, exit_delay, ignore_on_connect, poll_interval, polling, watchdog, if_busy, got \"front-door\""),
+        Case(yaml: "readers: [front-door]", message: "t.yaml:1:11: readers[0]: expected a mapping with keys name, device, cooldown, exit_delay, ignore_on_connect, hold, poll_interval, polling, watchdog, if_busy, got \"front-door\""),
         Case(yaml: "readers: [{name: a}, {name: a}]", message: "t.yaml:1:29: readers[1].name: reader name 'a' is already used at line 1"),
         Case(yaml: "readers: [{polling: fast}]", message: "t.yaml:1:21: readers[0].polling: expected auto-poll or list-passive, got \"fast\""),
         Case(yaml: "routes: [{actions: [{probe: {qos: one}}]}]", message: "t.yaml:1:35: routes[0].actions[0].probe.qos: expected 0, 1 or 2, got \"one\""),

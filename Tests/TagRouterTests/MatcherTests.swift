@@ -57,6 +57,13 @@ func matchProblems(_ yaml: String) -> [String] {
         Case(match: "tag_id: \"a1b2-c3\"", event: tagEvent(uri: "https://www.home-assistant.io/tag/a1b2-c3"), expected: true),
         Case(match: "tag_id: \"04:A2:24:B2:C3:5E:80\"", event: tagEvent(uri: "https://www.home-assistant.io/tag/xyz"), expected: true),
         Case(match: "tag_id: \"04A224B2C35E80\"", event: tagEvent(), expected: true),
+        Case(match: "tag_id: \"04-A2-24-B2-C3-5E-80\"", event: tagEvent(), expected: true),
+        Case(match: "tag_id: \"04:a2:24:b2:c3:5e:80\"", event: tagEvent(), expected: true),
+        Case(match: "tag_id: \"04-A2-24-B2-C3-5E-81\"", event: tagEvent(), expected: false),
+        Case(match: "tag_id: \"front-door\"", event: tagEvent().following(.tagRemoved, dwellMs: 0), expected: false),
+        Case(
+            match: "{event: tag.removed, tag_id: front-door}",
+            event: tagEvent(uri: "https://www.home-assistant.io/tag/front-door").following(.tagRemoved, dwellMs: 0), expected: true),
         Case(match: "reader: \"front-*\"", event: tagEvent(reader: "front-door"), expected: true),
         Case(match: "reader: \"front-*\"", event: tagEvent(reader: "back-door"), expected: false),
         Case(match: "tag_type: [ntag213, ntag215]", event: tagEvent(type: "ntag215"), expected: true),

@@ -39,7 +39,7 @@ import Testing
 
     static let cases: [Case] = [
         Case(template: "{{urii}}", message: "at character 1: unknown variable 'urii' (did you mean 'uri'?)"),
-        Case(template: "x {{tag.uuid}}", message: "at character 3: unknown variable 'tag.uuid' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable"),
+        Case(template: "x {{tag.uuid}}", message: "at character 3: unknown variable 'tag.uuid' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups"),
         Case(template: "{{uri.host}}", message: "at character 1: unknown variable 'uri.host': 'uri' has no members"),
         Case(template: "{{uri | uper}}", message: "at character 1: unknown filter 'uper' (did you mean 'upper'?)"),
         Case(template: "{{uri | default}}", message: "at character 1: filter 'default' needs a value: default: \"x\""),
@@ -64,7 +64,7 @@ import Testing
         #expect(try Template("{{ndef.records.1.text}} {{json.tag.uid}}", environment: env).render(variables) == "Hi 04a224b2c35e80")
         #expect(try Template("Bearer {{env.TOKEN}}", environment: env).render(variables) == "Bearer s3cr3t")
         #expect(try Template("{{env.NONE | default: 'x'}}", environment: env).render(variables) == "x")
-        #expect(try Template("{{event}} {{route}} {{tag_id}}", environment: env).render(variables) == "tag.arrived r 04a224b2c35e80")
+        #expect(try Template("{{event}} {{route}} {{tag_id}}", environment: env).render(variables) == "tag.arrived r 04-A2-24-B2-C3-5E-80")
         #expect(try Template("{{tag.type | upper}}|{{text | lower}}|{{dwell_ms | default: \"0\"}}", environment: env).render(variables) == "NTAG215|hi|0")
         #expect(try Template("{{uri | urlencode}}", environment: env).render(variables) == "https%3A%2F%2Fa%2Fb%3Fc%3Dd")
         #expect(try Template("{{text | json}} {{ndef_error | json}}", environment: env).render(variables) == "\"Hi\" null")

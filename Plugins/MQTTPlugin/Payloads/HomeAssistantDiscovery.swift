@@ -9,7 +9,10 @@ import TagCore
 ///   scan fires HA's `tag_scanned` and the tag shows on HA's Tags page;
 /// - one **event entity** per reader for tag removal, retained on
 ///   `<prefix>/event/<node_id>/<reader>/config`, fed by the reader's
-///   `tag.removed` events (its `value_template` turns them into `event_type: tag_removed`).
+///   `tag.removed` events (its `value_template` turns them into `event_type: tag_removed`);
+/// - a **sensor** "Current tag" and a **binary sensor** "Tag present" per reader,
+///   on `<prefix>/sensor|binary_sensor/<node_id>/<reader>/config`, both reading the
+///   retained state tagrouter keeps on `<base_topic>/<reader>/presence` (`HomeAssistantPresence`).
 ///
 /// The same configs are published again whenever HA announces itself
 /// (`<prefix>/status` = `online`); a retained config found for a reader no
@@ -51,6 +54,14 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
         "\(baseTopic)/\(reader)/\(kind.rawValue)"
     }
 
+    /// Where the reader's presence state is kept (retained), for the sensor and binary sensor.
+    public func presenceTopic(reader: String) -> String {
+        "\(baseTopic)/\(reader)/presence"
+    }
+
+    /// The discovery components announced per reader, in publishing order.
+    static let components = ["tag", "event", "sensor", "binary_sensor"]
+
     /// `<prefix>/<component>/<node_id>/<object_id>/config` for a reader.
     public func configTopic(_ component: String, reader: String) -> String {
         "\(prefix)/\(component)/\(nodeID)/\(Self.topicID(reader))/config"
@@ -58,15 +69,30 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
 
     /// What to subscribe to: HA's birth message and our own retained configs.
     public var subscriptions: [String] {
-        ["\(prefix)/status", "\(prefix)/tag/\(nodeID)/+/config", "\(prefix)/event/\(nodeID)/+/config"]
+        ["\(prefix)/status"] + Self.components.map { "\(prefix)/\($0)/\(nodeID)/+/config" }
     }
 
-    /// The retained config messages announcing `readers`, tag scanners first.
+    /// True for HA's birth message: HA (re)started and needs everything again.
+    public func isBirth(_ message: MQTTMessage) -> Bool {
+        message.topic == "\(prefix)/status" && message.text == "online"
+    }
+
+    /// The retained config messages announcing `readers`: tag scanners first, then
+    /// removal event entities, current-tag sensors and tag-present binary sensors.
     public func configMessages(readers: [String]) -> [MQTTMessage] {
-        readers.map { reader in
-            MQTTMessage(topic: configTopic("tag", reader: reader), text: JSONValue.object(tagScanner(reader)).serialized(), qos: 1, retain: true)
-        } + readers.map { reader in
-            MQTTMessage(topic: configTopic("event", reader: reader), text: JSONValue.object(removalEvent(reader)).serialized(), qos: 1, retain: true)
+        Self.components.flatMap { component in
+            readers.map { reader in
+                MQTTMessage(topic: configTopic(component, reader: reader), text: JSONValue.object(config(component, reader)).serialized(), qos: 1, retain: true)
+            }
+        }
+    }
+
+    private func config(_ component: String, _ reader: String) -> JSONObject {
+        switch component {
+        case "tag": return tagScanner(reader)
+        case "event": return removalEvent(reader)
+        case "sensor": return currentTagSensor(reader)
+        default: return tagPresentSensor(reader)
         }
     }
 
@@ -93,7 +119,35 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
         return config
     }
 
-    /// The device both entities of a reader belong to.
+    /// The "Current tag" sensor of one reader (HA `sensor.mqtt`): the tag's name,
+    /// HA tag id or UID, empty when none; the last event as attributes.
+    public func currentTagSensor(_ reader: String) -> JSONObject {
+        var config = presenceEntity(reader, name: "Current tag", id: "current_tag")
+        config["value_template"] = "{{ value_json.state }}"
+        config["json_attributes_topic"] = .string(presenceTopic(reader: reader))
+        config["json_attributes_template"] = "{{ value_json.event | tojson }}"
+        config["icon"] = "mdi:nfc-variant"
+        return config
+    }
+
+    /// The "Tag present" binary sensor of one reader (HA `binary_sensor.mqtt`).
+    public func tagPresentSensor(_ reader: String) -> JSONObject {
+        var config = presenceEntity(reader, name: "Tag present", id: "tag_present")
+        config["value_template"] = "{{ 'ON' if value_json.present else 'OFF' }}"
+        return config
+    }
+
+    private func presenceEntity(_ reader: String, name: String, id: String) -> JSONObject {
+        var config = JSONObject()
+        config["name"] = .string(name)
+        config["unique_id"] = .string("\(nodeID)_\(Self.topicID(reader))_\(id)")
+        config["state_topic"] = .string(presenceTopic(reader: reader))
+        config["availability_topic"] = availabilityTopic.map(JSONValue.string)
+        config["device"] = device(reader)
+        return config
+    }
+
+    /// The device every entity of a reader belongs to.
     func device(_ reader: String) -> JSONValue {
         var device = JSONObject()
         device["identifiers"] = [.string("tagrouter_\(nodeID)_\(Self.topicID(reader))")]
@@ -109,11 +163,11 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
     /// config of a reader that is gone.
     public func replies(to message: MQTTMessage, readers: [String]) -> [MQTTMessage] {
         if message.topic == "\(prefix)/status" {
-            return message.text == "online" ? configMessages(readers: readers) : []
+            return isBirth(message) ? configMessages(readers: readers) : []
         }
         guard !message.payload.isEmpty else { return [] }
-        let current = Set(readers.flatMap { [configTopic("tag", reader: $0), configTopic("event", reader: $0)] })
-        let ours = message.topic.hasPrefix("\(prefix)/tag/\(nodeID)/") || message.topic.hasPrefix("\(prefix)/event/\(nodeID)/")
+        let current = Set(readers.flatMap { reader in Self.components.map { configTopic($0, reader: reader) } })
+        let ours = Self.components.contains { message.topic.hasPrefix("\(prefix)/\($0)/\(nodeID)/") }
         guard ours, message.topic.hasSuffix("/config"), !current.contains(message.topic) else { return [] }
         return [MQTTMessage(topic: message.topic, payload: [], qos: 1, retain: true)]
     }

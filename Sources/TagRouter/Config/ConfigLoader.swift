@@ -30,6 +30,7 @@ public struct ConfigLoader: Sendable {
             Option("readers", .list(.section(ReaderConfig.spec)), default: "[{name: reader, device: auto}]", "the NFC readers to watch"),
             Option("routes", .list(.section(Route.spec)), default: "[]", "the rules, tried in file order; the first match wins unless it says `continue: true`"),
             Option("state_dir", .string, "where spools and plugin state are kept (default `$STATE_DIRECTORY`, else `$XDG_STATE_HOME/tagrouter`, else `~/.local/state/tagrouter`)"),
+            Option("tags", .any, TagRegistry.meaning),
             Option("shutdown_timeout", .duration, default: "5s", "on SIGTERM, how long queued events may take to deliver before the rest is spooled"),
             Option("event_buffer", .int(1...1_000_000), default: "1000", "events waiting between the readers and the router; when full a reader's oldest event is dropped (counted, logged), an events file waits"),
         ]
@@ -77,12 +78,13 @@ public struct ConfigLoader: Sendable {
                 mark: top.mark, path: "", message: "no routes: events are read but nothing is done with them; add a `routes:` list (config/examples has some)",
                 isWarning: true))
         }
+        let tags = TagRegistry.load(root["tags"], context: context, errors: &errors)
         if !errors.isEmpty { throw errors }
         var config = RouterConfig(
             file: file, readers: readers, stateDirectory: pluginContext.stateDirectory,
             shutdownTimeout: top.duration("shutdown_timeout") ?? .seconds(5), eventBuffer: top.int("event_buffer") ?? 1000,
-            plugins: plugins.map(\.value), routes: routes)
-        for warning in plugins.flatMap({ $0.value.warnings(routes: routes) }) { errors.append(warning) }
+            plugins: plugins.map(\.value), routes: routes, tags: tags)
+        for warning in plugins.flatMap({ $0.value.warnings(routes: routes) }) + tags.unused(by: routes) { errors.append(warning) }
         config.warnings = errors.sorted
         return config
     }

@@ -10,6 +10,7 @@ extension ReaderConfig {
         Option("cooldown", .duration, default: "1s", "the same UID arriving again within this is ignored"),
         Option("exit_delay", .duration, default: "500ms", "a tag must be gone this long before `tag.removed` fires"),
         Option("ignore_on_connect", .bool, default: "false", "a tag already on the reader when it connects does not fire"),
+        Option("hold", .duration, "a tag that stays this long fires `tag.held`, one lifted sooner `tag.tapped` (off when not set)"),
         Option("poll_interval", .duration, default: "100ms", "how often a held tag is checked (and the field polled with `list-passive`)"),
         Option(
             "polling", .choice(ReaderConfig.Polling.allCases.map(\.rawValue)), default: "auto-poll",
@@ -26,7 +27,7 @@ extension ReaderConfig {
         self.init(
             name: value.string("name") ?? defaults.name, device: value.string("device") ?? defaults.device,
             cooldown: value.duration("cooldown") ?? defaults.cooldown, exitDelay: value.duration("exit_delay") ?? defaults.exitDelay,
-            ignoreOnConnect: value.bool("ignore_on_connect") ?? defaults.ignoreOnConnect,
+            ignoreOnConnect: value.bool("ignore_on_connect") ?? defaults.ignoreOnConnect, hold: value.duration("hold"),
             pollInterval: value.duration("poll_interval") ?? defaults.pollInterval,
             polling: value.string("polling").flatMap(ReaderConfig.Polling.init(rawValue:)) ?? defaults.polling,
             watchdog: value.duration("watchdog") ?? defaults.watchdog,

@@ -8,6 +8,7 @@ public enum ReferenceTable {
     public static func markdown(_ loader: ConfigLoader) -> String {
         var tables: [String] = []
         append(loader.spec, title: "top level", path: "", skip: Set(loader.registry.plugins.map { $0.name }), to: &tables)
+        append(TagEntry.spec, title: "`tags[]`", path: "tags[]", to: &tables)
         append(OptionSpec("options every action accepts besides its own", DeliveryPolicy.options), title: "every action", path: "<action>", to: &tables)
         for plugin in loader.registry.plugins {
             if let section = plugin.sectionSpec { append(section, title: "`\(plugin.name):` section", path: plugin.name, to: &tables) }

@@ -14,7 +14,10 @@ public struct RouterConfig: Sendable {
     /// One instance per plugin the config uses or configures.
     public var plugins: [any ActionPlugin]
     public var routes: [Route]
-    /// What loads but deserves a look, sorted by position: `check-config` prints them, `run` logs them.
+    /// The named tags (`tags:`); events are resolved against it before routes match.
+    public var tags: TagRegistry
+    /// What loads but deserves a look, sorted by position (a named tag no route
+    /// selects, HA discovery with no route publishing): `check-config` prints them, `run` logs them.
     public var warnings: [ConfigError] = []
 
     /// Every action of every route, in file order.

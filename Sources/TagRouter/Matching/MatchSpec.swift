@@ -13,6 +13,9 @@ enum MatchSpec {
         Option("tag_id", .oneOrMany(.string), "the Home Assistant tag id, or the UID"),
         Option("reader", .oneOrMany(.string), "glob on the reader name"),
         Option("tag_type", .oneOrMany(.string), "glob on the tag type (`ntag215`, `mifare-classic-1k`, …)"),
+        Option("tag", .oneOrMany(.string), "glob on the tag's name from `tags:`"),
+        Option("group", .oneOrMany(.string), "glob on a group of the tag from `tags:`; any of its groups may match"),
+        Option("known", .bool, "`true`: the tag is in `tags:`; `false`: it is not (the \"rejected\" route)"),
         Option("record", .section(OptionSpec("a condition on the first record", [
             Option("tnf", .oneOrMany(.int(0...7)), "type name format (1 well-known, 2 MIME, 3 absolute URI, 4 external)"),
             Option("type", .oneOrMany(.string), "glob on the record type (`U`, `T`, `android.com:pkg`)"),

@@ -42,7 +42,7 @@ public struct Matcher: Sendable {
         }
     }
 
-    /// The wanted event kinds (at most five: a list beats hashing).
+    /// The wanted event kinds (at most seven: a list beats hashing).
     let kinds: [TagEvent.Kind]
     let conditions: [Condition]
 
@@ -119,6 +119,9 @@ public struct Matcher: Sendable {
         }) { event in [event.tagID, event.tag?.uid.hex].compactMap { $0 } }
         add("reader", missing: "no reader", glob, single: { $0.reader }) { [$0.reader] }
         add("tag_type", missing: "no tag in this event", glob, single: { $0.tag?.type }) { $0.tag.map { [$0.type] } ?? [] }
+        add("tag", missing: "the tag has no name (it is not in `tags:`)", glob, single: { $0.tag?.name }) { $0.tag?.name.map { [$0] } ?? [] }
+        add("group", missing: "the tag is in no group", glob) { $0.tag?.groups ?? [] }
+        add("known", missing: "no tag in this event", { .glob(Glob(OptionValidator.bool($0) == true ? "true" : "false")) }) { $0.tag.map { [$0.name == nil ? "false" : "true"] } ?? [] }
         if let record = match.child("record"), record.has("tnf") || record.has("type") {
             conditions.append(Self.recordCondition(record, anyRecord: anyRecord))
         }
@@ -155,9 +158,18 @@ public struct Matcher: Sendable {
 
     /// True when `event` is of a wanted kind and meets every condition.
     public func matches(_ event: TagEvent) -> Bool {
-        guard kinds.contains(event.kind) else { return false }
+        kinds.contains(event.kind) && meetsConditions(event)
+    }
+
+    /// True when `event` meets every condition, whatever its kind (a tag entry's `match`).
+    public func meetsConditions(_ event: TagEvent) -> Bool {
         for index in conditions.indices where !conditions[index].passes(event) { return false }
         return true
+    }
+
+    /// The patterns of the condition on `key` (none when the match has no such condition).
+    func patterns(for key: String) -> [TextPattern] {
+        conditions.filter { $0.key == key }.flatMap(\.patterns)
     }
 
     /// Every condition's result, the event kind first (for `--explain`).

@@ -21,6 +21,9 @@ public protocol ActionPlugin: Service {
     /// What only shows across the whole config (Home Assistant discovery announcing
     /// a topic no route publishes to), as warnings. Default: none.
     func warnings(routes: [Route]) -> [ConfigError]
+    /// Sees every event the router dispatches, matched or not, before any action
+    /// (state a plugin keeps, such as a reader's presence). Must not block. Default: nothing.
+    func observe(_ event: TagEvent)
 }
 
 extension ActionPlugin {
@@ -28,6 +31,7 @@ extension ActionPlugin {
     /// Nothing long-lived: waits until cancelled.
     public func run() async throws { await Latch().wait() }
     public func warnings(routes: [Route]) -> [ConfigError] { [] }
+    public func observe(_ event: TagEvent) {}
 }
 
 /// One configured action. The router gives each its own bounded queue and task,

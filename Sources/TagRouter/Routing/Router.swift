@@ -106,6 +106,8 @@ public final class Router: Sendable {
     /// of dropping its oldest event.
     @discardableResult
     func dispatch(_ event: TagEvent, waitForRoom: Bool) async -> [String] {
+        let event = config.tags.resolve(event)
+        for plugin in config.plugins { plugin.observe(event) }
         var matched: [String] = []
         let json = Lazy { event.json }
         let routes = config.routes
@@ -122,6 +124,7 @@ public final class Router: Sendable {
 
     /// Every route's verdict on `event`, and what the actions of those that match would do.
     public func explain(_ event: TagEvent) -> [RouteExplanation] {
+        let event = config.tags.resolve(event)
         var stopped = false
         return config.routes.map { route in
             let conditions = route.matcher.explain(event)

@@ -13,7 +13,7 @@ struct TemplateParser {
     static let eventFields: [String: [String]?] = [
         "event": nil, "id": nil, "time": nil, "reader": nil, "tag_id": nil, "ndef_error": nil,
         "uri": nil, "text": nil, "dwell_ms": nil, "message": nil, "route": nil,
-        "tag": ["uid", "uid_dashed", "type", "nfc_forum_type", "atqa", "sak", "ndef_capacity", "writable"],
+        "tag": ["uid", "uid_dashed", "type", "nfc_forum_type", "atqa", "sak", "ndef_capacity", "writable", "name", "groups"],
         "ndef": [], "json": [],
     ]
 

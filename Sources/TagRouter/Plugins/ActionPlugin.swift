@@ -18,10 +18,14 @@ public protocol ActionPlugin: Service {
     init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors)
     /// Builds one action from its validated options (defaults applied by the getters).
     func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action
+    /// The plugin's link to an outside service (a broker), as of now, for
+    /// `status` and the metrics; nil (the default) for a plugin without one.
+    var connectionReport: ConnectionReport? { get }
 }
 
 extension ActionPlugin {
     public static var sectionSpec: OptionSpec? { nil }
+    public var connectionReport: ConnectionReport? { nil }
     /// Nothing long-lived: waits until cancelled.
     public func run() async throws { await Latch().wait() }
 }

@@ -49,6 +49,12 @@ let routing: [Target] = [
         dependencies: ["TagCore", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "TestSupport"]),
 ]
 
+/// The running daemon seen and steered from outside: the control socket, its server and client.
+let control: [Target] = [
+    .target(name: "DaemonControl", dependencies: ["TagRouter", "TagCore"]),
+    .testTarget(name: "DaemonControlTests", dependencies: ["DaemonControl", "TagRouter", "TagCore"]),
+]
+
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
 let plugins: [Target] = [
     .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "CMosquitto"], path: "Plugins/MQTTPlugin"),
@@ -74,7 +80,7 @@ let executable: [Target] = [
         name: "TagRouterCLI",
         dependencies: [
             "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
-            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin",
+            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl",
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]
     ),
@@ -91,6 +97,6 @@ let package = Package(
         .executable(name: "tagrouter", targets: ["TagRouterCLI"]),
         .library(name: "NDEF", targets: ["NDEF"]),
     ],
-    targets: systemLibraries + ndef + core + tags + routing + plugins + executable,
+    targets: systemLibraries + ndef + core + tags + routing + control + plugins + executable,
     swiftLanguageModes: [.v6]
 )

@@ -14,11 +14,14 @@ struct ScanSession {
     /// How long to sleep before the next `step`; nil to call it at once (it blocks in the device).
     private(set) var pauseBeforeNextStep: Duration?
 
-    init(config: ReaderConfig, device: NFCDevice) {
+    /// `adopting`: tags the previous reader reported lying on this one (see `ScanModel.adopt`).
+    init(config: ReaderConfig, device: NFCDevice, adopting present: [TagInfo] = []) {
         self.config = config
         self.device = device
         model = ScanModel(config)
         model.connected()
+        model.adopt(present.map(\.uid), at: .now)
+        for info in present { reported[info.uid] = info }
     }
 
     /// One poll of the field; emits the events it leads to as they happen.

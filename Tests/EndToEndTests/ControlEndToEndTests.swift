@@ -36,15 +36,20 @@ struct ControlEndToEndTests {
         try await ToolRun(BuiltProducts.tagrouter.path, arguments + ["--control", controlPath(setup)], directory: setup.directory)
     }
 
-    @Test func statusEventsAndReloadAnswerFromTheRunningDaemon() async throws {
-        let setup = try Setup()
-        defer { setup.remove() }
+    /// The simulator, the daemon on `config`, and `tagrouter events` following it.
+    func watchedDaemon(_ setup: Setup) async throws -> (simulator: RunningTool, daemon: RunningTool, events: RunningTool) {
         let simulator = try await setup.simulator()
         let daemon = try setup.daemon(config: config(setup), control: controlPath(setup))
         try await daemon.waitForStderr(containing: "control socket ready")
-
         let events = try RunningTool(BuiltProducts.tagrouter.path, ["events", "--control", controlPath(setup)], directory: setup.directory)
         try await events.waitForStderr(containing: "following the events of tagrouter")
+        return (simulator, daemon, events)
+    }
+
+    @Test func statusEventsAndReloadAnswerFromTheRunningDaemon() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let (simulator, daemon, events) = try await watchedDaemon(setup)
         try await setup.request(Self.key)
         try await events.waitForStdout(containing: "front-door tag.arrived 04a224b2c35e80 ntag215 uri=https://www.home-assistant.io/tag/front-door-key → key")
         try await events.waitForStdout(containing: "    key.0.log delivered after")
@@ -93,6 +98,32 @@ struct ControlEndToEndTests {
         #expect(try await daemon.termination().status == .exited(0))
         #expect(try await events.termination().status == .exited(1))
         #expect(!FileManager.default.fileExists(atPath: controlPath(setup)))
+    }
+
+    @Test func aReaderWhoseSettingsChangeOnReloadDoesNotReportTheTagLyingOnItAgain() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let (simulator, daemon, events) = try await watchedDaemon(setup)
+        try await setup.request(Self.key)
+        try await events.waitForStdout(containing: "tag.arrived 04a224b2c35e80")
+        let beforeReload = events.stdout.count
+
+        try config(setup).replacingOccurrences(of: "cooldown: 0s", with: "cooldown: 2s")
+            .write(toFile: setup.directory + "/tagrouter.yaml", atomically: true, encoding: .utf8)
+        #expect(try await tool(setup, ["reload"]).status == 0)
+        try await daemon.waitForStderr(containing: "reader started with the new config")
+        // The restarted reader connects and sees the key lying there; lifting it is the first thing it reports.
+        try await events.waitForStdout(containing: "front-door reader.connected", after: beforeReload)
+        try await setup.request(#"{"op":"remove"}"#)
+        try await events.waitForStdout(containing: "tag.removed 04a224b2c35e80", after: beforeReload)
+        let afterReload = events.stdout.dropFirst(beforeReload).map(\.text)
+        #expect(!afterReload.contains { $0.contains("tag.arrived 04a224b2c35e80") }, "\(afterReload)")
+        #expect(try await tool(setup, ["status", "--json"]).stdout.contains(#""tags_seen":1"#))
+
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.termination().status == .exited(0))
+        simulator.signal(SIGTERM)
+        _ = try await simulator.termination()
     }
 
     @Test func withoutADaemonStatusSaysSoAndExits1() async throws {

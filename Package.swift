@@ -66,6 +66,12 @@ let routing: [Target] = [
         dependencies: ["TagCore", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "TestSupport"]),
 ]
 
+/// The running daemon seen and steered from outside: the control socket, its server and client.
+let control: [Target] = [
+    .target(name: "DaemonControl", dependencies: ["TagRouter", "TagCore"]),
+    .testTarget(name: "DaemonControlTests", dependencies: ["DaemonControl", "TagRouter", "TagCore"]),
+]
+
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
 let plugins: [Target] = [
     .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "CMosquitto"], path: "Plugins/MQTTPlugin"),
@@ -91,7 +97,7 @@ let executable: [Target] = [
         name: "TagRouterCLI",
         dependencies: [
             "OrderedJSON", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
-            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin",
+            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl",
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]
     ),
@@ -113,6 +119,6 @@ let package = Package(
         .executable(name: "tagrouter", targets: ["TagRouterCLI"]),
         .library(name: "NDEF", targets: ["NDEF"]),
     ],
-    targets: systemLibraries + json + ndef + core + systemd + tags + routing + plugins + executable,
+    targets: systemLibraries + json + ndef + core + systemd + tags + routing + control + plugins + executable,
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import Foundation
 import TagCore
 import TagRouter
 
@@ -28,6 +29,23 @@ public struct MQTTPlugin: ActionPlugin {
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
         try MQTTAction(options, connection: connection, baseTopic: section.baseTopic, hold: section.hold)
+    }
+
+    /// The broker connection as of now, for `tagrouter status`.
+    public var connectionReport: ConnectionReport? {
+        guard !dryRun else { return nil }
+        let (status, since, problem) = connection.report
+        let state: String
+        switch status {
+        case .idle: state = "idle"
+        case .connecting: state = "connecting"
+        case .connected: state = "connected"
+        case .disconnected: state = "disconnected"
+        case .stopped: state = "stopped"
+        }
+        return ConnectionReport(
+            plugin: Self.name, target: connection.settings.broker, state: state, connected: status == .connected,
+            since: since, problem: status == .connected ? nil : problem)
     }
 
     /// With discovery on: a warning when no route publishes a reader's scans to the

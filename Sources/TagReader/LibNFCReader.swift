@@ -18,12 +18,16 @@ final class LibNFCReader: Sendable {
     /// Milliseconds on the monotonic clock when the thread last made progress.
     private let lastProgress = Atomic<Int64>(0)
     private let watchdogFired = Atomic<Bool>(false)
+    /// Tags a previous reader reported lying here, for the first session only.
+    private let handedOver: Mutex<[TagEvent]>
 
     /// Protocol errors in a row after which the device is reopened.
     static let protocolErrorLimit = 5
 
-    init(config: ReaderConfig, emit: @escaping @Sendable (TagEvent) -> Void, finished: @escaping @Sendable () -> Void) {
+    /// `present`: tags a previous reader of this device reported and did not remove (a reload changed its settings).
+    init(config: ReaderConfig, present: [TagEvent] = [], emit: @escaping @Sendable (TagEvent) -> Void, finished: @escaping @Sendable () -> Void) {
         self.config = config
+        handedOver = Mutex(present)
         self.emit = emit
         self.finished = finished
     }
@@ -144,7 +148,11 @@ final class LibNFCReader: Sendable {
 
     /// Runs the scan loop on an open device until it is lost or the reader stops.
     private func session(on device: NFCDevice) -> SessionEnd {
-        var scan = ScanSession(config: config, device: device)
+        let adopted = handedOver.withLock { present in
+            defer { present = [] }
+            return present
+        }
+        var scan = ScanSession(config: config, device: device, adopting: adopted)
         do {
             try Self.prepare(device)
         } catch {

@@ -9,13 +9,16 @@ import TagCore
 /// gave up on a device another process holds (`if_busy: exit`).
 public struct ReaderService: Service {
     public let readers: [ReaderConfig]
+    private let present: [String: [TagEvent]]
     private let emit: @Sendable (TagEvent) -> Void
 
     /// `emit` receives every reader's events, in the order they happened per
     /// reader, on the readers' threads; it must not block (the daemon's buffer
-    /// drops the oldest instead).
-    public init(readers: [ReaderConfig], emit: @escaping @Sendable (TagEvent) -> Void) {
+    /// drops the oldest instead). `present`: per reader name, the arrivals of tags an earlier
+    /// run reported lying on it and did not remove — they do not arrive again.
+    public init(readers: [ReaderConfig], present: [String: [TagEvent]] = [:], emit: @escaping @Sendable (TagEvent) -> Void) {
         self.readers = readers
+        self.present = present
         self.emit = emit
     }
 
@@ -24,7 +27,7 @@ public struct ReaderService: Service {
         let allEnded = Latch()
         if readers.isEmpty { allEnded.open() }
         let threads = readers.map { config in
-            LibNFCReader(config: config, emit: emit) {
+            LibNFCReader(config: config, present: present[config.name] ?? [], emit: emit) {
                 if running.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 { allEnded.open() }
             }
         }

@@ -52,6 +52,13 @@ public struct ScanModel: Sendable {
         self.init(cooldown: config.cooldown, exitDelay: config.exitDelay, ignoreOnConnect: config.ignoreOnConnect, hold: config.hold)
     }
 
+    /// Tags a previous reader of the same device reported and did not remove
+    /// (its settings changed on reload): they are held as reported, so lying
+    /// there they do not arrive again, and their removal is reported.
+    public mutating func adopt(_ uids: [TagUID], at now: ContinuousClock.Instant) {
+        for uid in uids { present[uid] = Presence(firstSeen: now, lastSeen: now, reported: true) }
+    }
+
     /// True while a tag is held or waiting out its exit delay: the reader must keep
     /// checking the field instead of blocking until the next tag.
     public var isHolding: Bool { !present.isEmpty }

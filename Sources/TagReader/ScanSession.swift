@@ -15,11 +15,18 @@ struct ScanSession {
     /// How long to sleep before the next `step`; nil to call it at once (it blocks in the device).
     private(set) var pauseBeforeNextStep: Duration?
 
-    init(config: ReaderConfig, device: NFCDevice) {
+    /// `adopting`: the arrivals of tags the previous reader reported lying on this
+    /// one (see `ScanModel.adopt`); their later events keep those arrivals' identity.
+    init(config: ReaderConfig, device: NFCDevice, adopting present: [TagEvent] = []) {
         self.config = config
         self.device = device
         model = ScanModel(config)
         model.connected()
+        for arrival in present {
+            guard let uid = arrival.tag?.uid else { continue }
+            model.adopt([uid], at: .now)
+            arrivals[uid] = arrival
+        }
     }
 
     /// One poll of the field; emits the events it leads to as they happen.

@@ -7,18 +7,22 @@ enum CLIError: Error {
     case data(String)
     /// Something failed at run time (no reader, a timeout, a device error).
     case runtime(String)
+    /// `status` found the daemon degraded (exit 2); what is wrong was printed already.
+    case degraded
 
     var exitStatus: Int32 {
         switch self {
         case .usage: return 64
         case .data: return 65
         case .runtime: return 1
+        case .degraded: return 2
         }
     }
 
     var message: String {
         switch self {
         case .usage(let message), .data(let message), .runtime(let message): return message
+        case .degraded: return "the daemon is degraded (see problems above)"
         }
     }
 }

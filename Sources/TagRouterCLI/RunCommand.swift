@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import DaemonControl
 import TagCore
 import TagReader
 import TagRouter
@@ -12,7 +13,7 @@ enum RunCommand: Command {
     static let summary = "run the daemon: readers → routes → actions"
     static let usage = """
         Usage: tagrouter run [--config FILE] [--dry-run] [--state-dir DIR] [--events-from FILE]
-                             [--log-level LEVEL] [--log-format FORMAT]
+                             [--control PATH] [--log-level LEVEL] [--log-format FORMAT]
 
         Watches the configured readers and runs the actions of the routes each
         event matches. Without --config it uses the first of
@@ -28,9 +29,11 @@ enum RunCommand: Command {
           --state-dir DIR      where spools are kept (overrides `state_dir`)
           --events-from FILE   read events as JSON lines from FILE (- for stdin) instead of
                                the readers; the daemon stops at the end of the input
+        \(ControlOption.usage)
         \(RunLogOptions.usage)
 
         Signals: SIGHUP reloads the config; SIGTERM or SIGINT stop after draining the queues.
+        On the control socket `tagrouter status`, `events` and `reload` reach the daemon.
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
@@ -40,6 +43,7 @@ enum RunCommand: Command {
         let dryRun = arguments.flag("--dry-run")
         let stateDirectory = try arguments.option("--state-dir")
         let eventsFrom = try arguments.option("--events-from")
+        let control = try ControlOption.path(&arguments)
         try arguments.finish()
 
         let loader = ConfigLoader(registry: builtinPlugins, dryRun: dryRun, stateDirectory: stateDirectory)
@@ -56,25 +60,30 @@ enum RunCommand: Command {
             readers = ReaderSource(config.readers, buffer: buffer)
             source = readers!
         }
-        let routing = RoutingService(config: config, events: buffer, dryRun: dryRun)
-        let reload: @Sendable () -> Void = {
+        let observer = DaemonObserver(eventBuffer: buffer)
+        let routing = RoutingService(config: config, events: buffer, dryRun: dryRun, observer: observer)
+        let reload: @Sendable () -> ReloadOutcome = {
             let next: RouterConfig
             do throws(ConfigErrors) {
                 next = try file.load(loader)
             } catch {
-                Log.error("reload rejected; the running config stays", JSONObject(["file": .string(file.name), "problems": .array(error.errors.map { .string($0.description) })]))
-                return
+                let problems = error.sorted.map(\.description)
+                Log.error("reload rejected; the running config stays", JSONObject(["file": .string(file.name), "problems": .array(problems.map(JSONValue.string))]))
+                return .rejected(problems: problems)
             }
             readers?.reconfigure(next.readers)
             routing.reload(to: next)
             Log.info("config reloaded", summary(next, file: file.name))
+            return .reloaded(readers: next.readers.count, routes: next.routes.count)
         }
-        // Stopped in this order: the sources, then the router drains what they sent, then the signals.
-        let services = ServiceGroup([
+        // Stopped in this order: the sources, then the router drains what they sent, then control and the signals.
+        var members: [ServiceGroup.Member] = [
             .init("sources", RunSources(sources: [source], buffer: buffer)),
             .init("router", routing, stop: .drain),
-            .init("signals", RunSignals(signals: signals, reload: reload)),
-        ])
+        ]
+        if let server = try controlServer(control, observer: observer, reload: reload) { members.append(.init("control", server)) }
+        members.append(.init("signals", RunSignals(signals: signals, reload: { _ = reload() })))
+        let services = ServiceGroup(members)
         Log.info("router started", summary(config, file: file.name))
         do {
             try await services.run()
@@ -89,6 +98,22 @@ enum RunCommand: Command {
             ]))
         }
         Log.info("stopped", JSONObject(["actions": .object(counters), "event_buffer_dropped": .int(Int64(buffer.dropped))]))
+    }
+
+    /// The control socket's server; when the standard path cannot be used the
+    /// daemon runs without one (and says so), when a given `--control` cannot, it does not start.
+    private static func controlServer(
+        _ control: (path: String, explicit: Bool), observer: DaemonObserver, reload: @escaping @Sendable () -> ReloadOutcome
+    ) throws(CLIError) -> ControlServer? {
+        do {
+            let server = try ControlServer(path: control.path, observer: observer, reload: reload)
+            Log.info("control socket ready", JSONObject(["path": .string(control.path)]))
+            return server
+        } catch {
+            guard !control.explicit else { throw .runtime(error.description) }
+            Log.warning("running without a control socket", JSONObject(["path": .string(control.path), "reason": .string(error.description)]))
+            return nil
+        }
     }
 
     private static func summary(_ config: RouterConfig, file: String) -> JSONObject {

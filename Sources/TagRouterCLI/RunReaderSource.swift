@@ -2,37 +2,79 @@ import Synchronization
 import TagCore
 import TagReader
 
-/// The configured readers as the daemon's source: a `ReaderService` offering
-/// its events to the buffer (a reader never waits: a full buffer drops its
-/// oldest). `reconfigure` restarts the readers for a reloaded `readers:` list.
+/// The configured readers as the daemon's source: one `ReaderService` per
+/// reader, offering its events to the buffer (a reader never waits: a full
+/// buffer drops its oldest). `reconfigure` applies a reloaded `readers:` list
+/// reader by reader: an unchanged reader stays open untouched; a changed one is
+/// stopped and started with its new settings, taking over the tags lying on it
+/// (they do not arrive again); a removed one stops; a new one starts.
 final class ReaderSource: Service {
     private let buffer: EventBuffer
-    /// The readers to run, and the latch that ends the current run when they change.
-    private let current: Mutex<(readers: [ReaderConfig], changed: Latch)>
+    /// The readers to run, and the latch that wakes `run` when they change.
+    private let wanted: Mutex<(readers: [ReaderConfig], changed: Latch)>
+    /// Per reader, the tags it reported arriving and not yet removed.
+    private let present = Mutex<[String: [TagEvent]]>([:])
 
     init(_ readers: [ReaderConfig], buffer: EventBuffer) {
         self.buffer = buffer
-        current = Mutex((readers, Latch()))
+        wanted = Mutex((readers, Latch()))
     }
 
-    /// Restarts the readers when `readers` differs from the running list.
+    /// Applies `readers` when it differs from the running list.
     func reconfigure(_ readers: [ReaderConfig]) {
-        let changed = current.withLock { current -> Latch? in
-            guard current.readers != readers else { return nil }
-            defer { current = (readers, Latch()) }
-            return current.changed
+        let changed = wanted.withLock { wanted -> Latch? in
+            guard wanted.readers != readers else { return nil }
+            defer { wanted = (readers, Latch()) }
+            return wanted.changed
         }
         changed?.open()
     }
 
+    /// A reader running in the group: its settings, the latch that stops it, and the one that says it ended.
+    private struct Running {
+        let config: ReaderConfig
+        let stop = Latch()
+        let ended = Latch()
+    }
+
     func run() async throws {
-        var first = true
-        while !Task.isCancelled {
-            let (readers, changed) = current.withLock { $0 }
-            if !first { Log.info("readers restarted for the new config") }
-            first = false
-            let service = ReaderService(readers: readers, emit: buffer.offer)
-            try await changed.cancelling { await service.run() }
+        await withTaskGroup(of: Void.self) { group in
+            var running: [String: Running] = [:]
+            var first = true
+            while !Task.isCancelled {
+                let (readers, changed) = wanted.withLock { $0 }
+                for (name, reader) in running where !readers.contains(reader.config) {
+                    reader.stop.open()
+                    await reader.ended.waitIgnoringCancellation()  // the device is free again before it is reopened
+                    running[name] = nil
+                    if !readers.contains(where: { $0.name == name }) { present.withLock { _ = $0.removeValue(forKey: name) } }
+                }
+                for config in readers where running[config.name] == nil {
+                    let handover = first ? [] : present.withLock { $0[config.name] ?? [] }
+                    if !first { Log.info("reader started with the new config", JSONObject(["reader": .string(config.name), "tags_taken_over": .int(Int64(handover.count))])) }
+                    let reader = Running(config: config)
+                    running[config.name] = reader
+                    let service = ReaderService(readers: [config], present: [config.name: handover], emit: offer)
+                    group.addTask {
+                        try? await reader.stop.cancelling { await service.run() }
+                        reader.ended.open()
+                    }
+                }
+                first = false
+                await changed.wait()
+            }
         }
+    }
+
+    /// Hands `event` to the buffer, keeping track of the tags lying on each reader.
+    private func offer(_ event: TagEvent) {
+        present.withLock { present in
+            switch event.kind {
+            case .tagArrived: if event.tag != nil { present[event.reader, default: []].append(event) }
+            case .tagRemoved: present[event.reader]?.removeAll { $0.tag?.uid == event.tag?.uid }
+            case .tagHeld, .tagTapped, .readerConnected, .readerDisconnected, .readerError: break
+            }
+        }
+        buffer.offer(event)
     }
 }

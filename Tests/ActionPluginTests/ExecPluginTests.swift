@@ -77,8 +77,14 @@ import Testing
             // Up and answering first (a slow start on a busy machine may itself time out).
             #expect(await eventually { await answers() })
             let before = try hellos()
-            let hung = try #require(await failure(of: action, Delivery(event: tagEvent(text: "hang"), route: "test")))
-            #expect(hung.isRetryable && hung.description.contains("no answer"), "\(hung)")
+            // A late answer from a slow start may still restart the plugin under load
+            // ("exited before taking the event"): try the hang again until it is the one that fails.
+            var hung: ActionError?
+            for _ in 1...5 {
+                hung = await failure(of: action, Delivery(event: tagEvent(text: "hang"), route: "test"))
+                if hung?.description.contains("no answer") == true { break }
+            }
+            #expect(hung?.isRetryable == true && hung?.description.contains("no answer") == true, "\(String(describing: hung))")
             #expect(await eventually { await answers() })
             #expect(try hellos() > before)
         }

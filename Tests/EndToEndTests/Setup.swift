@@ -21,12 +21,13 @@ struct Setup {
         return simulator
     }
 
-    /// `tagrouter run --config C` on `config` (YAML), with libnfc kept off other serial ports.
-    func daemon(config: String) throws -> RunningTool {
+    /// `tagrouter run --config C` on `config` (YAML), with libnfc kept off other serial ports;
+    /// its control socket at `control` (by default in the scratch directory).
+    func daemon(config: String, control: String? = nil) throws -> RunningTool {
         let file = directory + "/tagrouter.yaml"
         try config.write(toFile: file, atomically: true, encoding: .utf8)
         return try RunningTool(
-            BuiltProducts.tagrouter.path, ["run", "--config", file, "--log-format", "json"],
+            BuiltProducts.tagrouter.path, ["run", "--config", file, "--log-format", "json", "--control", control ?? directory + "/control.sock"],
             environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"], directory: directory)
     }
 

@@ -39,7 +39,7 @@ import Testing
         }
         #expect(try await complete(["tagrouter", "ch"]) == ["check-config"])
         #expect(try await complete(["tagrouter", "de"]).sorted() == ["decode", "devices"])
-        #expect(try await complete(["tagrouter", "run", "--con"]) == ["--config"])
+        #expect(try await complete(["tagrouter", "run", "--conf"]) == ["--config"])
         #expect(try await complete(["tagrouter", "watch", "--po"]) == ["--polling"])
         #expect(try await complete(["tagrouter", "devices", "--"]).sorted() == ["--device", "--help"])
     }

@@ -56,7 +56,7 @@ import Testing
                 actions: [{ log: "tap {{tag.uid}} at {{reader}}" }]
             """)
         daemon.signal(SIGHUP)
-        try daemon.stderr(containing: "readers restarted")
+        try daemon.stderr(containing: "reader started with the new config")
         #expect(try daemon.stdout(count: 6, timeout: .seconds(30)).last == "connected back-door")
         try request(control, #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"text":"hi"}]}"#, in: scratch)
         #expect(try daemon.stdout(count: 7, timeout: .seconds(30)).last == "tap 04a224b2c35e80 at back-door")

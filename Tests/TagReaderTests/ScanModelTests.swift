@@ -26,6 +26,14 @@ import Testing
         #expect(!scan.isHolding)
     }
 
+    @Test func anAdoptedTagDoesNotArriveAgainAndItsRemovalIsReported() {
+        var scan = model()
+        scan.connected()
+        scan.adopt([a], at: start)
+        let decisions = run(&scan, [(0, [a, b]), (100, [a]), (200, [])])
+        #expect(decisions == [.arrive(b), .remove(b, dwell: .zero), .remove(a, dwell: .milliseconds(100))])
+    }
+
     @Test func exitDelayBridgesABriefContactLoss() {
         var scan = model(exitDelay: 250)
         let decisions = run(&scan, [(0, [a]), (100, []), (200, [a]), (300, []), (400, []), (549, []), (550, [])])

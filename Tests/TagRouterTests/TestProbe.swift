@@ -139,11 +139,12 @@ struct RecorderAction: Action {
 }
 
 /// A router over `yaml` with `log`, `probe` and `recorder` plugins.
-func makeRouter(_ yaml: String, stateDirectory: String? = nil) throws -> Router {
+func makeRouter(_ yaml: String, stateDirectory: String? = nil, observer: DaemonObserver? = nil) throws -> Router {
     var config = try ConfigLoader(registry: PluginRegistry([LogPlugin.self, ProbePlugin.self, RecorderPlugin.self]), environment: ["HOME": "/tmp"])
         .load(text: yaml, file: "t.yaml")
     config.stateDirectory = stateDirectory ?? NSTemporaryDirectory() + "tagrouter-test-" + UUID().uuidString
-    return Router(config: config)
+    observer?.configured(config)
+    return Router(config: config, observer: observer)
 }
 
 /// A tag.arrived event with the given fields.

@@ -39,6 +39,7 @@ public final class MQTTConnection: Service {
     private struct State {
         var outbox = Outbox<Pending>()
         var status: Status = .idle
+        var statusSince = Date()
         var lastProblem = "not connected yet"
         var loggedProblem: String?
         var nextExpiryCheck = ContinuousClock.now
@@ -141,6 +142,9 @@ public final class MQTTConnection: Service {
     /// The current status.
     public var status: Status { state.withLock { $0.status } }
 
+    /// The current status, since when it holds, and the last problem.
+    public var report: (status: Status, since: Date, problem: String) { state.withLock { ($0.status, $0.statusSince, $0.lastProblem) } }
+
     /// Messages accepted and not yet acknowledged.
     public var backlog: Int { state.withLock { $0.outbox.count } }
 
@@ -181,6 +185,7 @@ public final class MQTTConnection: Service {
         let (finished, watchers) = state.withLock { state in
             state.threadDone = true
             state.status = .stopped
+            state.statusSince = Date()
             defer { state.finished = nil; state.watchers.removeAll() }
             return (state.finished, Array(state.watchers.values))
         }
@@ -315,6 +320,7 @@ public final class MQTTConnection: Service {
             if status == .connected { state.loggedProblem = nil }
             if state.status != status {
                 state.status = status
+                state.statusSince = Date()
                 for watcher in state.watchers.values { watcher.yield(status) }
             }
             guard let problem, problem != state.loggedProblem else { return nil }

@@ -24,10 +24,14 @@ public protocol ActionPlugin: Service {
     /// Sees every event the router dispatches, matched or not, before any action
     /// (state a plugin keeps, such as a reader's presence). Must not block. Default: nothing.
     func observe(_ event: TagEvent)
+    /// The plugin's link to an outside service (a broker), as of now, for
+    /// `status` and the metrics; nil (the default) for a plugin without one.
+    var connectionReport: ConnectionReport? { get }
 }
 
 extension ActionPlugin {
     public static var sectionSpec: OptionSpec? { nil }
+    public var connectionReport: ConnectionReport? { nil }
     /// Nothing long-lived: waits until cancelled.
     public func run() async throws { await Latch().wait() }
     public func warnings(routes: [Route]) -> [ConfigError] { [] }

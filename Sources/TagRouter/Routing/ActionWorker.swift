@@ -6,8 +6,9 @@ import TagCore
 final class ActionWorker: Sendable {
     private enum Outcome {
         case delivered, failed
-        /// Retries used up, with the wait the target asked for; `quiet` when it is known down (already reported).
-        case gaveUp(Duration?, quiet: Bool)
+        /// Retries used up, with the wait the target asked for and why; `quiet` when
+        /// the target is known down (already reported).
+        case gaveUp(Duration?, reason: String, quiet: Bool)
     }
 
     let configured: ConfiguredAction
@@ -15,9 +16,12 @@ final class ActionWorker: Sendable {
     private let spool: Spool?
     private let dryRun: Bool
     private let counters = Mutex(ActionCounters())
+    private let observer: DaemonObserver?
+    private let spooledCount = Atomic<Int>(0)
 
-    init(_ configured: ConfiguredAction, stateDirectory: String?, dryRun: Bool) {
+    init(_ configured: ConfiguredAction, stateDirectory: String?, dryRun: Bool, observer: DaemonObserver? = nil) {
         self.configured = configured
+        self.observer = observer
         self.queue = BoundedQueue(capacity: configured.policy.queueCapacity)
         self.spool = configured.policy.spool && !dryRun ? stateDirectory.map { Spool(directory: $0 + "/spool/" + configured.id) } : nil
         self.dryRun = dryRun
@@ -27,6 +31,23 @@ final class ActionWorker: Sendable {
 
     /// Deliveries waiting in memory.
     var pending: Int { queue.count }
+
+    /// Deliveries waiting in the spool.
+    var spoolDepth: Int { spooledCount.load(ordering: .relaxed) }
+
+    /// Counts one result, and tells the observer.
+    private func count(_ result: ActionResult, _ event: TagEvent, reason: String? = nil) {
+        counters.withLock { counters in
+            switch result {
+            case .delivered: counters.delivered += 1
+            case .failed: counters.failed += 1
+            case .dropped: counters.dropped += 1
+            case .spooled: counters.spooled += 1
+            case .retried: counters.retried += 1
+            }
+        }
+        observer?.ended(configured, result, event: event, reason: reason)
+    }
 
     private var fields: JSONObject { JSONObject(["action": .string(configured.id)]) }
 
@@ -42,8 +63,8 @@ final class ActionWorker: Sendable {
     func enqueue(_ delivery: Delivery, waitForRoom: Bool) async {
         if waitForRoom, await queue.send(delivery) { return }
         guard let dropped = queue.push(delivery) else { return }
-        counters.withLock { $0.dropped += 1 }
         let reason = dropped.event.id == delivery.event.id ? "router is shutting down" : "queue full (\(queue.capacity)); oldest event dropped"
+        count(.dropped, dropped.event, reason: reason)
         Log.warning("event dropped", fields(dropped.event, ["reason": .string(reason)]))
     }
 
@@ -60,15 +81,19 @@ final class ActionWorker: Sendable {
         if let spool {
             var spooled = spool.entries()
             var lastSequence = spooled.last?.sequence
-            for delivery in left { save(delivery, to: spool, &spooled, &lastSequence) }
+            for delivery in left { save(delivery, reason: "stopped before delivery", to: spool, &spooled, &lastSequence) }
+            spooledCount.store(spooled.count, ordering: .relaxed)
         } else {
-            counters.withLock { $0.failed += left.count }
+            for delivery in left { count(.failed, delivery.event, reason: "stopped before delivery; no spool") }
             Log.error("stopped before delivery; events lost (no spool)", fields.merging(JSONObject(["count": .int(Int64(left.count))])))
         }
     }
 
     private func deliverAll() async {
-        var spooled = spool?.entries() ?? []
+        var spooled = spool?.entries() ?? [] {
+            didSet { spooledCount.store(spooled.count, ordering: .relaxed) }
+        }
+        spooledCount.store(spooled.count, ordering: .relaxed)
         var lastSequence = spooled.last?.sequence
         var spoolWaits = configured.policy.retryBackoff
         if !spooled.isEmpty { Log.info("delivering spooled events", fields.merging(JSONObject(["count": .int(Int64(spooled.count))]))) }
@@ -79,7 +104,7 @@ final class ActionWorker: Sendable {
                     spool.remove(entry)
                     spooled.removeFirst()
                     spoolWaits.reset()
-                case .gaveUp(let requested, _):
+                case .gaveUp(let requested, _, _):
                     spoolArrivals(spool, &spooled, &lastSequence)
                     if queue.isFinished || Task.isCancelled { return }
                     let wait = requested ?? spoolWaits.next()
@@ -88,13 +113,13 @@ final class ActionWorker: Sendable {
                 continue
             }
             guard let delivery = await queue.next() else { return }
-            guard case .gaveUp(_, let quiet) = await deliver(delivery) else { continue }
+            guard case .gaveUp(_, let reason, let quiet) = await deliver(delivery) else { continue }
             guard let spool else {
-                counters.withLock { $0.failed += 1 }
+                count(.failed, delivery.event, reason: "retries used up; no spool")
                 Log.write(quiet ? .debug : .error, "delivery failed; event dropped (no spool)", fields(delivery.event))
                 continue
             }
-            save(delivery, to: spool, &spooled, &lastSequence)
+            save(delivery, reason: reason, to: spool, &spooled, &lastSequence)
             spoolArrivals(spool, &spooled, &lastSequence)
         }
     }
@@ -105,19 +130,19 @@ final class ActionWorker: Sendable {
         let policy = configured.policy
         if dryRun {
             Log.info("dry run: \(configured.plugin) would \(configured.action.describe(delivery))", fields(delivery.event))
-            counters.withLock { $0.delivered += 1 }
+            count(.delivered, delivery.event)
             return .delivered
         }
         for attempt in 1...max(1, policy.attempts) {
             delivery.attempt = attempt
             do {
                 try await configured.action.perform(delivery)
-                counters.withLock { $0.delivered += 1 }
+                count(.delivered, delivery.event)
                 return .delivered
             } catch {
                 switch error {
                 case .permanent(let reason):
-                    counters.withLock { $0.failed += 1 }
+                    count(.failed, delivery.event, reason: reason)
                     Log.error("delivery failed", fields(delivery.event, ["reason": .string(reason)]))
                     return .failed
                 case .retryable, .targetDown:
@@ -125,32 +150,33 @@ final class ActionWorker: Sendable {
                     let level: Log.Level = quiet ? .debug : .warning
                     if attempt == policy.attempts || Task.isCancelled {
                         Log.write(level, "delivery failed; retries used up", fields(delivery.event, ["reason": .string(reason), "attempts": .int(Int64(attempt))]))
-                        return .gaveUp(after, quiet: quiet)
+                        return .gaveUp(after, reason: reason, quiet: quiet)
                     }
                     let wait = policy.delay(afterAttempt: attempt, requested: after)
-                    counters.withLock { $0.retried += 1 }
+                    count(.retried, delivery.event, reason: reason)
                     Log.write(level, "delivery failed; will retry", fields(delivery.event, ["reason": .string(reason), "attempt": .int(Int64(attempt)), "retry_in_ms": .int(Int64(wait.seconds * 1000))]))
-                    do { try await Task.sleep(for: wait) } catch { return .gaveUp(nil, quiet: quiet) }
+                    do { try await Task.sleep(for: wait) } catch { return .gaveUp(nil, reason: "stopped while waiting to retry: \(reason)", quiet: quiet) }
                 }
             }
         }
-        return .gaveUp(nil, quiet: false)
+        return .gaveUp(nil, reason: "no attempt made", quiet: false)
     }
 
     /// Moves everything waiting in memory to the spool, behind what is there.
     private func spoolArrivals(_ spool: Spool, _ spooled: inout [Spool.Entry], _ lastSequence: inout UInt64?) {
-        for delivery in queue.drain() { save(delivery, to: spool, &spooled, &lastSequence) }
+        for delivery in queue.drain() { save(delivery, reason: nil, to: spool, &spooled, &lastSequence) }
     }
 
-    private func save(_ delivery: Delivery, to spool: Spool, _ spooled: inout [Spool.Entry], _ lastSequence: inout UInt64?) {
+    /// `reason`: why the delivery failed, when it was tried (not for events spooled behind others).
+    private func save(_ delivery: Delivery, reason: String?, to spool: Spool, _ spooled: inout [Spool.Entry], _ lastSequence: inout UInt64?) {
         do {
             let entry = try spool.append(delivery.event, route: delivery.route, after: lastSequence)
             lastSequence = entry.sequence
             spooled.append(entry)
-            counters.withLock { $0.spooled += 1 }
+            count(.spooled, delivery.event, reason: reason)
             Log.info("event spooled", fields(delivery.event))
         } catch {
-            counters.withLock { $0.failed += 1 }
+            count(.failed, delivery.event, reason: "the spool cannot be written: \(error.description)")
             Log.error("event lost: the spool cannot be written", fields(delivery.event, ["reason": .string(error.description)]))
         }
     }

@@ -11,12 +11,15 @@ public final class Router: Sendable {
     public let config: RouterConfig
     private let workers: [[ActionWorker]]
     private let stopping = Latch()
+    private let observer: DaemonObserver?
 
     /// `dryRun`: actions only describe what they would do (logged), nothing is spooled.
-    public init(config: RouterConfig, dryRun: Bool = false) {
+    /// `observer`: told about every event routed and every delivery's result.
+    public init(config: RouterConfig, dryRun: Bool = false, observer: DaemonObserver? = nil) {
         self.config = config
+        self.observer = observer
         workers = config.routes.map { route in
-            route.actions.map { ActionWorker($0, stateDirectory: config.stateDirectory, dryRun: dryRun) }
+            route.actions.map { ActionWorker($0, stateDirectory: config.stateDirectory, dryRun: dryRun, observer: observer) }
         }
     }
 
@@ -26,6 +29,7 @@ public final class Router: Sendable {
     /// cancelled (its events go to the spool); last, the plugins' services are
     /// cancelled (MQTT says `offline` after the queues drained).
     public func run(_ events: EventBuffer) async throws {
+        observer?.attach(self)
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for plugin in config.plugins {
                 group.addTask {
@@ -108,17 +112,21 @@ public final class Router: Sendable {
     func dispatch(_ event: TagEvent, waitForRoom: Bool) async -> [String] {
         let event = config.tags.resolve(event)
         for plugin in config.plugins { plugin.observe(event) }
-        var matched: [String] = []
-        let json = Lazy { event.json }
+        var matching: [Int] = []
         let routes = config.routes
         for index in routes.indices where routes[index].matcher.matches(event) {
-            let name = routes[index].name
-            matched.append(name)
-            let delivery = Delivery(event: event, route: name, eventJSON: json)
-            for worker in workers[index] { await worker.enqueue(delivery, waitForRoom: waitForRoom) }
+            matching.append(index)
             if !routes[index].continues { break }
         }
+        let matched = matching.map { routes[$0].name }
+        // Told before the actions are queued, so a watcher sees the event before its outcomes.
+        observer?.routed(event, routes: matched) { explain(event) }
         if matched.isEmpty { Log.debug("no route matched", JSONObject(["event": .string(event.kind.rawValue), "event_id": .string(event.id)])) }
+        let json = Lazy { event.json }
+        for index in matching {
+            let delivery = Delivery(event: event, route: routes[index].name, eventJSON: json)
+            for worker in workers[index] { await worker.enqueue(delivery, waitForRoom: waitForRoom) }
+        }
         return matched
     }
 
@@ -136,6 +144,11 @@ public final class Router: Sendable {
             if matched && !route.continues { stopped = true }
             return explanation
         }
+    }
+
+    /// Deliveries waiting per action id: in memory (`queue`) and on disk (`spool`).
+    public var depths: [String: (queue: Int, spool: Int)] {
+        Dictionary(workers.joined().map { ($0.configured.id, ($0.pending, $0.spoolDepth)) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Counters per action id (`route.index.plugin`).

@@ -15,12 +15,15 @@ public final class RoutingService: Service {
     private let initial: RouterConfig
     private let events: EventBuffer
     private let dryRun: Bool
+    private let observer: DaemonObserver?
     private let state = Mutex(State())
 
-    public init(config: RouterConfig, events: EventBuffer, dryRun: Bool = false) {
+    /// `observer` hears of each config as its router starts, and of everything routed and delivered.
+    public init(config: RouterConfig, events: EventBuffer, dryRun: Bool = false, observer: DaemonObserver? = nil) {
         initial = config
         self.events = events
         self.dryRun = dryRun
+        self.observer = observer
     }
 
     /// Switches to `config`: events taken from the buffer from now on go to its router.
@@ -38,7 +41,8 @@ public final class RoutingService: Service {
     public func run() async throws {
         var config = initial
         while true {
-            let router = Router(config: config, dryRun: dryRun)
+            observer?.configured(config)
+            let router = Router(config: config, dryRun: dryRun, observer: observer)
             let reloadWaiting = state.withLock { state in
                 state.current = router
                 return state.pending != nil

@@ -1,0 +1,123 @@
+@preconcurrency import Glibc
+import Dispatch
+import Foundation
+import Synchronization
+import TagCore
+import TagRouter
+
+/// One client of the control socket, on its own thread: the peer check and
+/// hello, then requests until the client hangs up (or watches events).
+struct ControlSession {
+    /// What every session answers from.
+    struct Context: Sendable {
+        let observer: DaemonObserver
+        let policy: PeerPolicy
+        let reload: @Sendable () -> ReloadOutcome
+    }
+
+    let socket: UnixSocket
+    let context: Context
+    /// True once the server is stopping.
+    let closing: @Sendable () -> Bool
+
+    func serve() {
+        guard let peer = PeerCredentials(socket: socket.fd) else {
+            socket.write(#"{"error":"the kernel did not say who you are (SO_PEERCRED failed)"}"# + "\n")
+            return
+        }
+        if let refusal = context.policy.refusal(of: peer) {
+            Log.warning("control connection refused", JSONObject(["uid": .int(Int64(peer.uid)), "pid": .int(Int64(peer.pid)), "reason": .string(refusal)]))
+            socket.write(JSONValue.object(JSONObject(["error": .string("refused: " + refusal)])).serialized() + "\n")
+            return
+        }
+        let hello = JSONObject([
+            "protocol": .int(ControlProtocol.version), "server": "tagrouter", "version": .string(tagrouterVersion),
+            "pid": .int(Int64(getpid())),
+        ])
+        guard socket.write(JSONValue.object(hello).serialized() + "\n") else { return }
+        var lines = SocketLines(socket)
+        while !closing(), let line = lines.next() {
+            guard !line.allSatisfy(\.isWhitespace) else { continue }
+            guard let request = try? JSONValue.parse(line), case .object = request else {
+                guard socket.write(ControlProtocol.failure("not a JSON object: \(line.prefix(80))")) else { return }
+                continue
+            }
+            if let version = request["protocol"] {
+                guard version == .int(ControlProtocol.version) else {
+                    socket.write(ControlProtocol.failure("this daemon speaks control protocol \(ControlProtocol.version), not \(version.serialized())"))
+                    return
+                }
+                continue
+            }
+            guard let name = request["command"]?.stringValue, let command = ControlProtocol.Command(rawValue: name) else {
+                let known = ControlProtocol.Command.allCases.map(\.rawValue).joined(separator: ", ")
+                guard socket.write(ControlProtocol.failure("unknown command \(request["command"]?.serialized() ?? "(none)"); known: \(known)")) else { return }
+                continue
+            }
+            switch command {
+            case .status:
+                guard socket.write(ControlProtocol.reply(["status": context.observer.status.json])) else { return }
+            case .reload:
+                guard socket.write(reload()) else { return }
+            case .events:
+                return watch(EventFilter(request), lines: &lines)
+            }
+        }
+    }
+
+    private func reload() -> String {
+        switch context.reload() {
+        case .reloaded(let readers, let routes):
+            return ControlProtocol.reply(["reloaded": .object(JSONObject(["readers": .int(Int64(readers)), "routes": .int(Int64(routes))]))])
+        case .rejected(let problems):
+            return ControlProtocol.failure("the config has problems; the running config stays", ["problems": .array(problems.map(JSONValue.string))])
+        }
+    }
+
+    /// Streams the records `filter` admits, one JSON line each, until the client
+    /// hangs up or the server stops. A client that reads too slowly loses the
+    /// oldest records (a `{"type":"dropped","count":N}` line says how many).
+    private func watch(_ filter: EventFilter, lines: inout SocketLines) {
+        let mailbox = Mailbox()
+        let id = context.observer.watch { record in
+            if filter.admits(record) { mailbox.put(record) }
+        }
+        defer { context.observer.unwatch(id) }
+        guard socket.write(ControlProtocol.reply(["watching": .object(filter.json)])) else { return }
+        while !closing() {
+            let (records, dropped) = mailbox.take(waiting: .milliseconds(250))
+            if dropped > 0, !socket.write(#"{"type":"dropped","count":\#(dropped)}"# + "\n") { return }
+            for record in records where !socket.write(record.json.serialized() + "\n") { return }
+            // The client says nothing more after `events`: readable means it hung up.
+            if lines.readable(timeout: 0), lines.next(timeout: 0) == nil { return }
+        }
+    }
+}
+
+/// Records waiting for one watching client: the observer puts (never blocks),
+/// the session's thread takes. Holds at most `capacity`, dropping the oldest.
+final class Mailbox: Sendable {
+    static let capacity = 4096
+    private let state = Mutex<(records: [ObservedRecord], dropped: Int)>(([], 0))
+    private let signal = DispatchSemaphore(value: 0)
+
+    func put(_ record: ObservedRecord) {
+        state.withLock { state in
+            if state.records.count >= Self.capacity {
+                state.records.removeFirst()
+                state.dropped += 1
+            }
+            state.records.append(record)
+        }
+        signal.signal()
+    }
+
+    /// What arrived, waiting up to `timeout` for something when nothing has.
+    func take(waiting timeout: DispatchTimeInterval) -> (records: [ObservedRecord], dropped: Int) {
+        _ = signal.wait(timeout: .now() + timeout)
+        return state.withLock { state in
+            defer { state = ([], 0) }
+            return state
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import TagCore
+
+/// A snapshot of the running daemon: what `tagrouter status` prints and the
+/// metrics are made of.
+public struct DaemonStatus: Sendable {
+    /// One route and how many events it matched.
+    public struct RouteStatus: Sendable {
+        public var name: String
+        public var matches: Int
+    }
+
+    public var started: Date
+    public var configFile: String
+    public var configLoaded: Date
+    public var readers: [ReaderStatus]
+    public var routes: [RouteStatus]
+    public var actions: [ActionStatus]
+    public var connections: [ConnectionReport]
+    /// Events per reader and kind (`tag.arrived`…) since the daemon started.
+    public var eventCounts: [String: [String: Int]]
+    public var eventBufferCapacity: Int
+    public var eventBufferDepth: Int
+    public var eventBufferDropped: Int
+
+    /// What makes the daemon degraded (a reader down, an action failing,
+    /// something spooled, a connection down); empty when healthy.
+    public var problems: [String] {
+        var problems: [String] = []
+        for reader in readers where reader.state != .connected {
+            problems.append("reader \(reader.name) is \(reader.state.rawValue)" + (reader.lastError.map { ": \($0.message)" } ?? ""))
+        }
+        for action in actions {
+            if action.failing { problems.append("action \(action.id) is failing" + (action.lastError.map { ": \($0.message)" } ?? "")) }
+            if action.spoolDepth > 0 { problems.append("action \(action.id) has \(action.spoolDepth) event\(action.spoolDepth == 1 ? "" : "s") spooled") }
+        }
+        for connection in connections where !connection.connected {
+            problems.append("\(connection.plugin) \(connection.target) is \(connection.state)" + (connection.problem.map { ": \($0)" } ?? ""))
+        }
+        return problems
+    }
+
+    public var json: JSONValue {
+        let now = Date()
+        return .object(JSONObject([
+            "version": .string(tagrouterVersion), "pid": .int(Int64(ProcessInfo.processInfo.processIdentifier)),
+            "started": .string(started.statusFormat), "uptime_s": .int(Int64(now.timeIntervalSince(started))),
+            "config": .object(JSONObject(["file": .string(configFile), "loaded": .string(configLoaded.statusFormat)])),
+            "healthy": .bool(problems.isEmpty), "problems": .array(problems.map(JSONValue.string)),
+            "readers": .array(readers.map(\.json)),
+            "routes": .array(routes.map { .object(JSONObject(["name": .string($0.name), "matches": .int(Int64($0.matches))])) }),
+            "actions": .array(actions.map(\.json)),
+            "connections": .array(connections.map(\.json)),
+            "event_buffer": .object(JSONObject([
+                "capacity": .int(Int64(eventBufferCapacity)), "depth": .int(Int64(eventBufferDepth)), "dropped": .int(Int64(eventBufferDropped)),
+            ])),
+        ]))
+    }
+}

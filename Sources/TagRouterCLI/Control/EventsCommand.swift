@@ -1,0 +1,93 @@
+import DaemonControl
+import TagCore
+
+/// `tagrouter events`: the running daemon's events as they happen, each
+/// followed by its outcome, until interrupted.
+enum EventsCommand: Command {
+    static let name = "events"
+    static let summary = "follow the running daemon's events and what each one did"
+    static let usage = """
+        Usage: tagrouter events [--reader R] [--route R] [--kind K] [--json] [--control PATH]
+
+        Prints each event the running daemon routes as it happens, then its
+        outcome: the routes it matched and, as each action ends, its result and
+        time. When no route matched, the condition that failed in each route
+        (the verdicts of `tagrouter check-config --explain`). Runs until Ctrl-C.
+
+        Options:
+          --reader R           only events of reader R
+          --route R            only events that matched route R (and its actions)
+          --kind K             only events of kind K (tag.arrived, tag.removed, reader.connected…)
+          --json               one JSON object per line, as the daemon sends them (docs/control.md)
+        \(ControlOption.usage)
+        """
+
+    static func run(_ arguments: Arguments) async throws(CLIError) {
+        var arguments = arguments
+        var filters = JSONObject()
+        filters["reader"] = try arguments.option("--reader").map(JSONValue.string)
+        filters["route"] = try arguments.option("--route").map(JSONValue.string)
+        filters["kind"] = try arguments.option("--kind").map(JSONValue.string)
+        let json = arguments.flag("--json")
+        let (path, _) = try ControlOption.path(&arguments)
+        try arguments.finish()
+        var (client, reply) = try ControlOption.ask(path, as: "tagrouter events", "events", filters)
+        defer { client.close() }
+        guard reply["ok"] == true else { throw .runtime(reply["error"]?.plainText ?? "the daemon refused to stream events") }
+        printToStderr("following the events of tagrouter (pid \(client.hello["pid"]?.plainText ?? "?")) at \(path); Ctrl-C ends")
+        while let record = client.next() {
+            print(json ? record.serialized() : EventLine(record).text)
+        }
+        throw .runtime("the daemon stopped")
+    }
+}
+
+/// One record of the event stream as a line for a person.
+struct EventLine {
+    let record: JSONValue
+
+    init(_ record: JSONValue) { self.record = record }
+
+    var text: String {
+        switch record["type"]?.stringValue {
+        case "event": return eventText
+        case "action":
+            var line = "    \(text("action")) \(text("result")) after \(text("latency_ms")) ms"
+            if let reason = record["reason"]?.stringValue { line += ": \(reason)" }
+            return line
+        case "dropped": return "    (\(text("count")) records dropped: this terminal reads too slowly)"
+        default: return record.serialized()
+        }
+    }
+
+    private var eventText: String {
+        let event = record["event"] ?? .null
+        var parts = [clock(event["time"]?.stringValue ?? ""), event["reader"]?.plainText ?? "?", event["event"]?.plainText ?? "?"]
+        if let uid = event.value(atPath: "tag.uid")?.stringValue { parts.append(uid) }
+        if let type = event.value(atPath: "tag.type")?.stringValue { parts.append(type) }
+        if let uri = event["uri"]?.stringValue { parts.append("uri=\(uri)") }
+        if let text = event["text"]?.stringValue { parts.append("text=\(JSONValue.string(text).serialized())") }
+        if let message = event["message"]?.stringValue { parts.append("(\(message))") }
+        var lines = [parts.joined(separator: " ")]
+        if case .array(let routes)? = record["routes"], !routes.isEmpty {
+            lines[0] += " → " + routes.map(\.plainText).joined(separator: ", ")
+        } else {
+            lines[0] += " → no route matched"
+            if case .array(let verdicts)? = record["verdicts"] {
+                for verdict in verdicts {
+                    guard case .array(let failed)? = verdict["failed"] else { continue }
+                    lines.append("    route \(verdict["route"]?.plainText ?? "?"): " + failed.map(\.plainText).joined(separator: "; "))
+                }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func text(_ key: String) -> String { record[key]?.plainText ?? "?" }
+
+    /// `HH:MM:SS.mmm` of an ISO 8601 time (UTC), or the text as it is.
+    private func clock(_ time: String) -> String {
+        guard let t = time.firstIndex(of: "T") else { return time }
+        return String(time[time.index(after: t)...].prefix(12))
+    }
+}

@@ -6,6 +6,8 @@ import PackageDescription
 let systemLibraries: [Target] = [
     .systemLibrary(name: "CNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
     .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+    // libpcsclite's .pc adds -pthread, which SwiftPM refuses with a warning: the shim includes <PCSC/…> instead.
+    .systemLibrary(name: "CPCSC", providers: [.apt(["libpcsclite-dev"])]),
     .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     // libcurl is loaded with dlopen only when a webhook action is configured (WebhookPlugin/HTTP/Curl.swift):
@@ -32,7 +34,7 @@ let core: [Target] = [
 let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
     .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF"]),
-    .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC"]),
+    .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC", "CPCSC"]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
     .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "TestSupport"]),
     .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore", "TestSupport"]),

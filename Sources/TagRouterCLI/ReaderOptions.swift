@@ -6,7 +6,8 @@ import TagReader
 struct ReaderOptions {
     static let usage = """
           --device CONNSTRING   a libnfc connstring (pn532_uart:/dev/ttyUSB0, acr122_usb, …;
-                                a path may be a symlink) or `auto` (default: the first reader found)
+                                a path may be a symlink) or `auto` (default: the first reader found),
+                                or a PC/SC reader: pcsc:auto or pcsc:<name glob> ('pcsc:*ACR1252*')
         """
 
     var devices: [String]

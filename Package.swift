@@ -6,6 +6,9 @@ import PackageDescription
 let systemLibraries: [Target] = [
     .systemLibrary(name: "CNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
     .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+    // libpcsclite's .pc adds -pthread, which SwiftPM refuses with a warning; its headers include each other as
+    // <pcsclite.h>, so TagReader (the one importer, with `internal import`) adds their folder itself.
+    .systemLibrary(name: "CPCSC", providers: [.apt(["libpcsclite-dev"])]),
     .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -49,7 +52,9 @@ let systemd: [Target] = [
 let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
     .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF"]),
-    .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC"]),
+    .target(
+        name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC", "CPCSC"],
+        swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
     .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "TestSupport"]),
     .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore", "TestSupport"]),

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   libnfc-dev libnfc-bin libnfc-examples   # libnfc, nfc-list / nfc-poll / nfc-mfultralight
   libmosquitto-dev mosquitto mosquitto-clients
+  libpcsclite-dev pcscd vsmartcard-vpcd   # PC/SC readers; pcscd + the vpcd virtual reader for the PC/SC tests
   libyaml-dev libssl-dev libcurl4-openssl-dev
   pkg-config python3 python3-venv
   python3-jsonschema                       # tests check every event kind against docs/event.schema.json

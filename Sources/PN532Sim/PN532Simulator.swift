@@ -13,7 +13,7 @@ import TagKit
 /// sim.removeAll()
 /// sim.close()
 /// ```
-public final class PN532Simulator: Sendable {
+public final class PN532Simulator: SimulatedField {
     /// The device side of the pseudo-terminal, e.g. `/dev/pts/7`.
     public let devicePath: String
     /// What libnfc opens: `pn532_uart:/dev/pts/7`.
@@ -36,53 +36,7 @@ public final class PN532Simulator: Sendable {
 
     deinit { engine.stop() }
 
-    /// Puts `tag` in the field (replacing a tag with the same UID).
-    public func place(_ tag: any SimulatedTag) {
-        place([tag])
-    }
-
-    /// Puts several tags in the field at the same instant: a poll sees all of them.
-    public func place(_ tags: [any SimulatedTag]) {
-        engine.withField { field in
-            for tag in tags { field.place(tag) }
-        }
-    }
-
-    /// Takes the tag with `uid` out of the field; false when it was not there.
-    @discardableResult
-    public func remove(uid: [UInt8]) -> Bool {
-        engine.withField { $0.remove(uid: uid) }
-    }
-
-    /// Lets the tag with `uid` answer `exchanges` more commands, then takes it out:
-    /// a tag pulled away in the middle of a read or write. False when it is not there.
-    @discardableResult
-    public func remove(uid: [UInt8], afterExchanges exchanges: Int) -> Bool {
-        engine.withField { $0.remove(uid: uid, afterExchanges: exchanges) }
-    }
-
-    /// Empties the field.
-    public func removeAll() {
-        engine.withField { $0.removeAll() }
-    }
-
-    /// Empties the field and puts `tags` in it, in one step (a tag swapped for another).
-    public func replaceAll(with tags: [any SimulatedTag]) {
-        engine.withField { field in
-            field.removeAll()
-            for tag in tags { field.place(tag) }
-        }
-    }
-
-    /// The tags in the field now, with everything written to them.
-    public var tags: [any SimulatedTag] {
-        engine.state.withLock { $0.field.entries.map(\.tag) }
-    }
-
-    /// The tag with `uid`, if it is in the field.
-    public func tag(uid: [UInt8]) -> (any SimulatedTag)? {
-        tags.first { $0.activation.uid == uid }
-    }
+    public func withField<T>(_ body: (inout RFField) -> T) -> T { engine.withField(body) }
 
     /// What the simulator has received and answered so far.
     public var counters: PN532Counters {

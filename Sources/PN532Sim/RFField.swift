@@ -1,10 +1,11 @@
 import TagKit
 
-/// The tags in the simulated reader's field, in the order they were placed.
+/// The tags in the simulated reader's field, in the order they were placed
+/// (public only as the type `SimulatedField.withField` hands over; its members are internal).
 /// A tag halted by the reader (HLTA, InDeselect, InRelease) stays in the field
 /// but does not answer activation until the field is switched off and on, or
 /// an InAutoPoll cycles it.
-struct RFField: Sendable {
+public struct RFField: Sendable {
     struct Entry: Sendable {
         let id: Int
         var tag: any SimulatedTag

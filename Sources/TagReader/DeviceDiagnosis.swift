@@ -36,7 +36,7 @@ public struct DeviceDiagnosis: Sendable {
         if processRunning("pcscd") {
             causes.append(
                 "pcscd is running and holds ACR122U readers: stop it (`sudo systemctl stop pcscd.socket pcscd`) "
-                    + "or use libnfc's pcsc driver (connstring `pcsc`)")
+                    + "or let pcscd keep it and use it through PC/SC: `device: pcsc:auto` (`tagrouter devices` lists pcscd's readers)")
         }
         for reader in usbReaders() where !reader.accessible {
             causes.append(

@@ -2,7 +2,8 @@ import Dispatch
 import Synchronization
 import TagCore
 
-/// Every configured reader as one service: `run()` starts one thread per reader,
+/// Every configured reader as one service: `run()` starts one thread per reader
+/// (libnfc, or PC/SC for a `pcsc:` device),
 /// checks their watchdogs each second, and on cancellation stops the threads and
 /// waits for them to end. Readers are supervised: a missing or lost device is
 /// waited for and reopened; the service ends by itself only when every reader
@@ -26,10 +27,13 @@ public struct ReaderService: Service {
         let running = Atomic<Int>(readers.count)
         let allEnded = Latch()
         if readers.isEmpty { allEnded.open() }
-        let threads = readers.map { config in
-            LibNFCReader(config: config, present: present[config.name] ?? [], emit: emit) {
+        let threads = readers.map { config -> any ReaderThread in
+            let finished: @Sendable () -> Void = {
                 if running.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 { allEnded.open() }
             }
+            return PCSCDevice.names(config.device)
+                ? PCSCReader(config: config, emit: emit, finished: finished)
+                : LibNFCReader(config: config, present: present[config.name] ?? [], emit: emit, finished: finished)
         }
         for thread in threads { thread.start() }
         // The watchdog ticks on a Dispatch timer, not on the Swift concurrency pool,

@@ -7,9 +7,8 @@ struct ScanSession {
     let config: ReaderConfig
     let device: NFCDevice
     private var model: ScanModel
-    /// The arrival event of each tag whose arrival was reported: the events after
-    /// it carry its tag and tag id.
-    private var arrivals: [TagUID: TagEvent] = [:]
+    /// The reported arrivals, for the events after them.
+    private var presence: PresenceEvents
     /// The tag libnfc has selected right now (the PN532's target 1), if known.
     private var selected: TagUID?
     /// How long to sleep before the next `step`; nil to call it at once (it blocks in the device).
@@ -22,11 +21,8 @@ struct ScanSession {
         self.device = device
         model = ScanModel(config)
         model.connected()
-        for arrival in present {
-            guard let uid = arrival.tag?.uid else { continue }
-            model.adopt([uid], at: .now)
-            arrivals[uid] = arrival
-        }
+        model.adopt(present.compactMap(\.tag?.uid), at: .now)
+        presence = PresenceEvents(reader: config.name, adopting: present)
     }
 
     /// One poll of the field; emits the events it leads to as they happen.
@@ -34,18 +30,11 @@ struct ScanSession {
     mutating func step(emit: (TagEvent) -> Void) throws(NFCError) {
         let present = try observe()
         for decision in model.observe(present.map(\.uid), at: .now) {
-            switch decision {
-            case .arrive(let uid):
+            if case .arrive(let uid) = decision {
                 guard let target = present.first(where: { $0.uid == uid }) else { continue }
-                let arrival = read(target).arrivedEvent(reader: config.name)
-                arrivals[uid] = arrival
-                emit(arrival)
-            case .hold(let uid):
-                emit(following(uid, .tagHeld))
-            case .tap(let uid):
-                emit(following(uid, .tagTapped))
-            case .remove(let uid, let dwell):
-                emit(removal(uid, dwell: dwell))
+                emit(presence.arrived(read(target).arrivedEvent(reader: config.name)))
+            } else if let event = presence.event(for: decision) {
+                emit(event)
             }
         }
         if let lost = device.lost { throw lost }
@@ -60,18 +49,6 @@ struct ScanSession {
         return max(.zero, min(config.pollInterval, due - .now))
     }
 
-    /// An event after `uid`'s arrival, with the arrival's identity.
-    private func following(_ uid: TagUID, _ kind: TagEvent.Kind, dwellMs: Int? = nil) -> TagEvent {
-        let arrival = arrivals[uid] ?? TagEvent(kind: .tagArrived, reader: config.name, tag: TagInfo(uid: uid, type: "unknown"))
-        return arrival.following(kind, dwellMs: dwellMs)
-    }
-
-    /// The removal of `uid`, which ends its presence.
-    private mutating func removal(_ uid: TagUID, dwell: Duration) -> TagEvent {
-        defer { arrivals[uid] = nil }
-        return following(uid, .tagRemoved, dwellMs: Int(dwell.milliseconds))
-    }
-
     /// The chip was re-initialised (field reset): no tag is selected any more.
     mutating func chipWasReset() {
         selected = nil
@@ -79,10 +56,7 @@ struct ScanSession {
 
     /// The device was lost: the removal of every reported tag.
     mutating func readerLost() -> [TagEvent] {
-        model.disconnected().compactMap { decision in
-            guard case .remove(let uid, let dwell) = decision else { return nil }
-            return removal(uid, dwell: dwell)
-        }
+        model.disconnected().compactMap { presence.event(for: $0) }
     }
 
     /// The tags in the field now. With nothing held, auto-poll blocks in the

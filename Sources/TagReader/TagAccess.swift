@@ -15,6 +15,8 @@ public enum TagAccessError: Error, Sendable, CustomStringConvertible {
     case unsupported(type: String)
     /// The device failed while polling.
     case device(NFCError)
+    /// pcscd could not be reached, or failed while waiting for a card.
+    case pcsc(PCSCError)
 
     public var description: String {
         switch self {
@@ -23,6 +25,7 @@ public enum TagAccessError: Error, Sendable, CustomStringConvertible {
         case .noTag(let device, let timeout): return "no tag arrived on '\(device)' within \(timeout / .seconds(1)) s"
         case .unsupported(let type): return "tagrouter cannot write \(type) tags"
         case .device(let error): return "reader failed: \(error)"
+        case .pcsc(let error): return "PC/SC: \(error); is pcscd running (`systemctl status pcscd`)?"
         }
     }
 }
@@ -52,6 +55,7 @@ public enum TagAccess {
     private static func reachTag<T>(
         device connstring: String, timeout: Duration, ifBusy: ReaderConfig.BusyPolicy, _ body: (TagInfo, any NDEFTagDriver) throws -> T
     ) throws -> T {
+        if let device = PCSCDevice(connstring) { return try reachCard(device, name: connstring, timeout: timeout, body) }
         let deadline = ContinuousClock.now + timeout
         let device = try open(connstring, until: deadline, ifBusy: ifBusy)
         do {
@@ -92,5 +96,30 @@ public enum TagAccess {
                 Thread.sleep(forTimeInterval: Double(wait.milliseconds) / 1000)
             }
         }
+    }
+
+    /// `reachTag` on a PC/SC reader: waits for a card in its slot, connects, identifies it.
+    private static func reachCard<T>(
+        _ device: PCSCDevice, name: String, timeout: Duration, _ body: (TagInfo, any NDEFTagDriver) throws -> T
+    ) throws -> T {
+        let deadline = ContinuousClock.now + timeout
+        do {
+            let context = try PCSCContext()
+            guard let reader = device.pick(from: try context.readers()) else { throw TagAccessError.noReader(device: name) }
+            var known: PCSCContext.ReaderState?
+            while ContinuousClock.now < deadline {
+                guard let state = try context.waitForChange(reader: reader, known: known, timeout: deadline - ContinuousClock.now) else { break }
+                known = state
+                guard state.cardPresent, let card = try? context.connect(reader: reader),
+                    // A card that left before pcscd noticed: wait for the next one.
+                    let tag = try? PCSCInspector.identify(card, atr: state.atr)
+                else { continue }
+                guard let driver = tag.driver else { throw TagAccessError.unsupported(type: tag.info.type) }
+                return try withExtendedLifetime(card) { try body(tag.info, driver) }
+            }
+        } catch let error as PCSCError {
+            throw TagAccessError.pcsc(error)
+        }
+        throw TagAccessError.noTag(device: name, timeout: timeout)
     }
 }

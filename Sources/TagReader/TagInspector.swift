@@ -33,6 +33,11 @@ enum TagInspector {
         guard let tag = identify(target, on: device) else {
             return TagReadout(target: target, ndefError: TagReadout.removedDuringRead)
         }
+        return read(tag)
+    }
+
+    /// Reads an identified tag's NDEF message through its driver (libnfc and PC/SC alike).
+    static func read(_ tag: Identified) -> TagReadout {
         guard let driver = tag.driver else {
             return TagReadout(info: tag.info, ndefError: "tagrouter reads no NDEF from \(tag.info.type) tags")
         }

@@ -5,8 +5,10 @@ import ShellPlugin
 import TagRouter
 import WebhookPlugin
 
-/// Every action plugin built into the `tagrouter` tool: the one place that
-/// lists them. A config may use exactly these action names.
+/// Every plugin built into the `tagrouter` tool: the one place that lists the
+/// actions and the inputs. A config may use exactly these action and input
+/// names. (Readers are chosen by their `device:` — libnfc connstrings and
+/// `pcsc:` — in TagReader.)
 let builtinPlugins = PluginRegistry([
     LogPlugin.self,
     MQTTPlugin.self,
@@ -14,4 +16,6 @@ let builtinPlugins = PluginRegistry([
     OpenURLPlugin.self,
     WebhookPlugin.self,
     ExecPlugin.self,
+], sources: [
+    EventsInput.self,
 ])

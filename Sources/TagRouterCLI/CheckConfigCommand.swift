@@ -59,6 +59,10 @@ enum CheckConfigCommand: Command {
         var lines = ["\(file): OK"]
         lines.append("readers: \(config.readers.count)")
         for reader in config.readers { lines.append("  \(reader.name): \(reader.device)") }
+        if !config.inputs.isEmpty {
+            lines.append("inputs: \(config.inputs.count)")
+            for input in config.inputs { lines.append("  \(input.path): \(input.kind)") }
+        }
         lines.append("routes: \(config.routes.count)")
         for route in config.routes {
             let actions = route.actions.map(\.plugin).joined(separator: ", ")

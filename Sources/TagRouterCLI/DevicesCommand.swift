@@ -9,7 +9,8 @@ enum DevicesCommand: Command {
         Usage: tagrouter devices [--device CONNSTRING …]
 
         Lists the readers libnfc finds (USB readers, and serial readers named in
-        LIBNFC_DEVICE or /etc/nfc/libnfc.conf), opening each once. --device adds a
+        LIBNFC_DEVICE or /etc/nfc/libnfc.conf), opening each once, and the PC/SC
+        readers pcscd has (device pcsc:<name>; ACR1252U, uTrust, Omnikey). --device adds a
         connstring to try, e.g. pn532_uart:/dev/ttyUSB0 (a path may be a symlink).
         When none is found or one fails to open, says which cause applies on this
         machine: kernel pn533/pn533_usb/nfc modules, pcscd, device-node permissions,
@@ -25,7 +26,16 @@ enum DevicesCommand: Command {
         for probe in probes {
             print("\(probe.connstring)\t\(probe.name ?? probe.busy ?? "FAILED to open")")
         }
-        if probes.isEmpty { print("no reader found") }
+        let pcsc = PCSCDevice.listReaders()
+        switch pcsc {
+        case .success(let readers):
+            print("pcscd: \(readers.count) reader\(readers.count == 1 ? "" : "s")")
+            for reader in readers { print("pcsc:\(reader)\tPC/SC reader") }
+        case .failure(let error):
+            print("pcscd: not reachable (\(error))")
+        }
+        let pcscReaders = (try? pcsc.get()) ?? []
+        if probes.isEmpty && pcscReaders.isEmpty { print("no reader found") }
         let failed = probes.filter { !$0.opened && $0.busy == nil }.map(\.connstring)
         guard probes.isEmpty || !failed.isEmpty else { return }
         let causes = DeviceDiagnosis().causes(failedDevices: failed)
@@ -33,6 +43,6 @@ enum DevicesCommand: Command {
             print("\nWhat applies on this machine:")
             for cause in causes { print("- \(cause)") }
         }
-        if !probes.contains(where: \.opened) { throw .runtime("no reader could be opened") }
+        if !probes.contains(where: \.opened) && pcscReaders.isEmpty { throw .runtime("no reader could be opened") }
     }
 }

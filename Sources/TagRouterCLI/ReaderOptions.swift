@@ -7,7 +7,8 @@ import TagReader
 struct ReaderOptions {
     static let usage = """
           --device CONNSTRING   a libnfc connstring (pn532_uart:/dev/ttyUSB0, acr122_usb, …;
-                                a path may be a symlink) or `auto` (default: the first reader found)
+                                a path may be a symlink) or `auto` (default: the first reader found),
+                                or a PC/SC reader: pcsc:auto or pcsc:<name glob> ('pcsc:*ACR1252*')
           --if-busy exit|wait   when another process (a running daemon) holds the device: exit 1
                                 saying which pid (default), or wait for it
         """
@@ -41,6 +42,8 @@ struct ReaderOptions {
     /// failure saying why it does not open — what `tagrouter devices` would say —
     /// and `hint`, what else the user may do.
     static func opening(_ device: String, hint: String? = nil) throws(CLIError) -> String {
+        // A PC/SC reader is reached through pcscd, which says itself why it is not there.
+        guard !PCSCDevice.names(device) else { return device }
         let probe = DeviceProbe.probe(device)
         if let probe, probe.opened { return probe.connstring }
         if let busy = probe?.busy { throw .runtime(busy) }

@@ -28,7 +28,7 @@ enum RunCommand: Command {
           --dry-run            log what each action would do instead of doing it
           --state-dir DIR      where spools are kept (overrides `state_dir`)
           --events-from FILE   read events as JSON lines from FILE (- for stdin) instead of
-                               the readers; the daemon stops at the end of the input
+                               the readers and inputs; the daemon stops at the end of the input
         \(ControlOption.usage)
         \(RunLogOptions.usage)
 
@@ -52,13 +52,13 @@ enum RunCommand: Command {
         let signals = signalStream([SIGHUP, SIGTERM, SIGINT])
         let buffer = EventBuffer(capacity: config.eventBuffer)
         let readers: ReaderSource?
-        let source: any Service
+        let sources: [any Service]
         if let eventsFrom {
             readers = nil
-            source = try EventsFileSource(path: eventsFrom, buffer: buffer)
+            sources = [ConfiguredInput(kind: EventsInput.name, path: "--events-from", source: try EventsInput(path: eventsFrom)).service(into: buffer)]
         } else {
             readers = ReaderSource(config.readers, buffer: buffer)
-            source = readers!
+            sources = [readers!] + config.inputs.map { $0.service(into: buffer) }
         }
         let observer = DaemonObserver(eventBuffer: buffer)
         let routing = RoutingService(config: config, events: buffer, dryRun: dryRun, observer: observer)
@@ -78,7 +78,7 @@ enum RunCommand: Command {
         }
         // Stopped in this order: the sources, then the router drains what they sent, then control and the signals.
         var members: [ServiceGroup.Member] = [
-            .init("sources", RunSources(sources: [source], buffer: buffer)),
+            .init("sources", RunSources(sources: sources, buffer: buffer)),
             .init("router", routing, stop: .drain),
         ]
         if let server = try controlServer(control, observer: observer, reload: reload) { members.append(.init("control", server)) }
@@ -118,7 +118,7 @@ enum RunCommand: Command {
 
     private static func summary(_ config: RouterConfig, file: String) -> JSONObject {
         JSONObject([
-            "config": .string(file), "readers": .int(Int64(config.readers.count)), "routes": .int(Int64(config.routes.count)),
+            "config": .string(file), "readers": .int(Int64(config.readers.count)), "inputs": .int(Int64(config.inputs.count)), "routes": .int(Int64(config.routes.count)),
             "actions": .int(Int64(config.actions.count)), "state_dir": .string(config.stateDirectory),
         ])
     }

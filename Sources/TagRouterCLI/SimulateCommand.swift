@@ -8,6 +8,7 @@ enum SimulateCommand: Command {
     static let summary = "run a PN532 reader simulator on a pseudo-terminal"
     static let usage = """
         Usage: tagrouter simulate [--link PATH] [--control SOCKET] [--no-pacing] [--tag JSON]…
+               tagrouter simulate --vpcd PORT [--control SOCKET] [--tag JSON]…
                tagrouter simulate --control SOCKET --request JSON
 
         Runs a PN532 that libnfc drives like a real reader (connstring
@@ -22,6 +23,9 @@ enum SimulateCommand: Command {
           --no-pacing       answer at once instead of at 115200-baud UART and RF speed
           --tag JSON        place a tag at start, e.g.
                             '{"type":"ntag215","uid":"04a224b2c35e80","records":[{"uri":"https://example.com"}]}'
+          --vpcd PORT       be the card in pcscd's vpcd virtual reader instead (vsmartcard-vpcd,
+                            listening on 127.0.0.1:PORT; 35963 for its first slot): the tags
+                            answer as on a PC/SC contactless reader (`--device pcsc:…`)
           --request JSON    send one request to a running simulator's control socket,
                             print the response line; exit 1 when it says "ok": false
 
@@ -40,12 +44,22 @@ enum SimulateCommand: Command {
         let noPacing = arguments.flag("--no-pacing")
         let tags = try arguments.options("--tag")
         let request = try arguments.option("--request")
+        let vpcd = try arguments.option("--vpcd")
         try arguments.finish()
         if let request {
             guard let controlPath else { throw .usage("--request needs --control SOCKET") }
             let response = try SimulateClient.send(request, to: controlPath)
             print(response)
             if !response.contains(#""ok":true"#) { throw .runtime("the simulator refused the request") }
+            return
+        }
+        if let vpcd {
+            guard let port = UInt16(vpcd), port > 0 else { throw .usage("--vpcd takes a TCP port, not '\(vpcd)'") }
+            let card = VPCDCard(port: port)
+            defer { card.close() }
+            try await serve(SimulatorControl(card: card), controlPath: controlPath, tags: tags, banner: [
+                "vpcd card for 127.0.0.1:\(port)", "device: pcsc:auto (the vpcd slot on port \(port))",
+            ])
             return
         }
         try await serve(link: link, controlPath: controlPath, pacing: noPacing ? .none : .uart115200, tags: tags)
@@ -59,13 +73,20 @@ enum SimulateCommand: Command {
             throw .runtime(error.description)
         }
         defer { simulator.close() }
-        let control = SimulatorControl(simulator: simulator)
+        if let link { try makeLink(link, to: simulator.devicePath) }
+        defer { if let link { unlink(link) } }
+        try await serve(SimulatorControl(simulator: simulator), controlPath: controlPath, tags: tags, banner: [
+            "PN532 simulator on \(simulator.devicePath)", "connstring: pn532_uart:\(link ?? simulator.devicePath)",
+            "pacing: \(pacing == .none ? "none" : "115200 baud, RF timing modelled")",
+        ])
+    }
+
+    /// Places the `--tag`s, serves the control socket, prints where it is, and waits for SIGINT/SIGTERM.
+    private static func serve(_ control: SimulatorControl, controlPath: String?, tags: [String], banner: [String]) async throws(CLIError) {
         for tag in tags {
             let response = control.respond(to: #"{"op":"place","tags":["# + tag + "]}")
             guard response.contains(#""ok":true"#) else { throw .usage("--tag \(tag): \(response)") }
         }
-        if let link { try makeLink(link, to: simulator.devicePath) }
-        defer { if let link { unlink(link) } }
         var server: ControlSocketServer?
         if let controlPath {
             do {
@@ -75,10 +96,10 @@ enum SimulateCommand: Command {
             }
         }
         defer { server?.close() }
-        print("PN532 simulator on \(simulator.devicePath)")
-        print("connstring: pn532_uart:\(link ?? simulator.devicePath)")
-        if let controlPath { print("control: \(controlPath)") }
-        print("pacing: \(pacing == .none ? "none" : "115200 baud, RF timing modelled")")
+        for (index, line) in banner.enumerated() {
+            print(line)
+            if index == 1, let controlPath { print("control: \(controlPath)") }
+        }
         await interrupted()
     }
 

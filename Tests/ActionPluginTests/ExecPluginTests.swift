@@ -83,6 +83,7 @@ import Testing
             for _ in 1...5 {
                 hung = await failure(of: action, Delivery(event: tagEvent(text: "hang"), route: "test"))
                 if hung?.description.contains("no answer") == true { break }
+                #expect(await eventually { await answers() }, "the restarted plugin answers")
             }
             #expect(hung?.isRetryable == true && hung?.description.contains("no answer") == true, "\(String(describing: hung))")
             #expect(await eventually { await answers() })

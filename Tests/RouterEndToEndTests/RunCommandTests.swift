@@ -196,3 +196,43 @@ import TestSupport
         #expect(stderr.lines.filter { $0.contains("cannot write to stdout") }.count == 2)
     }
 }
+
+/// `inputs:` entries run beside the readers, each through its source plugin.
+@Suite struct InputsTests {
+    @Test func anEventsInputFeedsTheRoutesBesideTheReaders() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        _ = try scratch.write("replay.jsonl", [arrival(uid: "0a"), arrival(uid: "0b", reader: "desk")].map { $0.serialized() + "\n" }.joined())
+        let file = try scratch.write("tagrouter.yaml", """
+            state_dir: \(scratch.path)/state
+            readers: []
+            inputs:
+              - events: replay.jsonl
+            routes: [{name: all, actions: [{log: "{{tag.uid}} on {{reader}}"}]}]
+            """)
+        let daemon = try Daemon(["run", "--config", file, "--log-format", "json"], directory: "/")
+        defer { daemon.stop() }
+        #expect(try daemon.stdout(count: 2) == ["0a on door", "0b on desk"])
+        try daemon.stderr(containing: "end of events")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.exitStatus() == 0)
+    }
+
+    @Test func checkConfigNamesUnknownInputsAndMissingFiles() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("tagrouter.yaml", """
+            inputs:
+              - evnets: a.jsonl
+              - events: { path: missing.jsonl }
+              - events: { path: a.jsonl, size: 3 }
+            """)
+        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        defer { daemon.stop() }
+        #expect(try daemon.exitStatus() == 65)
+        let errors = daemon.stderr.joined(separator: "\n")
+        #expect(errors.contains("tagrouter.yaml:2:5: inputs[0]: unknown input 'evnets' (did you mean 'events'?)"))
+        #expect(errors.contains("tagrouter.yaml:3:21: inputs[1].events.path: cannot read events from '\(scratch.path)/missing.jsonl'"))
+        #expect(errors.contains("inputs[2].events: unknown key 'size'"))
+    }
+}

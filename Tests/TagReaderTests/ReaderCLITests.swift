@@ -18,9 +18,11 @@ import TestSupport
         return sim
     }
 
-    /// `tagrouter <arguments>` run to its end, with libnfc's autoscan off.
+    /// `tagrouter <arguments>` run to its end, with libnfc's autoscan off and no
+    /// pcscd (not even the PC/SC tests' one, whose socket this process may name).
     static func tagrouter(_ arguments: [String]) async throws -> ToolRun {
-        try await ToolRun(BuiltProducts.tagrouter.path, arguments, environment: ["LIBNFC_AUTO_SCAN": "false"])
+        try await ToolRun(
+            BuiltProducts.tagrouter.path, arguments, environment: ["LIBNFC_AUTO_SCAN": "false", "PCSCLITE_CSOCK_NAME": "/nonexistent/pcscd.comm"])
     }
 
     /// The message now on the simulated tag, decoded from its memory.
@@ -275,5 +277,38 @@ import TestSupport
         mine["LIBNFC_AUTO_SCAN"] = "false"
         let expected = mine.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         #expect(run.stdout.contains("- libnfc settings from the environment: \(expected)\n"), "\(run.stdout)")
+    }
+}
+
+/// `tagrouter devices`, `read` and `write --append` with a `pcsc:` device, as real
+/// processes against the tests' pcscd and the simulator as the vpcd card.
+@Suite(.serialized) struct PCSCCLITests {
+    @Test func devicesListsPcscdsReadersAndReadAndWriteUseThem() async throws {
+        let daemon = try PCSCDaemon.shared.get()
+        let slot = try await daemon.leaseSlot()
+        let card = VPCDCard(port: slot.port)
+        defer {
+            card.close()
+            daemon.release(slot)
+        }
+        let environment = daemon.environment.merging(["LIBNFC_AUTO_SCAN": "false"]) { $1 }
+        let devices = try await ToolRun(BuiltProducts.tagrouter.path, ["devices"], environment: environment)
+        #expect(devices.status == 0, "\(devices.stderr)")
+        #expect(devices.stdout.contains("pcsc:tagrouter-test 00 00\tPC/SC reader"))
+
+        card.place(try Type2Tag(.ntag215, uid: ReaderCLITests.uid, message: NDEFMessage(records: [.uri("https://example.com/a")]).encoded()))
+        let read = try await ToolRun(BuiltProducts.tagrouter.path, ["read", "--device", slot.device, "--timeout", "10"], environment: environment)
+        #expect(read.status == 0, "\(read.stderr)")
+        let event = try JSONValue.parse(read.stdout)
+        #expect(event.value(atPath: "tag.type") == "ntag215")
+        #expect(event["uri"] == "https://example.com/a")
+
+        let write = try await ToolRun(
+            BuiltProducts.tagrouter.path, ["write", "--device", slot.device, "--timeout", "10", "--text", "added", "--append"], environment: environment)
+        #expect(write.status == 0, "\(write.stderr)")
+        #expect(write.stdout.contains("wrote 2 records"))
+        let memory = try #require(card.tag(uid: ReaderCLITests.uid)?.memory)
+        let message = try NDEFMessage(bytes: Type2Memory.parse(image: memory).content.ndefMessage)
+        #expect(message.records == [.uri("https://example.com/a"), .text("added")])
     }
 }

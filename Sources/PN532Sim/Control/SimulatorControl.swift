@@ -6,10 +6,20 @@ import TagKit
 /// one JSON response per line out (docs/simulator.md). Transport-free, so the
 /// socket server and tests share it.
 public struct SimulatorControl: Sendable {
-    public let simulator: PN532Simulator
+    /// The field requests place tags in and take them out of.
+    public let simulator: any SimulatedField
+    private let counters: (@Sendable () -> PN532Counters)?
 
+    /// Controls the PN532 simulator (with its counters).
     public init(simulator: PN532Simulator) {
         self.simulator = simulator
+        counters = { simulator.counters }
+    }
+
+    /// Controls the vpcd card (no chip, so no counters).
+    public init(card: VPCDCard) {
+        simulator = card
+        counters = nil
     }
 
     /// Answers one request line; never throws — failures come back as `{"ok":false,"error":…}`.
@@ -64,7 +74,8 @@ public struct SimulatorControl: Sendable {
             summary.memory = Hex.string(tag.memory)
             return ControlResponse(tags: [summary])
         case "counters":
-            return ControlResponse(counters: simulator.counters)
+            guard let counters else { throw ControlError("the vpcd card has no chip counters") }
+            return ControlResponse(counters: counters())
         default:
             throw ControlError("unknown op '\(request.op)'; use place, replace, remove, list, dump or counters")
         }

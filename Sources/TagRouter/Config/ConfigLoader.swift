@@ -28,6 +28,10 @@ public struct ConfigLoader: Sendable {
     public var spec: OptionSpec {
         var options = [
             Option("readers", .list(.section(ReaderConfig.spec)), default: "[{name: reader, device: auto}]", "the NFC readers to watch"),
+            Option(
+                "inputs", .list(.any), default: "[]",
+                "event sources besides the readers, one `- <kind>: <options>` each (kinds: "
+                    + registry.sources.map { "`\($0.name)`" }.joined(separator: ", ") + "); see the `inputs[]` tables"),
             Option("routes", .list(.section(Route.spec)), default: "[]", "the rules, tried in file order; the first match wins unless it says `continue: true`"),
             Option("state_dir", .string, "where spools and plugin state are kept (default `$STATE_DIRECTORY`, else `$XDG_STATE_HOME/tagrouter`, else `~/.local/state/tagrouter`)"),
             Option("tags", .any, TagRegistry.meaning),
@@ -63,6 +67,7 @@ public struct ConfigLoader: Sendable {
         checkUnique(top.list("readers"), key: "name", what: "reader", &errors)
         let pluginContext = PluginContext(stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers)
         let plugins = buildPlugins(top, pluginContext, &errors)
+        let inputs = buildInputs(top, pluginContext, &errors)
         var routes: [Route] = []
         var names: [String: SourceMark] = [:]
         for (index, route) in top.list("routes").enumerated() {
@@ -81,7 +86,7 @@ public struct ConfigLoader: Sendable {
         let tags = TagRegistry.load(root["tags"], context: context, errors: &errors)
         if !errors.isEmpty { throw errors }
         var config = RouterConfig(
-            file: file, readers: readers, stateDirectory: pluginContext.stateDirectory,
+            file: file, readers: readers, inputs: inputs, stateDirectory: pluginContext.stateDirectory,
             shutdownTimeout: top.duration("shutdown_timeout") ?? .seconds(5), eventBuffer: top.int("event_buffer") ?? 1000,
             plugins: plugins.map(\.value), routes: routes, tags: tags)
         for warning in plugins.flatMap({ $0.value.warnings(routes: routes) }) + tags.unused(by: routes) { errors.append(warning) }
@@ -125,6 +130,48 @@ public struct ConfigLoader: Sendable {
         return plugins
     }
 
+    /// The `inputs:` entries, each built by its source plugin.
+    private func buildInputs(_ top: ConfigValue, _ context: PluginContext, _ errors: inout ConfigErrors) -> [ConfiguredInput] {
+        var inputs: [ConfiguredInput] = []
+        for (index, node) in (top.node["inputs"]?.elements ?? []).enumerated() {
+            let path = "inputs[\(index)]"
+            guard
+                let (kind, sourceType, options) = entry(
+                    node, path: path, what: "input", example: "`- events: /path/events.jsonl`", names: registry.sources.map { $0.name },
+                    context: top.context, &errors, lookup: { name in registry.source(named: name).map { ($0, $0.spec) } })
+            else { continue }
+            do {
+                inputs.append(ConfiguredInput(kind: kind, path: path, source: try sourceType.init(options: options, context: context)))
+            } catch {
+                errors.append(contentsOf: error)
+            }
+        }
+        return inputs
+    }
+
+    /// One `- <name>: <options>` entry (an action, an input): its name, what the
+    /// registry has under that name, and its options validated against the spec
+    /// `lookup` gives; nil, with the problems in `errors`, when any step fails.
+    private func entry<Kind>(
+        _ node: ConfigNode, path: String, what: String, example: String, names: [String], context: ConfigContext,
+        _ errors: inout ConfigErrors, lookup: (String) -> (kind: Kind, spec: OptionSpec)?
+    ) -> (name: String, kind: Kind, options: ConfigValue)? {
+        guard let (name, optionsNode) = Self.actionName(node) else {
+            errors.append(ConfigError(mark: node.mark, path: path, message: "expected one `<\(what)>: <options>` pair such as \(example), got \(node.kindDescription)"))
+            return nil
+        }
+        guard let (kind, spec) = lookup(name) else {
+            let hint = DidYouMean.suggestion(for: name, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+            errors.append(ConfigError(mark: node.mark, path: path, message: "unknown \(what) '\(name)'\(hint); \(what)s are " + names.joined(separator: ", ")))
+            return nil
+        }
+        var problems = ConfigErrors()
+        let options = OptionValidator(context: context).validate(optionsNode, as: .section(spec), path: "\(path).\(name)", errors: &problems)
+        errors.append(contentsOf: problems)  // warnings too: they do not stop the entry
+        guard problems.isEmpty else { return nil }
+        return (name, kind, options)
+    }
+
     /// An action's plugin name and options: `- log`, `- log:`, `- mqtt: {…}`, `- open: "{{uri}}"`.
     private static func actionName(_ node: ConfigNode) -> (name: String, options: ConfigNode)? {
         if let name = node.scalar, !node.isNull { return (name, ConfigNode(.scalar("", plain: true), mark: node.mark)) }
@@ -142,20 +189,11 @@ public struct ConfigLoader: Sendable {
         var actions: [ConfiguredAction] = []
         for (index, node) in (route.node["actions"]?.elements ?? []).enumerated() {
             let path = "\(route.path).actions[\(index)]"
-            guard let (pluginName, optionsNode) = Self.actionName(node) else {
-                errors.append(ConfigError(mark: node.mark, path: path, message: "expected one `<action>: <options>` pair such as `- log` or `- mqtt: {topic: …}`, got \(node.kindDescription)"))
-                continue
-            }
-            guard let pluginType = registry[pluginName] else {
-                let hint = DidYouMean.suggestion(for: pluginName, among: registry.names).map { " (did you mean '\($0)'?)" } ?? ""
-                errors.append(ConfigError(mark: node.mark, path: path, message: "unknown action '\(pluginName)'\(hint); actions are " + registry.names.joined(separator: ", ")))
-                continue
-            }
-            var problems = ConfigErrors()
-            let spec = pluginType.actionSpec.adding(DeliveryPolicy.options)
-            let options = OptionValidator(context: route.context).validate(optionsNode, as: .section(spec), path: "\(path).\(pluginName)", errors: &problems)
-            errors.append(contentsOf: problems)
-            guard problems.isEmpty else { continue }
+            guard
+                let (pluginName, _, options) = entry(
+                    node, path: path, what: "action", example: "`- log` or `- mqtt: {topic: …}`", names: registry.names,
+                    context: route.context, &errors, lookup: { name in registry[name].map { ($0, $0.actionSpec.adding(DeliveryPolicy.options)) } })
+            else { continue }
             guard let plugin = plugins.first(where: { $0.key == pluginName })?.value else { continue }
             do {
                 let action = try plugin.makeAction(options, route: name)

@@ -6,7 +6,7 @@ extension ReaderConfig {
     /// The options of one reader.
     public static let spec = OptionSpec("one NFC reader", [
         Option("name", .string, default: "reader", "the name events carry in `reader`; unique"),
-        Option("device", .string, default: "auto", "a libnfc connstring such as `pn532_uart:/dev/ttyUSB0`, or `auto` for the first reader found"),
+        Option("device", .string, default: "auto", "a libnfc connstring such as `pn532_uart:/dev/ttyUSB0`, `auto` for the first libnfc reader found, or a PC/SC reader through pcscd: `pcsc:auto` (the first) or `pcsc:<name glob>` such as `pcsc:ACS ACR1252*`"),
         Option("cooldown", .duration, default: "1s", "the same UID arriving again within this is ignored"),
         Option("exit_delay", .duration, default: "500ms", "a tag must be gone this long before `tag.removed` fires"),
         Option("ignore_on_connect", .bool, default: "false", "a tag already on the reader when it connects does not fire"),

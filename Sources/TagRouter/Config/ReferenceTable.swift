@@ -10,6 +10,9 @@ public enum ReferenceTable {
         append(loader.spec, title: "top level", path: "", skip: Set(loader.registry.plugins.map { $0.name }), to: &tables)
         append(TagEntry.spec, title: "`tags[]`", path: "tags[]", to: &tables)
         append(OptionSpec("options every action accepts besides its own", DeliveryPolicy.options), title: "every action", path: "<action>", to: &tables)
+        for source in loader.registry.sources {
+            append(source.spec, title: "`- \(source.name)` input", path: "inputs[].\(source.name)", to: &tables)
+        }
         for plugin in loader.registry.plugins {
             if let section = plugin.sectionSpec { append(section, title: "`\(plugin.name):` section", path: plugin.name, to: &tables) }
             append(plugin.actionSpec, title: "`- \(plugin.name)` action", path: "- \(plugin.name)", to: &tables)

@@ -5,6 +5,8 @@ public struct RouterConfig: Sendable {
     /// The file it came from, as named by the user (or `embedded default`).
     public var file: String
     public var readers: [ReaderConfig]
+    /// Event sources besides the readers (`inputs:`), started with the daemon.
+    public var inputs: [ConfiguredInput]
     /// Where spools and plugin state live.
     public var stateDirectory: String
     /// How long `SIGTERM` waits for queues to drain before spooling the rest.

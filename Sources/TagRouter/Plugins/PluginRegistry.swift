@@ -1,15 +1,25 @@
-/// The action plugins a config may use, by name. The executable lists the
-/// built-in ones in one place; tests build registries of their own.
+/// The plugins a config may use, by name: action plugins (`- <name>` in a
+/// route's actions) and source plugins (`- <name>` in `inputs:`). The
+/// executable lists the built-in ones in one place; tests build registries of
+/// their own.
 public struct PluginRegistry: Sendable {
     public let plugins: [any ActionPlugin.Type]
+    public let sources: [any SourcePlugin.Type]
 
-    public init(_ plugins: [any ActionPlugin.Type]) {
+    public init(_ plugins: [any ActionPlugin.Type], sources: [any SourcePlugin.Type] = []) {
         var seen: Set<String> = []
         self.plugins = plugins.filter { seen.insert($0.name).inserted }
+        var seenSources: Set<String> = []
+        self.sources = sources.filter { seenSources.insert($0.name).inserted }
     }
 
     public subscript(name: String) -> (any ActionPlugin.Type)? {
         plugins.first { $0.name == name }
+    }
+
+    /// The source plugin named `name`.
+    public func source(named name: String) -> (any SourcePlugin.Type)? {
+        sources.first { $0.name == name }
     }
 
     public var names: [String] { plugins.map { $0.name } }

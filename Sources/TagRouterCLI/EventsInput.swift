@@ -2,27 +2,43 @@
 import Dispatch
 import Foundation
 import TagCore
+import TagRouter
 
-/// `run --events-from FILE`: JSON-lines events from a file (`-` for stdin) as the
-/// daemon's source. A file can wait, so it is read only as fast as the router
-/// takes events (backpressure: no event is dropped). `run` returns at the end of
-/// the input, which begins the daemon's shutdown. Lines that are not events are
-/// logged and skipped.
-struct EventsFileSource: Service {
-    private let file: EventsFile
-    private let buffer: EventBuffer
+/// The `events` input (and `run --events-from FILE`): JSON-lines events from a
+/// file (`-` for stdin). A file can wait, so it is read only as fast as the
+/// router takes events (backpressure: no event is dropped). `run` returns at the
+/// end of the input; when it was the daemon's only source, that begins the
+/// shutdown. Lines that are not events are logged and skipped.
+struct EventsInput: SourcePlugin {
+    static let name = "events"
+    static let spec = OptionSpec("JSON-lines events from a file, as `tagrouter watch` prints them", scalarOption: "path", [
+        Option("path", .string, required: true, "the file (relative to the config file), or `-` for standard input; read once, to its end"),
+    ])
 
-    /// Opens `path` now, so a file that cannot be read is a usage error before anything starts.
-    init(path: String, buffer: EventBuffer) throws(CLIError) {
-        let stream: UnsafeMutablePointer<FILE>? = path == "-" ? fdopen(dup(STDIN_FILENO), "r") : fopen(path, "r")
-        guard let stream else { throw .usage("cannot read events from '\(path)': \(String(cString: strerror(errno)))") }
-        file = EventsFile(stream)
-        self.buffer = buffer
+    let path: String
+
+    init(options: ConfigValue, context: PluginContext) throws(ConfigErrors) {
+        let path = options.string("path").map { $0 == "-" ? $0 : options.context.resolve($0) } ?? "-"
+        if let problem = Self.problem(reading: path) { throw options.error("path", problem) }
+        self.path = path
     }
 
-    func run() async {
-        await file.forEach { await buffer.send($0) }
-        if !Task.isCancelled { Log.info("end of events; stopping") }
+    /// `--events-from`: an unreadable file is a usage error before anything starts.
+    init(path: String) throws(CLIError) {
+        if let problem = Self.problem(reading: path) { throw .usage(problem) }
+        self.path = path
+    }
+
+    private static func problem(reading path: String) -> String? {
+        guard path != "-", access(path, R_OK) != 0 else { return nil }
+        return "cannot read events from '\(path)': \(String(cString: strerror(errno)))"
+    }
+
+    func run(into buffer: EventBuffer) async throws {
+        let stream: UnsafeMutablePointer<FILE>? = path == "-" ? fdopen(dup(STDIN_FILENO), "r") : fopen(path, "r")
+        guard let stream else { throw CLIError.runtime("cannot read events from '\(path)': \(String(cString: strerror(errno)))") }
+        await EventsFile(stream).forEach { await buffer.send($0) }
+        if !Task.isCancelled { Log.info("end of events", JSONObject(["path": .string(path)])) }
     }
 }
 

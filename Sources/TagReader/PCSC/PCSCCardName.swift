@@ -1,0 +1,51 @@
+/// What a contactless reader's ATR says about the card, as PC/SC part 3
+/// (supplemental document for contactless ICCs) has readers build it:
+/// `3B 8n 80 01` + historical bytes + TCK. A storage card (MIFARE, NTAG, Topaz,
+/// FeliCa) has the historical bytes `80 4F 0C A0 00 00 03 06 SS NN NN 00 00 00 00`
+/// with the standard `SS` and the card name `NN NN`; an ISO 14443-4 card (Type 4)
+/// carries its ATS historical bytes (type A) or ATQB bytes (type B) instead.
+enum PCSCCardName {
+    /// A card as the ATR names it.
+    struct Identity: Equatable {
+        /// The type name events use (`mifare-ultralight`, `type4`, …).
+        var type: String
+        var nfcForumType: Int?
+        /// True for a storage card: its memory is read with READ BINARY `FF B0` and written with UPDATE BINARY `FF D6`.
+        var storageCard: Bool
+    }
+
+    /// PC/SC part 3's registered RID, which marks a storage card's historical bytes.
+    static let storageCardPrefix: [UInt8] = [0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06]
+
+    /// Card names (PC/SC part 3 supplement, table "card name") of the cards tagrouter tells apart.
+    static let cardNames: [UInt16: (type: String, nfcForumType: Int?)] = [
+        0x0001: ("mifare-classic-1k", nil), 0x0002: ("mifare-classic-4k", nil), 0x0026: ("mifare-mini", nil),
+        0x0003: ("mifare-ultralight", 2), 0x003A: ("mifare-ultralight-c", 2), 0x003D: ("mifare-ultralight-ev1", 2),
+        0x002F: ("type1", 1), 0x0030: ("type1", 1), 0x003B: ("felica", nil),
+    ]
+
+    /// The card's identity, or nil when the ATR is not a contactless one.
+    static func identify(atr: [UInt8]) -> Identity? {
+        guard atr.count >= 5, atr[0] == 0x3B, atr[1] & 0xF0 == 0x80, atr[2] == 0x80, atr[3] == 0x01 else { return nil }
+        let historical = Array(atr.dropFirst(4).prefix(Int(atr[1] & 0x0F)))
+        guard historical.starts(with: storageCardPrefix), historical.count >= 11 else {
+            return Identity(type: "type4", nfcForumType: 4, storageCard: false)
+        }
+        let name = UInt16(historical[9]) << 8 | UInt16(historical[10])
+        let known = cardNames[name] ?? ("iso14443a", nil)
+        return Identity(type: known.type, nfcForumType: known.nfcForumType, storageCard: true)
+    }
+
+    /// Readers report NTAG21x as an Ultralight (card name `00 03`); the data area
+    /// size in the CC (page 3, byte 2) tells the NTAG apart, as GET_VERSION
+    /// cannot be sent through PC/SC portably.
+    static func refineType2(_ type: String, ccSizeByte: UInt8) -> String {
+        guard type == "mifare-ultralight" else { return type }
+        switch ccSizeByte {
+        case 0x12: return "ntag213"
+        case 0x3E: return "ntag215"
+        case 0x6D: return "ntag216"
+        default: return type
+        }
+    }
+}

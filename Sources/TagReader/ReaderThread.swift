@@ -1,0 +1,13 @@
+/// One configured reader's dedicated thread, whichever library drives it
+/// (libnfc or PC/SC): `ReaderService` starts it, checks its watchdog about
+/// once a second, and stops it. It reports its end through the `finished`
+/// callback it was made with.
+protocol ReaderThread: Sendable {
+    func start()
+    /// Asks the thread to end soon: wakes it from a sleep and aborts its blocking call.
+    func stop()
+    /// Aborts a call that has made no progress for the reader's `watchdog`, where that means a stall.
+    func checkWatchdog()
+}
+
+extension LibNFCReader: ReaderThread {}

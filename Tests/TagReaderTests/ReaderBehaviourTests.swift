@@ -1,0 +1,198 @@
+import Foundation
+import NDEF
+import PN532Sim
+import TagCore
+import TagKit
+import Testing
+import TestSupport
+
+@testable import TagReader
+
+/// The reader behaviours users see, as one table over both backends: libnfc on
+/// the PN532 simulator, and PC/SC — a real pcscd with vsmartcard's vpcd
+/// driver, the simulator playing the card on vpcd's socket.
+@Suite(.serialized) struct ReaderBehaviourTests {
+    enum Backend: String, CaseIterable, CustomTestStringConvertible {
+        case libnfc, pcsc
+        var testDescription: String { rawValue }
+    }
+
+    static let uidA: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
+    static let uidB: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+
+    /// A simulated field on one backend and the `device:` that reads it.
+    struct Reader {
+        let field: any SimulatedField
+        let device: String
+        let close: @Sendable () -> Void
+        /// True once the backend has seen the tags placed after `insertions` was `since`
+        /// (pcscd notices a card at its next presence poll; libnfc when it polls, at once).
+        let seenSince: @Sendable (_ since: Int) -> Bool
+        /// Cards the backend has noticed so far.
+        let insertions: @Sendable () -> Int
+        /// Grows each time the reader looks at a tag in the field.
+        let looks: @Sendable () -> Int
+
+        init(_ backend: Backend) async throws {
+            switch backend {
+            case .libnfc:
+                let sim = try PN532Simulator(pacing: .none)
+                field = sim
+                device = sim.connstring
+                close = { sim.close() }
+                seenSince = { _ in true }
+                insertions = { 0 }
+                // The first poll, which finds what lies there, is over once the reader checks the held tag.
+                looks = { sim.counters.commands["InListPassiveTarget", default: 0] }
+            case .pcsc:
+                let daemon = try PCSCDaemon.shared.get()
+                let slot = try await daemon.leaseSlot()
+                let card = VPCDCard(port: slot.port)
+                field = card
+                device = slot.device
+                close = {
+                    card.close()
+                    daemon.release(slot)
+                }
+                seenSince = { card.powerOns > $0 }
+                insertions = { card.powerOns }
+                looks = { card.apdus }
+            }
+        }
+
+        func watch(cooldown: Duration = .zero, ignoreOnConnect: Bool = false) -> (ReaderSupervisor, EventLog) {
+            let config = ReaderConfig(
+                name: "desk", device: device, cooldown: cooldown, exitDelay: .zero, ignoreOnConnect: ignoreOnConnect,
+                pollInterval: .milliseconds(20))
+            let supervisor = ReaderSupervisor(readers: [config])
+            return (supervisor, EventLog(supervisor))
+        }
+    }
+
+    static func ntag215(_ uid: [UInt8], _ records: [NDEFRecord]) throws -> Type2Tag {
+        try Type2Tag(.ntag215, uid: uid, message: NDEFMessage(records: records).encoded())
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aTagArrivesOnceWithItsMessageAndIsRemovedOnce(backend: Backend) async throws {
+        let reader = try await Reader(backend)
+        defer { reader.close() }
+        let (supervisor, log) = reader.watch()
+        defer { supervisor.stop() }
+        try await log.wait(for: 1)
+        reader.field.place(try Self.ntag215(Self.uidA, [.uri("https://example.com/a"), .text("Cheek to Cheek")]))
+        let arrived = try await log.wait(for: 2)[1]
+        #expect(arrived.tag?.type == "ntag215")
+        #expect(arrived.tag?.nfcForumType == 2)
+        #expect(arrived.tag?.ndefCapacity == 492)
+        #expect(arrived.uri == "https://example.com/a")
+        #expect(arrived.text == "Cheek to Cheek")
+        reader.field.removeAll()
+        #expect(try await log.kinds(3) == ["reader.connected", "tag.arrived 04a224b2c35e80", "tag.removed 04a224b2c35e80"])
+        reader.field.place(try Type4Tag(uid: Self.uidB, message: NDEFMessage(records: [.text("four")]).encoded()))
+        let type4 = try await log.wait(for: 4)[3]
+        #expect(type4.tag?.type == "type4")
+        #expect(type4.text == "four")
+        reader.field.removeAll()
+        #expect(try await log.kinds(5).suffix(2) == ["tag.arrived 04112233445566", "tag.removed 04112233445566"])
+        #expect(log.events.count == 5)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func theSameTagBackWithinTheCooldownIsSilent(backend: Backend) async throws {
+        let reader = try await Reader(backend)
+        defer { reader.close() }
+        let (supervisor, log) = reader.watch(cooldown: .seconds(30))
+        defer { supervisor.stop() }
+        try await log.wait(for: 1)
+        let tag = try Self.ntag215(Self.uidA, [.uri("https://example.com/a")])
+        reader.field.place(tag)
+        try await log.wait(for: 2)
+        reader.field.removeAll()
+        try await log.wait(for: 3)
+        let looks = reader.looks()
+        reader.field.place(tag)
+        try await Self.waitUntil { reader.looks() > looks }
+        reader.field.replaceAll(with: [try Self.ntag215(Self.uidB, [.uri("https://example.com/b")])])
+        #expect(try await log.kinds(4) == [
+            "reader.connected", "tag.arrived 04a224b2c35e80", "tag.removed 04a224b2c35e80", "tag.arrived 04112233445566",
+        ])
+    }
+
+    @Test(arguments: Backend.allCases)
+    func ignoreOnConnectSilencesOnlyTheTagAlreadyThere(backend: Backend) async throws {
+        let reader = try await Reader(backend)
+        defer { reader.close() }
+        reader.field.place(try Self.ntag215(Self.uidA, [.uri("https://example.com/a")]))
+        try await Self.waitUntil { reader.seenSince(0) }
+        let (supervisor, log) = reader.watch(ignoreOnConnect: true)
+        defer { supervisor.stop() }
+        try await log.wait(for: 1)
+        try await Self.waitUntil { reader.looks() > 0 }
+        // Taken off and another put on: only the new one fires.
+        reader.field.replaceAll(with: [try Self.ntag215(Self.uidB, [.uri("https://example.com/b")])])
+        #expect(try await log.kinds(2) == ["reader.connected", "tag.arrived 04112233445566"])
+    }
+
+    /// Returns once `condition` holds; fails after 10 s.
+    static func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            try #require(ContinuousClock.now < deadline, "timed out")
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aMalformedMessageArrivesWithTheDefectNamed(backend: Backend) async throws {
+        let reader = try await Reader(backend)
+        defer { reader.close() }
+        let (supervisor, log) = reader.watch()
+        defer { supervisor.stop() }
+        try await log.wait(for: 1)
+        // A URI record announcing a 32-byte payload and carrying one byte.
+        reader.field.place(try Type2Tag(.ntag215, uid: Self.uidA, message: [0xD1, 0x01, 0x20, 0x55, 0x04]))
+        let arrived = try await log.wait(for: 2)[1]
+        #expect(arrived.kind == .tagArrived)
+        #expect(arrived.ndefError?.hasPrefix("NDEF message: ") == true, "\(arrived.ndefError ?? "no error")")
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aTagPulledAwayMidReadArrivesWithAnErrorThenLeaves(backend: Backend) async throws {
+        let reader = try await Reader(backend)
+        defer { reader.close() }
+        let (supervisor, log) = reader.watch()
+        defer { supervisor.stop() }
+        try await log.wait(for: 1)
+        reader.field.place(try Self.ntag215(Self.uidA, [.text(String(repeating: "long text ", count: 40))]))
+        // libnfc: GET_VERSION and the CC answer; PC/SC: GET DATA and the CC.
+        reader.field.remove(uid: Self.uidA, afterExchanges: 2)
+        let arrived = try await log.wait(for: 2)[1]
+        #expect(arrived.ndefError == "tag removed during read")
+        #expect(arrived.tag?.type == "ntag215")
+        #expect(try await log.kinds(3) == ["reader.connected", "tag.arrived 04a224b2c35e80", "tag.removed 04a224b2c35e80"])
+    }
+
+    @Test(arguments: Backend.allCases)
+    func writesAreVerifiedAndRefusedBeforeWritingWhenTheyCannotSucceed(backend: Backend) async throws {
+        let reader = try await Reader(backend)
+        defer { reader.close() }
+        reader.field.place(try Type2Tag(.ntag213, uid: Self.uidA, message: NDEFMessage(records: [.uri("https://example.com/old")]).encoded()))
+        let message = NDEFMessage(records: [.uri("https://example.com/new"), .text("written")]).encoded()
+        try await TagAccess.withTag(device: reader.device, timeout: .seconds(10)) { tag, driver in
+            #expect(tag.type == "ntag213")
+            try driver.write(message: message)
+        }
+        #expect(try Type2Memory.parse(image: reader.field.tag(uid: Self.uidA)?.memory ?? []).content.ndefMessage == message)
+        let tooLarge = NDEFMessage(records: [.text(String(repeating: "x", count: 200))]).encoded()
+        await #expect(throws: TagDriverError.doesNotFit(size: tooLarge.count, capacity: 142, tagType: "ntag213")) {
+            try await TagAccess.withTag(device: reader.device, timeout: .seconds(10)) { _, driver in try driver.write(message: tooLarge) }
+        }
+        let seen = reader.insertions()
+        reader.field.replaceAll(with: [try Type2Tag(.ntag213, uid: Self.uidB, message: message, readOnly: true)])
+        try await Self.waitUntil { reader.seenSince(seen) }
+        await #expect(throws: TagDriverError.readOnly(tagType: "ntag213")) {
+            try await TagAccess.withTag(device: reader.device, timeout: .seconds(10)) { _, driver in try driver.write(message: message) }
+        }
+    }
+}

@@ -31,9 +31,12 @@ struct WriteAheadTests {
     }
 
     /// The events the action's writer reported on disk (`written ahead to the spool`, debug).
-    private static func writtenAhead(_ daemon: Daemon, action: String) -> Int {
+    private static func writtenAhead(_ daemon: Daemon, action: String) -> Int { reported("written ahead to the spool", by: daemon, action: action) }
+
+    /// The sum of `count` over the log lines holding `message` for `action`.
+    private static func reported(_ message: String, by daemon: Daemon, action: String) -> Int {
         daemon.stderr.reduce(0) { sum, line in
-            guard line.contains("written ahead to the spool"), let json = try? JSONValue.parse(line), json["action"]?.stringValue == action,
+            guard line.contains(message), let json = try? JSONValue.parse(line), json["action"]?.stringValue == action,
                 case .int(let count)? = json["count"]
             else { return sum }
             return sum + Int(count)
@@ -130,5 +133,50 @@ struct WriteAheadTests {
         let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
         let counters = stopped["actions"]?["hook.0.webhook"]
         #expect(counters?["failed"] == 1 && counters?["delivered"] == 2 && counters?["spooled"] == 0, "\(String(describing: counters))")
+    }
+
+    /// The spool's disk fills up while the target is down: the user is told once,
+    /// with the reason; later events wait in memory; when the target is back every
+    /// event arrives, in order, once.
+    @Test(.enabled(if: getuid() == 0, "needs root: mounts a 64 KiB tmpfs as state_dir in a private mount namespace (unshare -m)"))
+    func aFullSpoolDiskIsReportedOnceAndNothingAcceptedIsLost() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let state = scratch.path + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let file = try scratch.write("tagrouter.yaml", """
+            state_dir: \(state)
+            routes:
+              - name: door
+                actions:
+                  - shell: { script: '[ -e go ] && echo "$TAG_EVENT_ID" >> delivered', cwd: \(scratch.path), retry: { attempts: 1, backoff: 50ms, max_backoff: 100ms } }
+            """)
+        let mountTmpfs = ["/usr/bin/unshare", "-m", "/bin/sh", "-c", "mount -t tmpfs -o size=64k tmpfs \"$0\" && exec \"$@\"", state]
+        let daemon = try Daemon(Self.arguments(file), directory: scratch.path, wrappedIn: mountTmpfs)
+        defer { daemon.stop() }
+        let events = (1...40).map { arrival(uid: String(format: "05%02x", $0)) }
+        // One at a time, so each is a batch of its own (a 4 KiB page of the 64 KiB).
+        for (index, event) in events.enumerated() {
+            daemon.send(event)
+            let accepted = await eventually {
+                Self.writtenAhead(daemon, action: "door.0.shell") + Self.reported("the spool cannot be written", by: daemon, action: "door.0.shell") > index
+            }
+            try #require(accepted, "event \(index + 1) neither written ahead nor reported\n\(daemon.stderr.joined(separator: "\n"))")
+        }
+        let errors = daemon.stderr.filter { $0.contains("the spool cannot be written") && $0.contains("\"error\"") }
+        #expect(errors.count == 1, "reported once: \(errors)")
+        #expect(errors.first?.contains("No space left on device") == true, "\(errors)")
+        #expect(Self.writtenAhead(daemon, action: "door.0.shell") < events.count, "the disk filled up")
+
+        _ = try scratch.write("go", "")
+        let delivered = scratch.path + "/delivered"
+        func lines() -> [String] { ((try? String(contentsOfFile: delivered, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        #expect(await eventually { lines().count >= events.count })
+        daemon.closeInput()
+        #expect(try daemon.exitStatus() == 0)
+        #expect(lines() == events.map { $0["id"]?.stringValue ?? "?" }, "every event once, in order")
+        let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
+        let counters = stopped["actions"]?["door.0.shell"]
+        #expect(counters?["delivered"] == .int(Int64(events.count)) && counters?["failed"] == 0 && counters?["dropped"] == 0, "\(String(describing: counters))")
     }
 }

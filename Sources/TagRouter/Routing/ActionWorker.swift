@@ -108,10 +108,10 @@ final class ActionWorker: Sendable {
                 failing = false
                 for entry in entries { accepted.push(Accepted(delivery: entry.delivery, sequence: entry.sequence)) }
             case .failure(let error):
-                if !failing {
-                    Log.error("the spool cannot be written; events wait in memory only and are lost if tagrouter stops before they are delivered",
-                        fields.merging(JSONObject(["reason": .string(error.description)])))
-                }
+                // Reported once per outage; each further batch at debug level.
+                Log.write(
+                    failing ? .debug : .error, "the spool cannot be written; events wait in memory only and are lost if tagrouter stops before they are delivered",
+                    fields.merging(JSONObject(["reason": .string(error.description), "count": .int(Int64(batch.count))])))
                 failing = true
                 for delivery in batch { accepted.push(Accepted(delivery: delivery, sequence: nil)) }
             }

@@ -32,10 +32,16 @@ final class Daemon {
     private let stdoutLines: LineCollector
     private let stderrLines: LineCollector
 
-    init(_ arguments: [String], directory: String, environment: [String: String] = [:]) throws {
+    /// `wrappedIn`: a command that runs `tagrouter` (its path and `arguments` follow the wrapper's own).
+    init(_ arguments: [String], directory: String, environment: [String: String] = [:], wrappedIn wrapper: [String] = []) throws {
         process = Process()
-        process.executableURL = BuiltProducts.tagrouter
-        process.arguments = arguments
+        if let launcher = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: launcher)
+            process.arguments = wrapper.dropFirst() + [BuiltProducts.tagrouter.path] + arguments
+        } else {
+            process.executableURL = BuiltProducts.tagrouter
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }

@@ -47,7 +47,8 @@ import TestSupport
         defer { daemon.stop() }
         let line = try daemon.stderr(containing: "not found; waiting for it")
         #expect(line.hasPrefix("WARNING reader 'pn532_uart:\(scratch.path)/no-such-reader' not found; waiting for it "
-            + "(`tagrouter devices` says why; `tagrouter simulate` runs a simulated reader to try tagrouter without one)"))
+            + "(`tagrouter devices` says why; `tagrouter demo` shows tagrouter at work on a simulated reader, "
+            + "and `tagrouter simulate` runs one for your own config)"))
         daemon.signal(SIGTERM)
         #expect(try daemon.exitStatus() == 0)
         #expect(daemon.stderr.filter { $0.contains("not found; waiting for it") }.count == 1)

@@ -45,7 +45,14 @@ public struct ReaderService: Service {
         // Readers end by themselves only when told to give up (`if_busy: exit`).
         await allEnded.wait()
         watchdog.cancel()
-        for thread in threads { thread.stop() }
+        // A stop that lands just before a thread enters its next libnfc call is lost
+        // (libnfc clears its abort flag when a command starts): repeat it until every
+        // thread has ended, so a SIGTERM right after a tag leaves does not wait out a poll.
+        let stopping = DispatchSource.makeTimerSource(queue: .global())
+        stopping.schedule(deadline: .now(), repeating: .milliseconds(100))
+        stopping.setEventHandler { for thread in threads { thread.stop() } }
+        stopping.resume()
         await allEnded.waitIgnoringCancellation()
+        stopping.cancel()
     }
 }

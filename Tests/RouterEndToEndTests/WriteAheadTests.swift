@@ -76,7 +76,7 @@ struct WriteAheadTests {
     @Test func eventsForAnMQTTActionWithTheBrokerDownSurviveSIGKILL() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         await broker.stop()
         let file = try scratch.write("tagrouter.yaml", """
             state_dir: \(scratch.path)/state
@@ -90,7 +90,7 @@ struct WriteAheadTests {
         defer { first.stop() }
         try await Self.acceptAndKill(first, action: "all.0.mqtt")
 
-        try broker.start()
+        try await broker.start()
         let subscriber = try Subscriber(port: broker.port, filter: "write-ahead/#", qos: 1)
         try await subscriber.waitUntilSubscribed()
         let second = try Daemon(Self.arguments(file), directory: scratch.path)

@@ -77,7 +77,7 @@ let control: [Target] = [
     .target(name: "DaemonControl", dependencies: ["TagRouter", "TagCore"]),
     .testTarget(name: "DaemonControlTests", dependencies: ["DaemonControl", "TagRouter", "TagCore"]),
     /// Prometheus metrics and the live page on a local HTTP listener (libmicrohttpd).
-    .target(name: "DaemonHTTP", dependencies: ["TagRouter", "TagCore", "CMicroHTTPD"]),
+    .target(name: "DaemonHTTP", dependencies: ["TagRouter", "TagCore", "CMicroHTTPD"], resources: [.embedInCode("Resources/live.html")]),
     .testTarget(name: "DaemonHTTPTests", dependencies: ["DaemonHTTP"]),
 ]
 
@@ -116,7 +116,7 @@ let executable: [Target] = [
     .testTarget(name: "EventFormatTests", dependencies: ["TagCore", "NDEF", "TagKit", "PN532Sim", "TestSupport"],
                 exclude: ["validate-events.py"]),
     /// The built `tagrouter` as real processes: `simulate`, `run`, a real broker and subscriber.
-    .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TagCore"], exclude: ["scrape-metrics.py"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TagCore"], exclude: ["scrape-metrics.py", "drive-browser.py"]),
     .executableTarget(name: "e2e-bench", dependencies: ["TestSupport"], path: "Benchmarks/EndToEndBench"),
     /// `make deb` and `make install`: the package from the release binary, lintian, the systemd units.
     .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "TagCore"]),

@@ -15,6 +15,7 @@ let systemLibraries: [Target] = [
     // libcurl is loaded with dlopen only when a webhook action is configured (WebhookPlugin/HTTP/Curl.swift):
     // the module gives its headers, and nothing links it.
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 ]
 
 /// Ordered JSON at the bottom of the graph: the value type, a byte-level writer, a bounded parser. Pure Swift.
@@ -71,10 +72,13 @@ let routing: [Target] = [
         dependencies: ["TagCore", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "TestSupport"]),
 ]
 
-/// The running daemon seen and steered from outside: the control socket, its server and client.
+/// The running daemon seen and steered from outside: the control socket, its server and client; metrics and the live page.
 let control: [Target] = [
     .target(name: "DaemonControl", dependencies: ["TagRouter", "TagCore"]),
     .testTarget(name: "DaemonControlTests", dependencies: ["DaemonControl", "TagRouter", "TagCore"]),
+    /// Prometheus metrics and the live page on a local HTTP listener (libmicrohttpd).
+    .target(name: "DaemonHTTP", dependencies: ["TagRouter", "TagCore", "CMicroHTTPD"], resources: [.embedInCode("Resources/live.html")]),
+    .testTarget(name: "DaemonHTTPTests", dependencies: ["DaemonHTTP"]),
 ]
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
@@ -102,7 +106,7 @@ let executable: [Target] = [
         name: "TagRouterCLI",
         dependencies: [
             "OrderedJSON", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
-            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "ChildProcess",
+            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess",
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml"), .embedInCode("Resources/demo.yaml")]
     ),
@@ -112,7 +116,7 @@ let executable: [Target] = [
     .testTarget(name: "EventFormatTests", dependencies: ["TagCore", "NDEF", "TagKit", "PN532Sim", "TestSupport"],
                 exclude: ["validate-events.py"]),
     /// The built `tagrouter` as real processes: `simulate`, `run`, a real broker and subscriber.
-    .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TagCore"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TagCore"], exclude: ["scrape-metrics.py", "drive-browser.py"]),
     .executableTarget(name: "e2e-bench", dependencies: ["TestSupport"], path: "Benchmarks/EndToEndBench"),
     /// `make deb` and `make install`: the package from the release binary, lintian, the systemd units.
     .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "TagCore"]),

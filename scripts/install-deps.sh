@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages tagrouter builds and tests with, when any is missing.
+# Installs the Debian packages tagrouter builds and tests with, when any is missing, and the
+# Python packages the tests use (scripts/test-requirements.txt) in .build/test-venv.
 # Idempotent: does nothing (and needs no network) when everything is there.
 set -euo pipefail
 
@@ -12,17 +13,31 @@ packages=(
   python3-jsonschema                       # tests check every event kind against docs/event.schema.json
   libnotify-bin                            # notify-send, for `open` with `confirm: true`
   libsystemd-dev                           # sd_notify and the journal (CSystemd)
+  libmicrohttpd-dev                        # the metrics and live-page listener (CMicroHTTPD)
+  chromium chromium-driver                 # the live page tested in a real headless browser
   dpkg-dev fakeroot lintian                # `make deb` and its checks (Tests/PackagingTests)
 )
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing missing packages: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
 
-echo "Installing missing packages: ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The test venv, (re)made when the requirements changed since it was made.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+venv="$root/.build/test-venv"
+requirements="$root/scripts/test-requirements.txt"
+if ! cmp -s "$requirements" "$venv/requirements.txt"; then
+  echo "Installing the tests' Python packages in $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$requirements"
+  cp "$requirements" "$venv/requirements.txt"
+fi

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import DaemonControl
+import DaemonHTTP
 import TagCore
 import TagReader
 import TagRouter
@@ -82,6 +83,9 @@ enum RunCommand: Command {
             .init("router", routing, stop: .drain),
         ]
         if let server = try controlServer(control, observer: observer, reload: reload) { members.append(.init("control", server)) }
+        if let metrics = config.metrics {
+            do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer))) } catch { throw .runtime(error.description) }
+        }
         members.append(.init("signals", RunSignals(signals: signals, reload: { _ = reload() })))
         let services = ServiceGroup(members)
         Log.info("router started", summary(config, file: file.name))

@@ -21,10 +21,11 @@ public final class RunningTool: Sendable {
     private let recorder = Recorder()
 
     /// Starts `executable` (a path) with `arguments`; `environment` is added to the inherited one.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws {
+    /// With `input`, its standard input is a pipe that `send(line:)` writes to; else `/dev/null`.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil, input: Bool = false) throws {
         let command = ChildCommand(
             [executable] + arguments, environment: ChildCommand.inheritedEnvironment.merging(environment) { $1 }, workingDirectory: directory)
-        process = try ChildProcess(command, options: ChildOptions(stdout: .lines, stderr: .lines))
+        process = try ChildProcess(command, options: ChildOptions(input: input ? .stream : .null, stdout: .lines, stderr: .lines))
         Task { [process, recorder] in
             for await text in process.stdoutLines {
                 let line = Line(text: text, arrival: .now)
@@ -67,6 +68,10 @@ public final class RunningTool: Sendable {
     public func waitForStderr(containing text: String, timeout: Duration = .seconds(20)) async throws -> Line {
         try await waitFor("'\(text)' on stderr", timeout: timeout) { stderr.first { $0.text.contains(text) } }
     }
+
+    /// Writes `line` and a newline to its standard input (started with `input: true`); false when it was not taken.
+    @discardableResult
+    public func send(line: String) -> Bool { process.write(Array((line + "\n").utf8)) }
 
     /// Sends `signal` to the process (not its group).
     public func signal(_ number: Int32) { kill(process.pid, number) }

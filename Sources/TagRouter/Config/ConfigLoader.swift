@@ -37,6 +37,7 @@ public struct ConfigLoader: Sendable {
             Option("tags", .any, TagRegistry.meaning),
             Option("shutdown_timeout", .duration, default: "5s", "on SIGTERM, how long queued events may take to deliver before the rest is spooled"),
             Option("event_buffer", .int(1...1_000_000), default: "1000", "events waiting between the readers and the router; when full a reader's oldest event is dropped (counted, logged), an events file waits"),
+            Option("metrics", .section(MetricsSettings.spec), "Prometheus metrics and the live page; absent: no listener, no file"),
         ]
         for plugin in registry.plugins {
             if let section = plugin.sectionSpec { options.append(Option(plugin.name, .section(section), "settings shared by every `\(plugin.name)` action")) }
@@ -84,11 +85,12 @@ public struct ConfigLoader: Sendable {
                 isWarning: true))
         }
         let tags = TagRegistry.load(root["tags"], context: context, errors: &errors)
+        let metrics = top.has("metrics") ? top.section("metrics").flatMap { MetricsSettings.load($0, &errors) } : nil
         if !errors.isEmpty { throw errors }
         var config = RouterConfig(
             file: file, readers: readers, inputs: inputs, stateDirectory: pluginContext.stateDirectory,
             shutdownTimeout: top.duration("shutdown_timeout") ?? .seconds(5), eventBuffer: top.int("event_buffer") ?? 1000,
-            plugins: plugins.map(\.value), routes: routes, tags: tags)
+            plugins: plugins.map(\.value), routes: routes, tags: tags, metrics: metrics)
         for warning in plugins.flatMap({ $0.value.warnings(routes: routes) }) + tags.unused(by: routes) { errors.append(warning) }
         config.warnings = errors.sorted
         return config

@@ -18,6 +18,8 @@ public struct RouterConfig: Sendable {
     public var routes: [Route]
     /// The named tags (`tags:`); events are resolved against it before routes match.
     public var tags: TagRegistry
+    /// The metrics listener and textfile (`metrics:`); nil when the section is absent.
+    public var metrics: MetricsSettings?
     /// What loads but deserves a look, sorted by position (a named tag no route
     /// selects, HA discovery with no route publishing): `check-config` prints them, `run` logs them.
     public var warnings: [ConfigError] = []

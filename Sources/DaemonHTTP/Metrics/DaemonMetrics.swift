@@ -1,0 +1,70 @@
+import TagCore
+import TagRouter
+
+/// The daemon's metrics in the Prometheus text format, from one status
+/// snapshot and the process: what `/metrics` answers and the textfile holds.
+/// Labels name readers, routes and actions as the config does — never a tag UID.
+enum DaemonMetrics {
+    static func text(_ status: DaemonStatus, process: ProcessMetrics? = .current()) -> String {
+        var text = PrometheusText()
+        text.family("tagrouter_build_info", "gauge", "The running tagrouter's version; always 1.")
+        text.sample("tagrouter_build_info", ["version": tagrouterVersion], 1)
+
+        text.family("tagrouter_events_total", "counter", "Events routed, by reader and kind (tag.arrived, reader.connected, ...).")
+        for (reader, kinds) in status.eventCounts.sorted(by: { $0.key < $1.key }) {
+            for (kind, count) in kinds.sorted(by: { $0.key < $1.key }) {
+                text.sample("tagrouter_events_total", ["reader": reader, "kind": kind], Double(count))
+            }
+        }
+        text.family("tagrouter_reader_up", "gauge", "1 while the reader is connected, else 0.")
+        for reader in status.readers {
+            text.sample("tagrouter_reader_up", ["reader": reader.name], reader.state == .connected ? 1 : 0)
+        }
+        text.family("tagrouter_route_matches_total", "counter", "Events each route matched.")
+        for route in status.routes {
+            text.sample("tagrouter_route_matches_total", ["route": route.name], Double(route.matches))
+        }
+        writeActions(status.actions, to: &text)
+        writeBuffer(status, to: &text)
+        if let mqtt = status.connections.first(where: { $0.plugin == "mqtt" }) {
+            text.family("tagrouter_mqtt_connected", "gauge", "1 while the MQTT connection is up, else 0.")
+            text.sample("tagrouter_mqtt_connected", mqtt.connected ? 1 : 0)
+        }
+        process?.write(to: &text)
+        return text.text
+    }
+
+    private static func writeActions(_ actions: [ActionStatus], to text: inout PrometheusText) {
+        text.family("tagrouter_action_results_total", "counter", "How deliveries ended, by action id (route.index.plugin) and result.")
+        for action in actions {
+            let counters = action.counters
+            let results: [(ActionResult, Int)] = [
+                (.delivered, counters.delivered), (.failed, counters.failed), (.retried, counters.retried),
+                (.spooled, counters.spooled), (.dropped, counters.dropped),
+            ]
+            for (result, count) in results {
+                text.sample("tagrouter_action_results_total", ["action": action.id, "result": result.rawValue], Double(count))
+            }
+        }
+        text.family("tagrouter_action_queue_depth", "gauge", "Deliveries waiting in the action's queue in memory.")
+        for action in actions { text.sample("tagrouter_action_queue_depth", ["action": action.id], Double(action.queueDepth)) }
+        text.family("tagrouter_spool_entries", "gauge", "Deliveries waiting in the action's spool on disk.")
+        for action in actions { text.sample("tagrouter_spool_entries", ["action": action.id], Double(action.spoolDepth)) }
+        text.family("tagrouter_tap_to_action_seconds", "histogram", "From the tap (the event's time) to the action's successful delivery.")
+        for action in actions {
+            let latency = action.latency
+            text.histogram(
+                "tagrouter_tap_to_action_seconds", [("action", action.id)], bounds: LatencyRecord.bucketBounds,
+                cumulative: latency.bucketCounts, count: latency.count, sum: latency.sum)
+        }
+    }
+
+    private static func writeBuffer(_ status: DaemonStatus, to text: inout PrometheusText) {
+        text.family("tagrouter_event_buffer_depth", "gauge", "Events waiting between the readers and the router.")
+        text.sample("tagrouter_event_buffer_depth", Double(status.eventBufferDepth))
+        text.family("tagrouter_event_buffer_capacity", "gauge", "Events the buffer between the readers and the router holds at most.")
+        text.sample("tagrouter_event_buffer_capacity", Double(status.eventBufferCapacity))
+        text.family("tagrouter_event_buffer_dropped_total", "counter", "Events dropped because the buffer was full.")
+        text.sample("tagrouter_event_buffer_dropped_total", Double(status.eventBufferDropped))
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import TagCore
+import TagRouter
+
+/// The `metrics:` section at work, as a service of the daemon: the HTTP
+/// listener (metrics, the live page and its event stream) and the textfile
+/// rewritten every `file_interval`. Both report what `observer` knows. On
+/// cancellation it ends the event streams, stops the listener and returns.
+public final class MetricsService: Service {
+    private let settings: MetricsSettings
+    private let observer: DaemonObserver
+    private let socket: ListeningSocket?
+
+    /// Binds the listener now, so that a daemon that cannot listen (the port
+    /// taken, the address not on this machine) says why and does not start.
+    public init(_ settings: MetricsSettings, observer: DaemonObserver) throws(HTTPError) {
+        self.settings = settings
+        self.observer = observer
+        socket = try settings.listen.map { address throws(HTTPError) in try ListeningSocket(address) }
+    }
+
+    /// Where the listener is bound (the chosen port when the settings said 0); nil without one.
+    public var address: ListenAddress? { socket?.address }
+
+    public func run() async throws {
+        let server = HTTPServer(handle: Site(observer: observer, token: settings.token.map(BearerToken.init)).respond)
+        defer { server.stop() }
+        if let socket {
+            try server.start(socket)
+            Log.info("http listener ready", JSONObject([
+                "address": .string(socket.address.description), "metrics": .string("http://\(socket.address)/metrics"),
+                "page": .string("http://\(socket.address)/"), "token": .bool(settings.token != nil),
+            ]))
+        }
+        guard let path = settings.file else {
+            await Latch().wait()
+            return
+        }
+        let file = MetricsFile(path: path)
+        var lastProblem: String?
+        while !Task.isCancelled {
+            do throws(HTTPError) {
+                try file.write(DaemonMetrics.text(observer.status))
+                if lastProblem != nil { Log.info("metrics file written again", JSONObject(["file": .string(path)])) }
+                lastProblem = nil
+            } catch {
+                if lastProblem != error.description { Log.error(error.description, JSONObject(["file": .string(path)])) }
+                lastProblem = error.description
+            }
+            try? await Task.sleep(for: settings.fileInterval)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TagCore
+import TagRouter
+
+/// `/api/events` for one client: server-sent events with every record the
+/// observer streams (`event: record`) and the daemon's status (`event: status`:
+/// at once, every `statusInterval`, and soon after records, at most every
+/// `statusAfterRecords`). A client too slow to read loses the oldest records
+/// (`event: dropped`); the daemon never waits.
+final class EventFeed: ResponseStream {
+    /// Records kept for a client that reads slowly.
+    static let capacity = 4096
+    static let statusInterval: Duration = .seconds(2)
+    static let statusAfterRecords: Duration = .milliseconds(200)
+
+    private struct Inbox {
+        var records: [ObservedRecord] = []
+        var dropped = 0
+        var finished = false
+    }
+
+    /// What the connection's thread alone touches: bytes not sent yet, and when the status was last sent and is due.
+    private struct Outbox {
+        var pending: [UInt8] = []
+        var statusSent = ContinuousClock.now - statusInterval
+        var statusDue = ContinuousClock.now
+    }
+
+    private let observer: DaemonObserver
+    private let inbox = Mutex(Inbox())
+    private let outbox = Mutex(Outbox())
+    private let arrived = DispatchSemaphore(value: 0)
+    private let watcher = Mutex<Int?>(nil)
+
+    init(observer: DaemonObserver) {
+        self.observer = observer
+        let id = observer.watch { [weak self] record in self?.receive(record) }
+        watcher.withLock { $0 = id }
+    }
+
+    /// Called by the observer on the daemon's threads: queues and returns at once.
+    private func receive(_ record: ObservedRecord) {
+        inbox.withLock { inbox in
+            if inbox.records.count == Self.capacity {
+                inbox.records.removeFirst()
+                inbox.dropped += 1
+            }
+            inbox.records.append(record)
+        }
+        arrived.signal()
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        outbox.withLock { outbox in
+            while outbox.pending.isEmpty {
+                guard fill(&outbox) else { return nil }
+            }
+            let count = min(buffer.count, outbox.pending.count)
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: outbox.pending.withUnsafeBytes { $0 }[0..<count]))
+            outbox.pending.removeFirst(count)
+            return count
+        }
+    }
+
+    func finish() {
+        let id = watcher.withLock { id in defer { id = nil }; return id }
+        guard let id else { return }
+        observer.unwatch(id)
+        inbox.withLock { $0.finished = true }
+        arrived.signal()
+    }
+
+    /// Puts the next thing to say in `outbox.pending`, waiting for it when there is
+    /// nothing yet; false once the feed has finished.
+    private func fill(_ outbox: inout Outbox) -> Bool {
+        let (records, dropped, finished) = inbox.withLock { inbox in
+            defer { inbox.records.removeAll(keepingCapacity: true); inbox.dropped = 0 }
+            return (inbox.records, inbox.dropped, inbox.finished)
+        }
+        if finished { return false }
+        if dropped > 0 { outbox.pending += Self.message("dropped", .object(JSONObject(["count": .int(Int64(dropped))]))) }
+        for record in records { outbox.pending += Self.message("record", record.json) }
+        if !records.isEmpty { outbox.statusDue = min(outbox.statusDue, outbox.statusSent + Self.statusAfterRecords) }
+        let now = ContinuousClock.now
+        if now >= outbox.statusDue {
+            outbox.pending += Self.message("status", observer.status.json)
+            outbox.statusSent = now
+            outbox.statusDue = now + Self.statusInterval
+        }
+        if outbox.pending.isEmpty {
+            let wait = (outbox.statusDue - now).components
+            _ = arrived.wait(timeout: .now() + .nanoseconds(Int(wait.seconds * 1_000_000_000 + wait.attoseconds / 1_000_000_000)))
+        }
+        return true
+    }
+
+    private static func message(_ name: String, _ data: JSONValue) -> [UInt8] {
+        Array("event: \(name)\ndata: \(data.serialized())\n\n".utf8)
+    }
+}

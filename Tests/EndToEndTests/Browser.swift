@@ -1,0 +1,51 @@
+import Foundation
+import TagCore
+import TestSupport
+
+/// Debian's chromium, headless, driven by selenium through `drive-browser.py`
+/// beside this file: one command at a time, each answered before the next.
+final class Browser {
+    private let driver: RunningTool
+    private var answered = 1  // the "ready" line
+
+    init() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("drive-browser.py").path
+        driver = try RunningTool(try TestVenv.python(), [script], input: true)
+        try await driver.waitForStdout(containing: #"{"ready": true}"#, timeout: .seconds(60))
+    }
+
+    func open(_ url: String) async throws { try await command(["op": "open", "url": .string(url)]) }
+
+    /// Waits up to `timeout` for an element matching `css` whose text holds `text`; returns how long it took.
+    @discardableResult
+    func wait(for css: String, holding text: String = "", visible: Bool = false, timeout: Duration = .seconds(5)) async throws -> Duration {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let reply = try await command(["op": "wait", "css": .string(css), "text": .string(text), "visible": .bool(visible), "timeout": .double(seconds)])
+        if case .double(let elapsed)? = reply["elapsed"] { return .milliseconds(Int(elapsed * 1000)) }
+        return .zero
+    }
+
+    func type(_ text: String, into css: String) async throws { try await command(["op": "type", "css": .string(css), "text": .string(text)]) }
+
+    func click(_ css: String) async throws { try await command(["op": "click", "css": .string(css)]) }
+
+    func screenshot(to path: String) async throws { try await command(["op": "screenshot", "path": .string(path)]) }
+
+    func quit() async throws {
+        try await command(["op": "quit"])
+        _ = try await driver.termination(timeout: .seconds(30))
+    }
+
+    /// Sends one command and returns its reply; throws with the page's text when it did not succeed.
+    @discardableResult
+    private func command(_ command: JSONValue) async throws -> JSONValue {
+        driver.send(line: command.serialized())
+        answered += 1
+        let lines = try await driver.waitForStdout(lines: answered, timeout: .seconds(60))
+        let reply = try JSONValue.parse(lines[answered - 1].text)
+        guard reply["ok"] == true else {
+            throw TestFailure(description: "browser: \(command.serialized()) failed: \(reply["error"]?.plainText ?? "")\n--- the page shows:\n\(reply["page"]?.plainText ?? "")")
+        }
+        return reply
+    }
+}

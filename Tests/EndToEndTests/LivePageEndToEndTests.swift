@@ -1,0 +1,91 @@
+import Foundation
+import TagCore
+import TestSupport
+import Testing
+
+/// The live page in a real browser (Debian's headless chromium): asked for the
+/// token, then showing each tap placed on the simulator within 2 s — its type,
+/// UID, records, routes, each action's outcome and a route snippet — the
+/// per-action counters, and the reader going away.
+@Suite(.timeLimit(.minutes(3)))
+struct LivePageEndToEndTests {
+    static let key = #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"uri":"https://www.home-assistant.io/tag/front-door-key"}]}"#
+    static let stranger = #"{"op":"place","type":"ntag213","uid":"04000000000001","records":[{"text":"<b>hello</b>","lang":"en"}]}"#
+
+    /// Places `request` on the simulator and waits for the page to show `css` holding `text`, both within `limit` of placing it.
+    func place(_ request: String, _ setup: Setup, browser: Browser, shows css: String, holding text: String, within limit: Duration = .seconds(2)) async throws {
+        let start = ContinuousClock.now
+        try await setup.request(request)
+        let left = limit - (ContinuousClock.now - start)
+        try await browser.wait(for: css, holding: text, timeout: max(left, .milliseconds(1)))
+        #expect(ContinuousClock.now - start < limit + .milliseconds(500), "shown after \(ContinuousClock.now - start)")
+    }
+
+    @Test func thePageShowsTapsOutcomesCountersAndAReaderGoingAway() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        try "page-token\n".write(toFile: setup.directory + "/page.token", atomically: true, encoding: .utf8)
+        let simulator = try await setup.simulator()
+        let daemon = try setup.daemon(config: """
+            state_dir: \(setup.directory)/state
+            readers:
+              - { name: front-door, device: "pn532_uart:\(setup.link)", cooldown: 0s, exit_delay: 200ms }
+            metrics: { listen: "127.0.0.1:0", token_file: page.token }
+            routes:
+              - name: key
+                match: { event: tag.arrived, uid: "04a224b2c35e80" }
+                actions:
+                  - log: "key {{tag.uid}}"
+            """)
+        let address = try await daemon.httpAddress()
+        let browser = try await Browser()
+
+        // With a token the page asks for it, says when it is wrong, and opens with the right one.
+        try await browser.open("http://\(address)/")
+        try await browser.wait(for: "#token-form", holding: "needs the bearer token", visible: true)
+        try await browser.type("not-the-token", into: "#token")
+        try await browser.click("#token-entry button")
+        try await browser.wait(for: "#token-reason", holding: "That token is wrong", visible: true)
+        try await browser.type("page-token", into: "#token")
+        try await browser.click("#token-entry button")
+        try await browser.wait(for: #"[data-reader="front-door"][data-state="connected"]"#, holding: "pn532_uart:", visible: true)
+        try await browser.wait(for: "#live", holding: "live")
+
+        // A tap that matches: its type, UID, URI record, route, the action's outcome, and the snippet to copy.
+        try await place(Self.key, setup, browser: browser, shows: #"li.tap[data-uid="04a224b2c35e80"][data-kind="tag.arrived"]"#, holding: "matched: key")
+        let tap = #"li.tap[data-uid="04a224b2c35e80"][data-kind="tag.arrived"]"#
+        try await browser.wait(for: tap, holding: "ntag215")
+        try await browser.wait(for: tap, holding: "URI https://www.home-assistant.io/tag/front-door-key")
+        try await browser.wait(for: tap + #" li[data-action="key.0.log"]"#, holding: "key.0.log delivered after")
+        try await browser.wait(for: tap + " .snippet pre", holding: #"match: { uid: "04a224b2c35e80" }"#)
+        try await browser.wait(for: tap + " .snippet pre", holding: #"match: { tag_id: "front-door-key" }"#)
+        try await browser.wait(for: tap + " .snippet pre", holding: #"match: { uri: "https://www.home-assistant.io/tag/front-door-key" }"#)
+        try await browser.wait(for: #"[data-action="key.0.log"] .delivered"#, holding: "1 delivered")
+        try await place(#"{"op":"remove"}"#, setup, browser: browser, shows: #"li.tap[data-uid="04a224b2c35e80"][data-kind="tag.removed"]"#, holding: "held")
+
+        // A tap that matches nothing says why; what the tag holds is shown as text, never as markup.
+        try await place(Self.stranger, setup, browser: browser, shows: #"li.tap[data-uid="04000000000001"]"#, holding: "no route matched")
+        try await browser.wait(for: #"li.tap[data-uid="04000000000001"] .records"#, holding: "Text \u{201C}<b>hello</b>\u{201D} (en)")
+        try await browser.wait(for: #"li.tap[data-uid="04000000000001"] .verdicts"#, holding: "key: uid")
+        try await browser.wait(for: #"[data-reader="front-door"]"#, holding: "2 tags · last 04000000000001 (ntag213)")
+        try await browser.click(tap + " summary")
+        try await browser.wait(for: tap + " .snippet pre", holding: "uid:", visible: true)
+        try await browser.screenshot(to: setup.directory + "/live-page.png")
+        if let keep = ProcessInfo.processInfo.environment["TAGROUTER_SCREENSHOT"] {
+            try? FileManager.default.removeItem(atPath: keep)
+            try FileManager.default.copyItem(atPath: setup.directory + "/live-page.png", toPath: keep)
+        }
+
+        // The reader going away shows, in its state and in the feed.
+        simulator.signal(SIGTERM)
+        _ = try await simulator.termination()
+        try await browser.wait(for: #"[data-reader="front-door"][data-state="disconnected"]"#, holding: "disconnected", timeout: .seconds(10))
+        try await browser.wait(for: #"li.reader-event[data-kind="reader.disconnected"]"#, holding: "front-door reader.disconnected")
+        try await browser.wait(for: "#health", holding: "degraded")
+
+        // The daemon stops promptly with the page's event stream still open.
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.termination().status == .exited(0))
+        try await browser.quit()
+    }
+}

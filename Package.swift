@@ -73,13 +73,13 @@ let routing: [Target] = [
 
 /// The running daemon seen and steered from outside: the control socket, its server and client.
 let control: [Target] = [
-    .target(name: "DaemonControl", dependencies: ["TagRouter", "TagCore"]),
+    .target(name: "DaemonControl", dependencies: ["TagRouter", "TagCore", "NDEF"]),
     .testTarget(name: "DaemonControlTests", dependencies: ["DaemonControl", "TagRouter", "TagCore"]),
 ]
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
 let plugins: [Target] = [
-    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "CMosquitto"], path: "Plugins/MQTTPlugin"),
+    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "NDEF", "CMosquitto"], path: "Plugins/MQTTPlugin"),
     .target(name: "ChildProcess"),
     .target(name: "ShellPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ShellPlugin"),
     .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/OpenURLPlugin"),

@@ -74,7 +74,7 @@ let routing: [Target] = [
 
 /// The running daemon seen and steered from outside: the control socket, its server and client; metrics and the live page.
 let control: [Target] = [
-    .target(name: "DaemonControl", dependencies: ["TagRouter", "TagCore"]),
+    .target(name: "DaemonControl", dependencies: ["TagRouter", "TagCore", "NDEF"]),
     .testTarget(name: "DaemonControlTests", dependencies: ["DaemonControl", "TagRouter", "TagCore"]),
     /// Prometheus metrics and the live page on a local HTTP listener (libmicrohttpd).
     .target(name: "DaemonHTTP", dependencies: ["TagRouter", "TagCore", "CMicroHTTPD"], resources: [.embedInCode("Resources/live.html")]),
@@ -83,7 +83,7 @@ let control: [Target] = [
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
 let plugins: [Target] = [
-    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "CMosquitto"], path: "Plugins/MQTTPlugin"),
+    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "NDEF", "CMosquitto"], path: "Plugins/MQTTPlugin"),
     .target(name: "ChildProcess"),
     .target(name: "ShellPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ShellPlugin"),
     .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/OpenURLPlugin"),

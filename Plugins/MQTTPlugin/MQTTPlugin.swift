@@ -3,8 +3,9 @@ import TagCore
 import TagRouter
 
 /// The `mqtt` action plugin: one shared broker connection (the `mqtt:`
-/// section), one `MQTTAction` per `- mqtt:` in the routes, and Home
-/// Assistant discovery for the configured readers.
+/// section), one `MQTTAction` per `- mqtt:` in the routes, Home
+/// Assistant discovery for the configured readers, and write requests
+/// (`commands: true`).
 public struct MQTTPlugin: ActionPlugin {
     public static let name = "mqtt"
     public static let sectionSpec: OptionSpec? = MQTTSection.spec
@@ -17,6 +18,8 @@ public struct MQTTPlugin: ActionPlugin {
     public let connection: MQTTConnection
     /// What lies on each reader, for HA's presence entities; nil without discovery.
     let presence: HomeAssistantPresence?
+    /// Write requests on `<base_topic>/<reader>/write`; nil unless `commands: true`.
+    let commands: MQTTWriteCommands?
 
     public init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {
         readers = context.readers.map(\.name)
@@ -25,6 +28,8 @@ public struct MQTTPlugin: ActionPlugin {
         connection = MQTTConnection(self.section.settings)
         let readers = readers
         presence = self.section.discovery.map { HomeAssistantPresence(discovery: $0, readers: readers) }
+        commands = self.section.commands
+            ? MQTTWriteCommands(baseTopic: self.section.baseTopic, readers: readers, allowLock: self.section.allowLock, jobs: context.tagJobs) : nil
     }
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
@@ -70,20 +75,28 @@ public struct MQTTPlugin: ActionPlugin {
 
     /// Keeps the connection (not under `--dry-run`) until cancelled, then says
     /// `offline` and disconnects. With discovery on, publishes every reader's
-    /// presence (empty: nothing was seen yet) and answers HA's birth message.
+    /// presence (empty: nothing was seen yet) and answers HA's birth message;
+    /// with commands on, answers write requests (each in its own task, so a
+    /// request waiting for a tag holds up nothing else).
     public func run() async {
         guard !dryRun else { return await Latch().wait() }
-        let (connection, readers, hold, presence) = (connection, readers, section.hold, presence)
+        let (connection, readers, hold, presence, commands) = (connection, readers, section.hold, presence, commands)
         if let presence { for message in presence.messages { _ = connection.enqueue(message, hold: hold) } }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await connection.run() }
-            guard let presence else { return }
+            guard presence != nil || commands != nil else { return }
             group.addTask {
-                // `incoming` ends when the connection has stopped.
-                for await message in connection.incoming {
-                    let discovery = presence.discovery
-                    let replies = discovery.replies(to: message, readers: readers) + (discovery.isBirth(message) ? presence.messages : [])
-                    for reply in replies { _ = connection.enqueue(reply, hold: hold) }
+                await withTaskGroup(of: Void.self) { requests in
+                    // `incoming` ends when the connection has stopped.
+                    for await message in connection.incoming {
+                        if let commands, let reader = commands.reader(of: message.topic) {
+                            requests.addTask { _ = connection.enqueue(await commands.answer(message, reader: reader), hold: hold) }
+                        } else if let discovery = presence?.discovery {
+                            let replies = discovery.replies(to: message, readers: readers) + (discovery.isBirth(message) ? presence?.messages ?? [] : [])
+                            for reply in replies { _ = connection.enqueue(reply, hold: hold) }
+                        }
+                    }
+                    requests.cancelAll()
                 }
             }
         }

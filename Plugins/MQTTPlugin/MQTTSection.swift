@@ -14,6 +14,10 @@ struct MQTTSection: Sendable {
     var discovery: HomeAssistantDiscovery?
     /// Where `home_assistant.discovery` is written, for warnings about it.
     var discoveryMark: SourceMark?
+    /// Listen for write requests on `<base_topic>/<reader>/write`.
+    var commands: Bool
+    /// A write request may lock the tag (`lock: true`).
+    var allowLock: Bool
 
     static let tlsSpec = OptionSpec("TLS towards the broker (present: on)", [
         Option("ca_file", .string, "PEM file of the CA that signed the broker's certificate; default: the system's CA store"),
@@ -43,6 +47,8 @@ struct MQTTSection: Sendable {
         Option("reconnect_delay_max", .duration, default: "30s", "longest wait between reconnects"),
         Option("hold", .duration, default: "10s", "how long a message waits in memory for an unreachable broker before the delivery counts as failed (then retried, then spooled)"),
         Option("home_assistant", .section(homeAssistantSpec), "Home Assistant MQTT discovery"),
+        Option("commands", .bool, default: "false", "write tags on request: a message on `<base_topic>/<reader>/write` writes the next tag placed on that reader; the result goes to `…/write/result` (docs/home-assistant.md)"),
+        Option("allow_lock", .bool, default: "false", "a write request may make the tag read-only for ever (`lock: true`)"),
     ])
 
     /// Reads a validated section (nil: the section is absent, all defaults).
@@ -80,6 +86,9 @@ struct MQTTSection: Sendable {
                 availabilityTopic: availabilityTopic, softwareVersion: tagrouterVersion)
         }
         self.baseTopic = baseTopic
+        commands = value?.bool("commands") ?? false
+        allowLock = value?.bool("allow_lock") ?? false
+        let commandTopics = commands ? readers.map { MQTTWriteCommands.topic(baseTopic: baseTopic, reader: $0) } : []
         hold = value?.duration("hold") ?? .seconds(10)
         settings = MQTTSettings(
             host: value?.string("host") ?? "localhost", port: value?.int("port") ?? 1883, clientID: clientID,
@@ -88,7 +97,7 @@ struct MQTTSection: Sendable {
             backoff: Backoff(
                 initial: value?.duration("reconnect_delay") ?? .seconds(1), maximum: value?.duration("reconnect_delay_max") ?? .seconds(30)),
             birthMessages: discovery?.configMessages(readers: readers) ?? [],
-            subscriptions: discovery?.subscriptions ?? [])
+            subscriptions: (discovery?.subscriptions ?? []) + commandTopics)
     }
 
     /// An existing file named by `key`, made absolute; reports a missing one.

@@ -7,7 +7,7 @@ import TagRouter
 /// The daemon's control socket as a service: a thread blocked in `accept`,
 /// one thread per connection (each peer checked with `SO_PEERCRED` first),
 /// answering `status`, `events` and `reload` from the observer and the
-/// daemon's reload. On cancellation it hangs up on every client, joins the
+/// daemon's reload, and `write` and `read` through the daemon's readers. On cancellation it hangs up on every client, joins the
 /// threads and removes the socket file.
 public final class ControlServer: Service {
     public let path: String
@@ -19,11 +19,15 @@ public final class ControlServer: Service {
 
     /// Listens at `path` (mode 0660, its folder made 0750 when missing) now, so
     /// a daemon that cannot serve control fails before it starts.
-    public init(path: String, observer: DaemonObserver, policy: PeerPolicy = PeerPolicy(), reload: @escaping @Sendable () -> ReloadOutcome) throws(ControlError) {
+    /// `jobs`: the readers `write` and `read` go to (nil: the daemon has none, as with `--events-from`).
+    public init(
+        path: String, observer: DaemonObserver, policy: PeerPolicy = PeerPolicy(), jobs: (any TagJobRunner)? = nil,
+        reload: @escaping @Sendable () -> ReloadOutcome
+    ) throws(ControlError) {
         try ControlSocketPath.prepareFolder(of: path)
         self.path = path
         listener = try UnixSocket.listen(at: path, mode: 0o660)
-        sessionContext = ControlSession.Context(observer: observer, policy: policy, reload: reload)
+        sessionContext = ControlSession.Context(observer: observer, policy: policy, jobs: jobs, reload: reload)
     }
 
     public func run() async {

@@ -12,6 +12,7 @@ struct ControlSession {
     struct Context: Sendable {
         let observer: DaemonObserver
         let policy: PeerPolicy
+        let jobs: (any TagJobRunner)?
         let reload: @Sendable () -> ReloadOutcome
     }
 
@@ -61,8 +62,37 @@ struct ControlSession {
                 guard socket.write(reload()) else { return }
             case .events:
                 return watch(EventFilter(request), lines: &lines)
+            case .write, .read:
+                guard socket.write(tagJob(request, command, peer: peer, lines: &lines)) else { return }
             }
         }
+    }
+
+    /// Hands the job to the reader and waits on this connection's thread for its answer
+    /// (a timer answers `no_tag` at the job's deadline, so the wait is bounded). A client
+    /// that hangs up, or the server stopping, withdraws a job still waiting for a tag.
+    private func tagJob(_ request: JSONValue, _ command: ControlProtocol.Command, peer: PeerCredentials, lines: inout SocketLines) -> String {
+        guard let jobs = context.jobs else {
+            return JSONValue.object(TagJobResult.refused(TagJobRefusal(.noReader, "this daemon runs no readers (it reads an events file)")).json).serialized() + "\n"
+        }
+        let result: TagJobResult
+        do throws(TagJobRefusal) {
+            let parsed = try TagJobRequest(request, command: command, origin: "control pid \(peer.pid)")
+            let answer = Mutex<TagJobResult?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            let handle = jobs.submit(parsed.job, reader: parsed.reader) { result in
+                answer.withLock { $0 = result }
+                done.signal()
+            }
+            while done.wait(timeout: .now() + .milliseconds(250)) == .timedOut {
+                // The client says nothing while it waits: readable means it hung up.
+                if closing() || (lines.readable(timeout: 0) && lines.next(timeout: 0) == nil) { handle.cancel() }
+            }
+            result = answer.withLock { $0 } ?? .refused(TagJobRefusal(.failed, "the reader gave no answer"))
+        } catch {
+            result = .refused(error)
+        }
+        return JSONValue.object(result.json).serialized() + "\n"
     }
 
     private func reload() -> String {

@@ -20,13 +20,19 @@ final class LibNFCReader: Sendable {
     private let watchdogFired = Atomic<Bool>(false)
     /// Tags a previous reader reported lying here, for the first session only.
     private let handedOver: Mutex<[TagEvent]>
+    /// The read and write jobs waiting for this reader's tags.
+    private let jobs: TagJobQueue?
 
     /// Protocol errors in a row after which the device is reopened.
     static let protocolErrorLimit = 5
 
     /// `present`: tags a previous reader of this device reported and did not remove (a reload changed its settings).
-    init(config: ReaderConfig, present: [TagEvent] = [], emit: @escaping @Sendable (TagEvent) -> Void, finished: @escaping @Sendable () -> Void) {
+    init(
+        config: ReaderConfig, present: [TagEvent] = [], jobs: TagJobQueue? = nil,
+        emit: @escaping @Sendable (TagEvent) -> Void, finished: @escaping @Sendable () -> Void
+    ) {
         self.config = config
+        self.jobs = jobs
         handedOver = Mutex(present)
         self.emit = emit
         self.finished = finished
@@ -152,7 +158,7 @@ final class LibNFCReader: Sendable {
             defer { present = [] }
             return present
         }
-        var scan = ScanSession(config: config, device: device, adopting: adopted)
+        var scan = ScanSession(config: config, device: device, jobs: jobs, adopting: adopted)
         do {
             try Self.prepare(device)
         } catch {

@@ -7,6 +7,8 @@ import TagCore
 struct PresenceEvents {
     let reader: String
     private var arrivals: [TagUID: TagEvent] = [:]
+    /// Tags taken by a read or write job on arrival: none of their events is reported.
+    private var claimed: Set<TagUID> = []
 
     /// `adopting`: arrivals a previous reader of the device reported and did not remove.
     init(reader: String, adopting present: [TagEvent] = []) {
@@ -22,11 +24,20 @@ struct PresenceEvents {
         return arrival
     }
 
+    /// Keeps the presence of `uid`, whose arrival a job took, out of the events.
+    mutating func claim(_ uid: TagUID) {
+        claimed.insert(uid)
+    }
+
     /// The event for a hold, tap or removal decision (nil for an arrival, which the
-    /// scan loop reads itself); a removal ends the presence.
+    /// scan loop reads itself, and for a claimed tag); a removal ends the presence.
     mutating func event(for decision: ScanModel.Decision) -> TagEvent? {
         switch decision {
         case .arrive: return nil
+        case .hold(let uid) where claimed.contains(uid), .tap(let uid) where claimed.contains(uid): return nil
+        case .remove(let uid, _) where claimed.contains(uid):
+            claimed.remove(uid)
+            return nil
         case .hold(let uid): return following(uid, .tagHeld)
         case .tap(let uid): return following(uid, .tagTapped)
         case .remove(let uid, let dwell):

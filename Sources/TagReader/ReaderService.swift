@@ -10,15 +10,20 @@ import TagCore
 public struct ReaderService: Service {
     public let readers: [ReaderConfig]
     private let present: [String: [TagEvent]]
+    private let jobs: ReaderJobBoard?
     private let emit: @Sendable (TagEvent) -> Void
 
     /// `emit` receives every reader's events, in the order they happened per
     /// reader, on the readers' threads; it must not block (the daemon's buffer
     /// drops the oldest instead). `present`: per reader name, the arrivals of tags an earlier
     /// run reported lying on it and did not remove — they do not arrive again.
-    public init(readers: [ReaderConfig], present: [String: [TagEvent]] = [:], emit: @escaping @Sendable (TagEvent) -> Void) {
+    /// `jobs`: where each reader finds the read and write jobs waiting for its tags.
+    public init(
+        readers: [ReaderConfig], present: [String: [TagEvent]] = [:], jobs: ReaderJobBoard? = nil, emit: @escaping @Sendable (TagEvent) -> Void
+    ) {
         self.readers = readers
         self.present = present
+        self.jobs = jobs
         self.emit = emit
     }
 
@@ -30,9 +35,10 @@ public struct ReaderService: Service {
             let finished: @Sendable () -> Void = {
                 if running.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 { allEnded.open() }
             }
+            let queue = jobs?.queue(for: config)
             return PCSCDevice.names(config.device)
-                ? PCSCReader(config: config, emit: emit, finished: finished)
-                : LibNFCReader(config: config, present: present[config.name] ?? [], emit: emit, finished: finished)
+                ? PCSCReader(config: config, jobs: queue, emit: emit, finished: finished)
+                : LibNFCReader(config: config, present: present[config.name] ?? [], jobs: queue, emit: emit, finished: finished)
         }
         for thread in threads { thread.start() }
         let monitor = ReaderMonitor(threads)

@@ -11,10 +11,11 @@ public final class ReaderSupervisor: Sendable {
 
     /// Starts one thread per reader at once. `buffer` bounds the events held for a
     /// slow consumer; past it the oldest are dropped (and logged).
-    public init(readers configs: [ReaderConfig], buffer: Int = 1024) {
+    /// `jobs`: where the readers find read and write jobs (tests of the daemon's write path).
+    public init(readers configs: [ReaderConfig], buffer: Int = 1024, jobs: ReaderJobBoard? = nil) {
         let (stream, continuation) = AsyncStream.makeStream(of: TagEvent.self, bufferingPolicy: .bufferingNewest(buffer))
         events = stream
-        let service = ReaderService(readers: configs) { event in
+        let service = ReaderService(readers: configs, jobs: jobs) { event in
             if case .dropped(let old) = continuation.yield(event) {
                 Log.warning("event buffer full; dropped the oldest event", JSONObject(["event": .string(old.kind.rawValue), "reader": .string(old.reader)]))
             }

@@ -1,11 +1,14 @@
 import TagCore
 
 /// The scan loop on one open device: polls the field, feeds the scan model, reads
-/// arriving tags and turns the model's decisions into events. Lives on the reader
-/// thread for as long as the device stays open.
+/// arriving tags and turns the model's decisions into events; a tag that arrives
+/// while a job waits (docs/control.md "write and read") is handed to the job
+/// instead of being reported. Lives on the reader thread for as long as the device stays open.
 struct ScanSession {
     let config: ReaderConfig
     let device: NFCDevice
+    /// The read and write jobs waiting for this reader's tags.
+    let jobs: TagJobQueue?
     private var model: ScanModel
     /// The reported arrivals, for the events after them.
     private var presence: PresenceEvents
@@ -16,9 +19,10 @@ struct ScanSession {
 
     /// `adopting`: the arrivals of tags the previous reader reported lying on this
     /// one (see `ScanModel.adopt`); their later events keep those arrivals' identity.
-    init(config: ReaderConfig, device: NFCDevice, adopting present: [TagEvent] = []) {
+    init(config: ReaderConfig, device: NFCDevice, jobs: TagJobQueue? = nil, adopting present: [TagEvent] = []) {
         self.config = config
         self.device = device
+        self.jobs = jobs
         model = ScanModel(config)
         model.connected()
         model.adopt(present.compactMap(\.tag?.uid), at: .now)
@@ -32,10 +36,18 @@ struct ScanSession {
         for decision in model.observe(present.map(\.uid), at: .now) {
             if case .arrive(let uid) = decision {
                 guard let target = present.first(where: { $0.uid == uid }) else { continue }
-                emit(presence.arrived(read(target).arrivedEvent(reader: config.name)))
+                if let job = jobs?.claim(arriving: true) {
+                    presence.claim(uid)
+                    job.finish(perform(job.job, on: target))
+                } else {
+                    emit(presence.arrived(read(target).arrivedEvent(reader: config.name)))
+                }
             } else if let event = presence.event(for: decision) {
                 emit(event)
             }
+        }
+        if let jobs, jobs.wantsPresentTag, let target = present.first, let job = jobs.claim(arriving: false) {
+            job.finish(present.count == 1 ? perform(job.job, on: target) : Self.severalTags(present.count))
         }
         if let lost = device.lost { throw lost }
         pauseBeforeNextStep = nextPause()
@@ -103,17 +115,37 @@ struct ScanSession {
         return targets
     }
 
-    /// Selects `target` if needed and reads it; a tag that leaves or a device that
-    /// fails on the way yields a readout with `ndefError` saying so.
-    private mutating func read(_ target: NFCTarget) -> TagReadout {
+    /// Does `job` on `target` (selected again if needed).
+    private mutating func perform(_ job: TagJob, on target: NFCTarget) -> TagJobResult {
+        guard let tag = selectAndIdentify(target) else {
+            let result = TagJobResult.refused(TagJobRefusal(.tagLeft, device.lost.map { "reader failed: \($0)" } ?? "the tag left the field before it could be reached"))
+            TagJobWork.log(result, job: job, tag: nil, reader: config.name)
+            return result
+        }
+        return TagJobWork.perform(job, on: tag, reader: config.name)
+    }
+
+    static func severalTags(_ count: Int) -> TagJobResult {
+        .refused(TagJobRefusal(.failed, "\(count) tags lie on the reader; leave only the one to read or write"))
+    }
+
+    /// Selects `target` if needed and identifies it; nil when it is gone.
+    private mutating func selectAndIdentify(_ target: NFCTarget) -> TagInspector.Identified? {
         var target = target
         if selected != target.uid {
-            guard let reselected = TagInspector.reselect(target, on: device) else {
-                return TagReadout(target: target, ndefError: device.lost.map { "reader failed: \($0)" } ?? TagReadout.removedDuringRead)
-            }
+            guard let reselected = TagInspector.reselect(target, on: device) else { return nil }
             target = reselected
         }
         selected = nil
-        return TagInspector.inspect(target, on: device)
+        return TagInspector.identify(target, on: device)
+    }
+
+    /// Selects `target` if needed and reads it; a tag that leaves or a device that
+    /// fails on the way yields a readout with `ndefError` saying so.
+    private mutating func read(_ target: NFCTarget) -> TagReadout {
+        guard let tag = selectAndIdentify(target) else {
+            return TagReadout(target: target, ndefError: device.lost.map { "reader failed: \($0)" } ?? TagReadout.removedDuringRead)
+        }
+        return TagInspector.read(tag)
     }
 }

@@ -75,6 +75,19 @@ public enum TagAccess {
         throw TagAccessError.noTag(device: connstring, timeout: timeout)
     }
 
+    /// Whether another process (a running daemon) holds `connstring` now; false for
+    /// a PC/SC reader (pcscd shares it) and when the lock cannot be checked.
+    public static func isHeldElsewhere(_ connstring: String) -> Bool {
+        guard !PCSCDevice.names(connstring) else { return false }
+        do {
+            _ = try DeviceLock.acquire(connstring)  // released again at once
+            return false
+        } catch {
+            if case .inUse = error { return true }
+            return false
+        }
+    }
+
     /// Opens the device, waiting (with the reader backoff, logged once) while another process holds it if asked to.
     private static func open(_ connstring: String, until deadline: ContinuousClock.Instant, ifBusy: ReaderConfig.BusyPolicy) throws -> NFCDevice {
         guard let context = NFCContext() else { throw TagAccessError.noReader(device: connstring) }

@@ -28,14 +28,6 @@ enum TagInspector {
         return Identified(info: info, driver: driver)
     }
 
-    /// Identifies the tag and reads its NDEF message; what went wrong is in `ndefError`.
-    static func inspect(_ target: NFCTarget, on device: NFCDevice) -> TagReadout {
-        guard let tag = identify(target, on: device) else {
-            return TagReadout(target: target, ndefError: TagReadout.removedDuringRead)
-        }
-        return read(tag)
-    }
-
     /// Reads an identified tag's NDEF message through its driver (libnfc and PC/SC alike).
     static func read(_ tag: Identified) -> TagReadout {
         guard let driver = tag.driver else {

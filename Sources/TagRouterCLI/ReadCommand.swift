@@ -1,15 +1,22 @@
+import TagCore
+
 /// `tagrouter read`: read the tag on a reader and print its event JSON
 enum ReadCommand: Command {
     static let name = "read"
     static let summary = "read the tag on a reader and print its event JSON"
     static let usage = """
-        Usage: tagrouter read [--device CONNSTRING] [--if-busy exit|wait] [--timeout SECONDS] [--wait]
+        Usage: tagrouter read [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] [--timeout SECONDS] [--wait]
 
         Reads the tag lying on the reader, or waits for one, prints its tag.arrived
         event as one line of JSON and exits. Exit status 1 when no tag arrives in time,
         or at once when the reader cannot be opened (with the reason).
 
+        When a running daemon answers on the control socket and runs the reader, the
+        read goes through it: its reader reads the tag lying there again (or the next
+        one placed, which is then not routed as a tap).
+
         \(ReaderOptions.usage)
+        \(DaemonTagJob.usage)
           --timeout SECONDS     how long to wait for a tag (default 30)
           --wait                wait (up to the timeout) for a reader that cannot be opened yet
         """
@@ -19,7 +26,16 @@ enum ReadCommand: Command {
         let reader = try ReaderOptions(&arguments, multiple: false)
         let timeout = try ReaderOptions.seconds(try arguments.option("--timeout"), option: "--timeout", default: .seconds(30))
         let wait = arguments.flag("--wait")
+        let readerName = try arguments.option("--reader")
+        let direct = arguments.flag("--direct")
+        let control = try ControlOption.path(&arguments)
         try arguments.finish()
+        if !direct, let reply = try DaemonTagJob.ask(
+            "read", JSONObject(["present": true]), control: control, reader: readerName, device: reader.given ? reader.devices[0] : nil, timeout: timeout)
+        {
+            print((reply["event"] ?? reply).serialized())
+            return
+        }
         let device = wait || reader.ifBusy == .wait ? reader.devices[0] : try ReaderOptions.opening(reader.devices[0], hint: "(--wait waits for the reader to appear)")
         let event = try await ReaderOptions.firstTag(device: device, timeout: timeout, ifBusy: reader.ifBusy)
         print(event.json.serialized())

@@ -34,7 +34,8 @@ enum RunCommand: Command {
         \(RunLogOptions.usage)
 
         Signals: SIGHUP reloads the config; SIGTERM or SIGINT stop after draining the queues.
-        On the control socket `tagrouter status`, `events` and `reload` reach the daemon.
+        On the control socket `tagrouter status`, `events` and `reload` reach the daemon,
+        and `tagrouter write` and `read` go through it to the readers it holds.
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
@@ -47,7 +48,9 @@ enum RunCommand: Command {
         let control = try ControlOption.path(&arguments)
         try arguments.finish()
 
-        let loader = ConfigLoader(registry: builtinPlugins, dryRun: dryRun, stateDirectory: stateDirectory)
+        // Read and write jobs (control socket, MQTT commands) reach the readers through the board.
+        let jobs = ReaderJobBoard()
+        let loader = ConfigLoader(registry: builtinPlugins, dryRun: dryRun, stateDirectory: stateDirectory, tagJobs: eventsFrom == nil ? jobs : nil)
         let config = try file.loadOrExit(loader)
         signal(SIGPIPE, SIG_IGN)  // a closed stdout fails the `log` action, it does not kill the daemon
         let signals = signalStream([SIGHUP, SIGTERM, SIGINT])
@@ -58,7 +61,7 @@ enum RunCommand: Command {
             readers = nil
             sources = [ConfiguredInput(kind: EventsInput.name, path: "--events-from", source: try EventsInput(path: eventsFrom)).service(into: buffer)]
         } else {
-            readers = ReaderSource(config.readers, buffer: buffer)
+            readers = ReaderSource(config.readers, buffer: buffer, jobs: jobs)
             sources = [readers!] + config.inputs.map { $0.service(into: buffer) }
         }
         let observer = DaemonObserver(eventBuffer: buffer)
@@ -82,7 +85,7 @@ enum RunCommand: Command {
             .init("sources", RunSources(sources: sources, buffer: buffer)),
             .init("router", routing, stop: .drain),
         ]
-        if let server = try controlServer(control, observer: observer, reload: reload) { members.append(.init("control", server)) }
+        if let server = try controlServer(control, observer: observer, jobs: readers?.jobs, reload: reload) { members.append(.init("control", server)) }
         if let metrics = config.metrics {
             do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer))) } catch { throw .runtime(error.description) }
         }
@@ -107,10 +110,10 @@ enum RunCommand: Command {
     /// The control socket's server; when the standard path cannot be used the
     /// daemon runs without one (and says so), when a given `--control` cannot, it does not start.
     private static func controlServer(
-        _ control: (path: String, explicit: Bool), observer: DaemonObserver, reload: @escaping @Sendable () -> ReloadOutcome
+        _ control: (path: String, explicit: Bool), observer: DaemonObserver, jobs: ReaderJobBoard?, reload: @escaping @Sendable () -> ReloadOutcome
     ) throws(CLIError) -> ControlServer? {
         do {
-            let server = try ControlServer(path: control.path, observer: observer, reload: reload)
+            let server = try ControlServer(path: control.path, observer: observer, jobs: jobs, reload: reload)
             Log.info("control socket ready", JSONObject(["path": .string(control.path)]))
             return server
         } catch {

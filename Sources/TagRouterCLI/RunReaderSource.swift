@@ -8,15 +8,18 @@ import TagReader
 /// reader by reader: an unchanged reader stays open untouched; a changed one is
 /// stopped and started with its new settings, taking over the tags lying on it
 /// (they do not arrive again); a removed one stops; a new one starts.
+/// Read and write jobs reach the readers through `jobs`.
 final class ReaderSource: Service {
     private let buffer: EventBuffer
+    let jobs: ReaderJobBoard
     /// The readers to run, and the latch that wakes `run` when they change.
     private let wanted: Mutex<(readers: [ReaderConfig], changed: Latch)>
     /// Per reader, the tags it reported arriving and not yet removed.
     private let present = Mutex<[String: [TagEvent]]>([:])
 
-    init(_ readers: [ReaderConfig], buffer: EventBuffer) {
+    init(_ readers: [ReaderConfig], buffer: EventBuffer, jobs: ReaderJobBoard) {
         self.buffer = buffer
+        self.jobs = jobs
         wanted = Mutex((readers, Latch()))
     }
 
@@ -43,6 +46,7 @@ final class ReaderSource: Service {
             var first = true
             while !Task.isCancelled {
                 let (readers, changed) = wanted.withLock { $0 }
+                jobs.configure(readers)
                 for (name, reader) in running where !readers.contains(reader.config) {
                     reader.stop.open()
                     await reader.ended.waitIgnoringCancellation()  // the device is free again before it is reopened
@@ -54,7 +58,7 @@ final class ReaderSource: Service {
                     if !first { Log.info("reader started with the new config", JSONObject(["reader": .string(config.name), "tags_taken_over": .int(Int64(handover.count))])) }
                     let reader = Running(config: config)
                     running[config.name] = reader
-                    let service = ReaderService(readers: [config], present: [config.name: handover], emit: offer)
+                    let service = ReaderService(readers: [config], present: [config.name: handover], jobs: jobs, emit: offer)
                     group.addTask {
                         try? await reader.stop.cancelling { await service.run() }
                         reader.ended.open()

@@ -9,8 +9,8 @@ enum WriteCommand: Command {
     static let name = "write"
     static let summary = "write an NDEF message to a tag"
     static let usage = """
-        Usage: tagrouter write [--device CONNSTRING] [--if-busy exit|wait] [--timeout SECONDS] RECORD… [--append] [--lock --yes]
-               tagrouter write [--device CONNSTRING] [--if-busy exit|wait] --from FILE [--append] [--lock --yes]
+        Usage: tagrouter write [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] [--timeout SECONDS] RECORD… [--append] [--lock --yes]
+               tagrouter write [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] --from FILE [--append] [--lock --yes]
 
         Writes an NDEF message to the tag on the reader (or the next one to arrive),
         then reads it back to verify. Refuses, before writing anything, a message that
@@ -29,7 +29,12 @@ enum WriteCommand: Command {
           --from FILE                     the whole message: JSON ({"records": […]}, as
                                           `decode` prints it) or hex
 
+        When a running daemon answers on the control socket and runs the reader, the
+        write goes through it: its reader writes the next tag placed (or the one lying
+        there), and that tag is not routed as a tap.
+
         \(ReaderOptions.usage)
+        \(DaemonTagJob.usage)
           --timeout SECONDS     how long to wait for a tag (default 30)
           --append              keep the records already on the tag, add these after them
           --lock                make the tag read-only after writing: IRREVERSIBLE, needs --yes
@@ -46,6 +51,9 @@ enum WriteCommand: Command {
         let lock = arguments.flag("--lock")
         let confirmed = arguments.flag("--yes")
         let from = try arguments.option("--from")
+        let readerName = try arguments.option("--reader")
+        let direct = arguments.flag("--direct")
+        let control = try ControlOption.path(&arguments)
         let steps = try arguments.orderedOptions(EncodeRecords.optionNames)
         try arguments.finish()
         if lock, !confirmed {
@@ -58,57 +66,32 @@ enum WriteCommand: Command {
         case (nil, true): throw .usage("give the records to write (--uri, --text, --mime, --json, …) or --from FILE")
         case (_?, false): throw .usage("give either records or --from FILE, not both")
         }
-        let outcome: WriteOutcome
+        let order = TagWriteOrder(message: NDEFMessage(records: records).encoded(), append: append, lock: lock)
+        if !direct {
+            let fields = JSONObject([
+                "message_hex": .string(Hex.string(order.message)), "append": .bool(append), "lock": .bool(lock), "present": true,
+            ])
+            if let reply = try DaemonTagJob.ask(
+                "write", fields, control: control, reader: readerName, device: reader.given ? reader.devices[0] : nil, timeout: timeout)
+            {
+                print(reply.value(atPath: "written.summary")?.plainText ?? reply.serialized())
+                return
+            }
+        }
+        let report: TagWriteReport
         do {
             let device = reader.ifBusy == .wait ? reader.devices[0] : try ReaderOptions.opening(reader.devices[0])
             ReaderOptions.promptForTag(on: device)
-            outcome = try await TagAccess.withTag(device: device, timeout: timeout, ifBusy: reader.ifBusy) { tag, driver in
-                try WriteOutcome.write(records, to: tag, with: driver, append: append, lock: lock)
+            report = try await TagAccess.withTag(device: device, timeout: timeout, ifBusy: reader.ifBusy) { tag, driver in
+                try TagWriting.write(order, to: tag, with: driver, reader: device)
             }
-        } catch let error as TagDriverError {
-            switch error {
-            case .transport(.tagRemoved):
-                throw .runtime("the tag left the field before the write was done and verified; hold it still and write again")
-            case .transport: throw .runtime(error.description)
-            default: throw .data(error.description)
-            }
+        } catch let refusal as TagJobRefusal {
+            throw DaemonTagJob.failure(refusal)
         } catch let error as CLIError {
             throw error
         } catch {
             throw .runtime("\(error)")
         }
-        print(outcome.summary)
-    }
-}
-
-/// What `write` did to the tag, for its one-line report.
-struct WriteOutcome: Sendable {
-    var tag: TagInfo
-    var records: Int
-    var bytes: Int
-    var locked: Bool
-
-    var summary: String {
-        "wrote \(records) record\(records == 1 ? "" : "s") (\(bytes) bytes) to \(tag.type) \(tag.uid.hex), read back and verified"
-            + (locked ? "; the tag is now read-only" : "")
-    }
-
-    /// Builds the message (after the tag's own records with `append`), writes it
-    /// (the driver refuses what does not fit or a read-only tag, and verifies), and locks.
-    static func write(
-        _ records: [NDEFRecord], to tag: TagInfo, with driver: any NDEFTagDriver, append: Bool, lock: Bool
-    ) throws -> WriteOutcome {
-        var message = records
-        if append, let existing = try driver.read().message {
-            do {
-                message = try NDEFMessage(bytes: existing).records.filter { $0.tnf != .empty } + records
-            } catch {
-                throw CLIError.data("the message on the tag is damaged (\(error)); write without --append to replace it")
-            }
-        }
-        let bytes = NDEFMessage(records: message).encoded()
-        try driver.write(message: bytes)
-        if lock { try driver.lock() }
-        return WriteOutcome(tag: tag, records: message.count, bytes: bytes.count, locked: lock)
+        print(report.summary)
     }
 }

@@ -34,7 +34,7 @@ struct MetricsEndToEndTests {
     @Test func theMetricsCountKnownTapsOnTheListenerAndInTheTextfile() async throws {
         let setup = try Setup()
         defer { setup.remove() }
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let textfile = setup.directory + "/node/tagrouter.prom"
         try FileManager.default.createDirectory(atPath: setup.directory + "/node", withIntermediateDirectories: true)
         let simulator = try await setup.simulator()

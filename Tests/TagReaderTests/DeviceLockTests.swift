@@ -66,11 +66,17 @@ import TestSupport
         try await first.waitForStdout(containing: "connected first", timeout: .seconds(30))
         let inUse = "device \(sim.connstring) is in use by pid \(first.pid)"
 
-        for tool in [["read", "--timeout", "5"], ["write", "--timeout", "5", "--text", "x"], ["watch"]] {
+        for tool in [["read", "--direct", "--timeout", "5"], ["write", "--direct", "--timeout", "5", "--text", "x"], ["watch"]] {
             let run = try await ToolRun(BuiltProducts.tagrouter.path, tool + ["--device", sim.connstring], environment: environment)
             #expect(run.status == 1, "\(tool[0]): \(run.stderr)")
             #expect(run.stderr.contains(inUse), "\(tool[0]): \(run.stderr)")
         }
+        // Without --direct, read and write go through the daemon (its control socket is in the same
+        // runtime directory), whose reader waits for a tag on their behalf.
+        let through = try await ToolRun(
+            BuiltProducts.tagrouter.path, ["write", "--timeout", "0.5", "--text", "x", "--device", sim.connstring], environment: environment)
+        #expect(through.status == 1)
+        #expect(through.stderr == "error: no tag arrived on reader 'first' within 0.5 s\n")
 
         let second = try RunningTool(BuiltProducts.tagrouter.path, ["run", "--config", try config("second")], environment: environment)
         try await second.waitForStderr(containing: inUse + "; waiting for it")

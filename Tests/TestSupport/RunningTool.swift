@@ -63,10 +63,10 @@ public final class RunningTool: Sendable {
         try await waitFor("\(count) lines on stdout", timeout: timeout) { stdout.count >= count ? stdout : nil }
     }
 
-    /// Waits for a stderr line containing `text`, and returns it.
+    /// Waits for a stderr line (from index `after` on) containing `text`, and returns it.
     @discardableResult
-    public func waitForStderr(containing text: String, timeout: Duration = .seconds(20)) async throws -> Line {
-        try await waitFor("'\(text)' on stderr", timeout: timeout) { stderr.first { $0.text.contains(text) } }
+    public func waitForStderr(containing text: String, after skip: Int = 0, timeout: Duration = .seconds(20)) async throws -> Line {
+        try await waitFor("'\(text)' on stderr", timeout: timeout) { stderr.dropFirst(skip).first { $0.text.contains(text) } }
     }
 
     /// Writes `line` and a newline to its standard input (started with `input: true`); false when it was not taken.

@@ -17,10 +17,12 @@ final class PCSCReader: ReaderThread {
     private let stopping = Atomic<Bool>(false)
     private let wakeUp = DispatchSemaphore(value: 0)
     private let currentContext = Mutex<PCSCContext?>(nil)
+    private let jobs: TagJobQueue?
 
-    init(config: ReaderConfig, emit: @escaping @Sendable (TagEvent) -> Void, finished: @escaping @Sendable () -> Void) {
+    init(config: ReaderConfig, jobs: TagJobQueue? = nil, emit: @escaping @Sendable (TagEvent) -> Void, finished: @escaping @Sendable () -> Void) {
         self.config = config
         device = PCSCDevice(config.device) ?? PCSCDevice("pcsc:auto")!
+        self.jobs = jobs
         self.emit = emit
         self.finished = finished
     }
@@ -97,7 +99,7 @@ final class PCSCReader: ReaderThread {
     /// Watches `reader` until it is lost or the reader stops.
     private func session(_ context: PCSCContext, reader: String) -> SessionEnd {
         emit(TagEvent(kind: .readerConnected, reader: config.name, message: "\(reader) (PC/SC)"))
-        var scan = PCSCScan(config: config)
+        var scan = PCSCScan(config: config, jobs: jobs)
         var known: PCSCContext.ReaderState?
         while !isStopping {
             let state: PCSCContext.ReaderState?

@@ -2,9 +2,12 @@ import TagCore
 
 /// The scan loop's state on one PC/SC reader: the scan model fed what the
 /// reader's slot holds at each change, the card read when the model reports
-/// its arrival, and the arrivals of reported tags for the events after them.
+/// its arrival (or handed to a waiting job instead), and the arrivals of
+/// reported tags for the events after them.
 struct PCSCScan {
     let config: ReaderConfig
+    /// The jobs waiting for this reader's next tag (a card lying still is not reached again).
+    let jobs: TagJobQueue?
     private var model: ScanModel
     /// The reported arrivals, for the events after them.
     private var presence: PresenceEvents
@@ -14,8 +17,9 @@ struct PCSCScan {
     /// leaving, before pcscd noticed): look again soon instead of waiting for a change.
     private var unreadCard = false
 
-    init(config: ReaderConfig) {
+    init(config: ReaderConfig, jobs: TagJobQueue? = nil) {
         self.config = config
+        self.jobs = jobs
         model = ScanModel(config)
         model.connected()
         presence = PresenceEvents(reader: config.name)
@@ -44,13 +48,26 @@ struct PCSCScan {
         }
         unreadCard = state.cardPresent && card == nil
         for decision in model.observe(card.map { [$0.uid] } ?? [], at: .now) {
-            if case .arrive(let uid) = decision {
+            if case .arrive(let uid) = decision, let opened = connected, let job = jobs?.claim(arriving: true) {
+                presence.claim(uid)
+                job.finish(Self.perform(job.job, on: opened, atr: state.atr, uid: uid, reader: config.name))
+            } else if case .arrive(let uid) = decision {
                 let readout = connected.map { PCSCInspector.inspect($0, atr: state.atr, uid: uid) }
                     ?? TagReadout(info: TagInfo(uid: uid, type: PCSCCardName.identify(atr: state.atr)?.type ?? "unknown"), ndefError: TagReadout.removedDuringRead)
                 emit(presence.arrived(readout.arrivedEvent(reader: config.name)))
             } else if let event = presence.event(for: decision) {
                 emit(event)
             }
+        }
+    }
+
+    private static func perform(_ job: TagJob, on card: PCSCCard, atr: [UInt8], uid: TagUID, reader: String) -> TagJobResult {
+        do {
+            return TagJobWork.perform(job, on: try PCSCInspector.identify(card, atr: atr, uid: uid), reader: reader)
+        } catch {
+            let result = TagJobResult.refused(TagJobRefusal(.tagLeft, "the card could not be reached: \(error)"))
+            TagJobWork.log(result, job: job, tag: nil, reader: reader)
+            return result
         }
     }
 

@@ -14,10 +14,13 @@ public struct ConfigLoader: Sendable {
 
     /// `check-config`: a secret not provided yet is a warning (see `ConfigContext.missingSecretsAreWarnings`).
     public let missingSecretsAreWarnings: Bool
+    /// Passed to plugins: the running daemon's readers, for reading and writing tags on request.
+    public let tagJobs: (any TagJobRunner)?
 
     public init(registry: PluginRegistry, environment: [String: String] = ProcessInfo.processInfo.environment, dryRun: Bool = false,
-                stateDirectory: String? = nil, missingSecretsAreWarnings: Bool = false) {
+                stateDirectory: String? = nil, missingSecretsAreWarnings: Bool = false, tagJobs: (any TagJobRunner)? = nil) {
         self.registry = registry
+        self.tagJobs = tagJobs
         self.environment = environment
         self.dryRun = dryRun
         self.stateDirectory = stateDirectory
@@ -66,7 +69,7 @@ public struct ConfigLoader: Sendable {
         let top = OptionValidator(context: context).validate(root, as: .section(spec), path: "", errors: &errors)
         let readers = top.list("readers").map(ReaderConfig.init)
         checkUnique(top.list("readers"), key: "name", what: "reader", &errors)
-        let pluginContext = PluginContext(stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers)
+        let pluginContext = PluginContext(stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers, tagJobs: tagJobs)
         let plugins = buildPlugins(top, pluginContext, &errors)
         let inputs = buildInputs(top, pluginContext, &errors)
         var routes: [Route] = []

@@ -10,11 +10,18 @@ public struct PluginContext: Sendable {
     public var dryRun: Bool
     /// The configured readers (Home Assistant discovery announces one scanner per reader).
     public var readers: [ReaderConfig]
+    /// The running daemon's readers, for plugins that read or write tags on request
+    /// (MQTT `commands`); nil outside `tagrouter run` (`check-config`, an events file).
+    public var tagJobs: (any TagJobRunner)?
 
-    public init(stateDirectory: String, config: ConfigContext = ConfigContext(), dryRun: Bool = false, readers: [ReaderConfig] = []) {
+    public init(
+        stateDirectory: String, config: ConfigContext = ConfigContext(), dryRun: Bool = false, readers: [ReaderConfig] = [],
+        tagJobs: (any TagJobRunner)? = nil
+    ) {
         self.stateDirectory = stateDirectory
         self.config = config
         self.dryRun = dryRun
         self.readers = readers
+        self.tagJobs = tagJobs
     }
 }

@@ -10,6 +10,8 @@ public struct MQTTPlugin: ActionPlugin {
     public static let name = "mqtt"
     public static let sectionSpec: OptionSpec? = MQTTSection.spec
     public static let actionSpec = MQTTAction.spec
+    /// Kept by a reload while `mqtt:` (and the reader names) stay the same: the connection stays up.
+    public static let isKeptAcrossReloads = true
 
     let section: MQTTSection
     let readers: [String]

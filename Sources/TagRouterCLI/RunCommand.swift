@@ -69,7 +69,8 @@ enum RunCommand: Command {
         let reload: @Sendable () -> ReloadOutcome = {
             let next: RouterConfig
             do throws(ConfigErrors) {
-                next = try file.load(loader)
+                // Plugins whose settings did not change are kept: their connections stay up.
+                next = try file.load(loader.keeping(routing.latestConfig.loadedPlugins))
             } catch {
                 let problems = error.sorted.map(\.description)
                 Log.error("reload rejected; the running config stays", JSONObject(["file": .string(file.name), "problems": .array(problems.map(JSONValue.string))]))

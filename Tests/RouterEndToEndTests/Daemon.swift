@@ -86,6 +86,16 @@ final class Daemon {
         return found ?? ""
     }
 
+    /// The sum of `count` over the JSON log lines holding `message` for `action`.
+    func reported(_ message: String, action: String) -> Int {
+        stderr.reduce(0) { sum, line in
+            guard line.contains(message), let json = try? JSONValue.parse(line), json["action"]?.stringValue == action,
+                case .int(let count)? = json["count"]
+            else { return sum }
+            return sum + Int(count)
+        }
+    }
+
     /// Waits for the process to exit and returns its status.
     func exitStatus(timeout: Duration = .seconds(20)) async throws -> Int32 {
         try await waitUntil("exit", timeout: timeout) { !process.isRunning }

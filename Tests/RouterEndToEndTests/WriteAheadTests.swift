@@ -31,17 +31,7 @@ struct WriteAheadTests {
     }
 
     /// The events the action's writer reported on disk (`written ahead to the spool`, debug).
-    private static func writtenAhead(_ daemon: Daemon, action: String) -> Int { reported("written ahead to the spool", by: daemon, action: action) }
-
-    /// The sum of `count` over the log lines holding `message` for `action`.
-    private static func reported(_ message: String, by daemon: Daemon, action: String) -> Int {
-        daemon.stderr.reduce(0) { sum, line in
-            guard line.contains(message), let json = try? JSONValue.parse(line), json["action"]?.stringValue == action,
-                case .int(let count)? = json["count"]
-            else { return sum }
-            return sum + Int(count)
-        }
-    }
+    private static func writtenAhead(_ daemon: Daemon, action: String) -> Int { daemon.reported("written ahead to the spool", action: action) }
 
     @Test func eventsForAWebhookAnswering500SurviveSIGKILL() async throws {
         let scratch = Scratch()
@@ -159,7 +149,7 @@ struct WriteAheadTests {
         for (index, event) in events.enumerated() {
             daemon.send(event)
             let accepted = await eventually {
-                Self.writtenAhead(daemon, action: "door.0.shell") + Self.reported("the spool cannot be written", by: daemon, action: "door.0.shell") > index
+                Self.writtenAhead(daemon, action: "door.0.shell") + daemon.reported("the spool cannot be written", action: "door.0.shell") > index
             }
             try #require(accepted, "event \(index + 1) neither written ahead nor reported\n\(daemon.stderr.joined(separator: "\n"))")
         }

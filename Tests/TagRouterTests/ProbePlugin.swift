@@ -6,6 +6,7 @@ import TagCore
 /// A plugin with a section and typed options, for loader tests.
 struct ProbePlugin: ActionPlugin {
     static let name = "probe"
+    static let isKeptAcrossReloads = true
     static let sectionSpec: OptionSpec? = OptionSpec("test section", [
         Option("broker", .template, default: "localhost", "a host"),
         Option("password_file", .secretFile, "a secret"),

@@ -33,6 +33,25 @@ import Testing
         #expect(entries.map(\.delivery.route) == ["r", "r", "r"])
     }
 
+    /// What a reload reports of a spool no action takes: its undelivered entries,
+    /// counted without reading them into deliveries or changing the files.
+    @Test func waitingCountsWhatIsNotDoneAcrossBatches() throws {
+        let state = directory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let spool = Spool(directory: Spool.directory(of: "r.0.log", under: state))
+        _ = spool.recover()
+        _ = try spool.append(deliveries(4))
+        _ = try spool.append(deliveries(3))
+        spool.markDone(through: 2)
+        #expect(spool.waitingCount == 5)
+        spool.markDone(through: 5)
+        let before = files(spool.directory)
+        #expect(Spool.waiting(under: state).map { "\($0.id) \($0.count)" } == ["r.0.log 2"])
+        #expect(files(spool.directory) == before)
+        spool.markDone(through: 7)
+        #expect(Spool.waiting(under: state).isEmpty)
+    }
+
     /// Group commit: a batch is one file, however many entries it holds.
     @Test func aBatchIsOneFile() throws {
         let path = directory()

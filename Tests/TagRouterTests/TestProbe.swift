@@ -6,7 +6,11 @@ import TagCore
 
 /// What a test's probe actions did: one record per call of `perform`.
 struct ProbeRecord: Sendable, Equatable {
-    enum Step: Sendable, Equatable { case began, delivered, failed }
+    enum Step: Sendable, Equatable {
+        case began, delivered, failed
+        /// A plugin's service (`ServiceRecorderPlugin`) started or ended.
+        case started, stopped
+    }
     let label: String
     let eventID: String
     let attempt: Int

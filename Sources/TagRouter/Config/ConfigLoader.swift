@@ -17,6 +17,9 @@ public struct ConfigLoader: Sendable {
     /// Passed to plugins: the running daemon's readers, for reading and writing tags on request.
     public let tagJobs: (any TagJobRunner)?
 
+    /// Instances a reload may keep instead of building anew (see `LoadedPlugin`).
+    private var keptPlugins: [LoadedPlugin] = []
+
     public init(registry: PluginRegistry, environment: [String: String] = ProcessInfo.processInfo.environment, dryRun: Bool = false,
                 stateDirectory: String? = nil, missingSecretsAreWarnings: Bool = false, tagJobs: (any TagJobRunner)? = nil) {
         self.registry = registry
@@ -25,6 +28,14 @@ public struct ConfigLoader: Sendable {
         self.dryRun = dryRun
         self.stateDirectory = stateDirectory
         self.missingSecretsAreWarnings = missingSecretsAreWarnings
+    }
+
+    /// This loader, using each of `plugins` again where the config gives it the
+    /// same settings: a reload keeps them (their connections stay up).
+    public func keeping(_ plugins: [LoadedPlugin]) -> ConfigLoader {
+        var loader = self
+        loader.keptPlugins = plugins
+        return loader
     }
 
     /// The top-level keys: the fixed ones, then one section per plugin that has one.
@@ -93,8 +104,8 @@ public struct ConfigLoader: Sendable {
         var config = RouterConfig(
             file: file, readers: readers, inputs: inputs, stateDirectory: pluginContext.stateDirectory,
             shutdownTimeout: top.duration("shutdown_timeout") ?? .seconds(5), eventBuffer: top.int("event_buffer") ?? 1000,
-            plugins: plugins.map(\.value), routes: routes, tags: tags, metrics: metrics)
-        for warning in plugins.flatMap({ $0.value.warnings(routes: routes) }) + tags.unused(by: routes) { errors.append(warning) }
+            plugins: plugins, routes: routes, tags: tags, metrics: metrics)
+        for warning in plugins.flatMap({ $0.plugin.warnings(routes: routes) }) + tags.unused(by: routes) { errors.append(warning) }
         config.warnings = errors.sorted
         return config
     }
@@ -118,16 +129,21 @@ public struct ConfigLoader: Sendable {
         }
     }
 
-    /// The plugins named by an action or given a section, in registry order.
-    private func buildPlugins(_ top: ConfigValue, _ context: PluginContext, _ errors: inout ConfigErrors) -> [(key: String, value: any ActionPlugin)] {
+    /// The plugins named by an action or given a section, in registry order;
+    /// a kept instance where it serves the same settings.
+    private func buildPlugins(_ top: ConfigValue, _ context: PluginContext, _ errors: inout ConfigErrors) -> [LoadedPlugin] {
         let used = Set(top.list("routes").flatMap { route in
             (route.node["actions"]?.elements ?? []).compactMap { Self.actionName($0)?.name }
         })
-        var plugins: [(key: String, value: any ActionPlugin)] = []
+        var plugins: [LoadedPlugin] = []
         for plugin in registry.plugins where used.contains(plugin.name) || top.has(plugin.name) {
             let section = plugin.sectionSpec != nil && top.has(plugin.name) ? top.section(plugin.name) : nil
+            if plugin.isKeptAcrossReloads, let kept = keptPlugins.first(where: { $0.serves(plugin.name, section: section, context: context) }) {
+                plugins.append(kept)
+                continue
+            }
             do {
-                plugins.append((plugin.name, try plugin.init(section: section, context: context)))
+                plugins.append(LoadedPlugin(name: plugin.name, plugin: try plugin.init(section: section, context: context), section: section, context: context))
             } catch {
                 errors.append(contentsOf: error)
             }
@@ -184,7 +200,7 @@ public struct ConfigLoader: Sendable {
         return nil
     }
 
-    private func compile(_ route: ConfigValue, name: String, plugins: [(key: String, value: any ActionPlugin)], _ errors: inout ConfigErrors) -> Route? {
+    private func compile(_ route: ConfigValue, name: String, plugins: [LoadedPlugin], _ errors: inout ConfigErrors) -> Route? {
         var matcher: Matcher?
         do {
             matcher = try Matcher(route.child("match"))
@@ -199,7 +215,7 @@ public struct ConfigLoader: Sendable {
                     node, path: path, what: "action", example: "`- log` or `- mqtt: {topic: …}`", names: registry.names,
                     context: route.context, &errors, lookup: { name in registry[name].map { ($0, $0.actionSpec.adding(DeliveryPolicy.options)) } })
             else { continue }
-            guard let plugin = plugins.first(where: { $0.key == pluginName })?.value else { continue }
+            guard let plugin = plugins.first(where: { $0.name == pluginName })?.plugin else { continue }
             do {
                 let action = try plugin.makeAction(options, route: name)
                 actions.append(ConfiguredAction(plugin: pluginName, route: name, index: index, action: action, policy: DeliveryPolicy(options), mark: node.mark))

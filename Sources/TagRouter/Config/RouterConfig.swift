@@ -14,7 +14,9 @@ public struct RouterConfig: Sendable {
     /// Events the daemon's buffer holds between the sources and the router.
     public var eventBuffer: Int
     /// One instance per plugin the config uses or configures.
-    public var plugins: [any ActionPlugin]
+    public private(set) var plugins: [any ActionPlugin]
+    /// The same instances with what each was built from: a reload keeps those whose settings did not change.
+    public private(set) var loadedPlugins: [LoadedPlugin]
     public var routes: [Route]
     /// The named tags (`tags:`); events are resolved against it before routes match.
     public var tags: TagRegistry
@@ -23,6 +25,23 @@ public struct RouterConfig: Sendable {
     /// What loads but deserves a look, sorted by position (a named tag no route
     /// selects, HA discovery with no route publishing): `check-config` prints them, `run` logs them.
     public var warnings: [ConfigError] = []
+
+    init(
+        file: String, readers: [ReaderConfig], inputs: [ConfiguredInput], stateDirectory: String, shutdownTimeout: Duration, eventBuffer: Int,
+        plugins: [LoadedPlugin], routes: [Route], tags: TagRegistry, metrics: MetricsSettings?
+    ) {
+        self.file = file
+        self.readers = readers
+        self.inputs = inputs
+        self.stateDirectory = stateDirectory
+        self.shutdownTimeout = shutdownTimeout
+        self.eventBuffer = eventBuffer
+        self.plugins = plugins.map(\.plugin)
+        self.loadedPlugins = plugins
+        self.routes = routes
+        self.tags = tags
+        self.metrics = metrics
+    }
 
     /// Every action of every route, in file order.
     public var actions: [ConfiguredAction] { routes.flatMap(\.actions) }

@@ -1,7 +1,7 @@
 import TagCore
 
 /// A kind of action (`mqtt`, `shell`, `log`…), listed once in the registry.
-/// The router builds one instance per config load — it owns anything the
+/// The loader builds one instance per config load — it owns anything the
 /// actions share, such as a broker connection — and asks it for one `Action`
 /// per `- <name>: <options>` in the routes. As a `Service`, its `run()` is the
 /// plugin's long-lived part (a broker connection), run beside the action workers
@@ -9,6 +9,12 @@ import TagCore
 public protocol ActionPlugin: Service {
     /// The key users write in `- <name>: <options>`, and of its top-level section.
     static var name: String { get }
+    /// Whether a reload may keep an instance whose section and context did not
+    /// change (`LoadedPlugin`): its `run()` goes on and it makes the new config's
+    /// actions too. Say true only when that is right — no per-config state that
+    /// `run()` reads once at its start (the exec plugin's list of programs).
+    /// Default false: a new instance on every reload.
+    static var isKeptAcrossReloads: Bool { get }
     /// The top-level section the plugin owns (`mqtt:`, `open:`); nil (the default) if none.
     static var sectionSpec: OptionSpec? { get }
     /// The options of one action; its `scalarOption` declares the short form (`- open: "{{uri}}"`).
@@ -31,6 +37,7 @@ public protocol ActionPlugin: Service {
 
 extension ActionPlugin {
     public static var sectionSpec: OptionSpec? { nil }
+    public static var isKeptAcrossReloads: Bool { false }
     public var connectionReport: ConnectionReport? { nil }
     /// Nothing long-lived: waits until cancelled.
     public func run() async throws { await Latch().wait() }

@@ -26,7 +26,7 @@ final class ActionWorker: Sendable {
         self.configured = configured
         self.observer = observer
         self.queue = BoundedQueue(capacity: configured.policy.queueCapacity)
-        self.spool = configured.policy.spool && !dryRun ? stateDirectory.map { Spool(directory: $0 + "/spool/" + configured.id) } : nil
+        self.spool = configured.policy.spool && !dryRun ? stateDirectory.map { Spool(directory: Spool.directory(of: configured.id, under: $0)) } : nil
         self.dryRun = dryRun
     }
 

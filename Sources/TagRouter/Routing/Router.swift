@@ -5,8 +5,10 @@ import TagCore
 /// the event through that action's own bounded queue, so a slow action holds
 /// back no other.
 ///
-/// `run(_:)` is the router of one config as a service; `RoutingService` runs
-/// one router after another across reloads.
+/// `run(_:)` is the router of one config as a service, its plugins' services
+/// included; `RoutingService` runs one router after another across reloads
+/// (`route(_:)`) and owns the plugins' services itself, so a plugin kept by a
+/// reload keeps running.
 public final class Router: Sendable {
     public let config: RouterConfig
     private let workers: [[ActionWorker]]
@@ -49,7 +51,6 @@ public final class Router: Sendable {
     /// cancelled (its events go to the spool); last, the plugins' services are
     /// cancelled (MQTT says `offline` after the queues drained).
     public func run(_ events: EventBuffer) async throws {
-        observer?.attach(self)
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for plugin in config.plugins {
                 group.addTask {
@@ -58,13 +59,21 @@ public final class Router: Sendable {
                 }
             }
             group.addTask {
-                await self.deliver(events)
+                await self.route(events)
                 return true
             }
             while let delivered = try await group.next() {
                 if delivered { group.cancelAll() }
             }
         }
+    }
+
+    /// Routes `events` until the buffer ends or `stop()`, and returns once the
+    /// action queues drained (or `shutdown_timeout` passed); the plugins'
+    /// services must run meanwhile.
+    func route(_ events: EventBuffer) async {
+        observer?.attach(self)
+        await deliver(events)
     }
 
     /// Stops taking events from the buffer (a reload: the next router takes

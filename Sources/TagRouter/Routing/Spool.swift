@@ -50,6 +50,33 @@ final class Spool: Sendable {
         state.withLock { if $0.deliveredFile >= 0 { close($0.deliveredFile) } }
     }
 
+    /// Where the spool of the action `id` is kept.
+    static func directory(of id: String, under stateDirectory: String) -> String { stateDirectory + "/spool/" + id }
+
+    /// The spools under `stateDirectory` holding entries not yet done, by action
+    /// id, with how many each holds; read without changing anything.
+    static func waiting(under stateDirectory: String) -> [(id: String, count: Int)] {
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory + "/spool")) ?? []
+        return ids.sorted().compactMap { id in
+            let count = Spool(directory: directory(of: id, under: stateDirectory)).waitingCount
+            return count > 0 ? (id, count) : nil
+        }
+    }
+
+    /// Entries on disk not yet done (counted by lines; nothing is parsed or changed).
+    var waitingCount: Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let done = readDelivered()
+        return names.reduce(0) { sum, name in
+            guard name.hasSuffix(".json"), let first = UInt64(name.dropLast(5)),
+                let data = FileManager.default.contents(atPath: directory + "/" + name)
+            else { return sum }
+            let end = first &+ UInt64(data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) })  // one past the last entry
+            let from = max(first, done &+ 1)
+            return sum + (end > from ? Int(end - from) : 0)
+        }
+    }
+
     /// Checks at start that spools can be kept under `stateDirectory`: creates
     /// `<stateDirectory>/spool` and writes and removes a probe file there.
     static func checkWritable(stateDirectory: String) throws(SpoolError) {

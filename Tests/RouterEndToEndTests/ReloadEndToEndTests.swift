@@ -1,0 +1,112 @@
+import Foundation
+import TagCore
+import Testing
+import TestSupport
+
+/// What a reload (SIGHUP) keeps, seen from outside with a real mosquitto and
+/// `mosquitto_sub`: the MQTT connection while the `mqtt:` section is unchanged
+/// (Home Assistant sees no availability blip), and every spooled event.
+@Suite(.timeLimit(.minutes(2)))
+struct ReloadEndToEndTests {
+    private static func arguments(_ file: String) -> [String] {
+        ["run", "--config", file, "--events-from", "-", "--log-format", "json", "--log-level", "debug"]
+    }
+
+    /// Rewrites the config, sends SIGHUP and waits until the new config routes.
+    private static func reload(_ daemon: Daemon, _ scratch: Scratch, _ config: String) async throws {
+        let before = daemon.stderr.count
+        _ = try scratch.write("tagrouter.yaml", config)
+        daemon.signal(SIGHUP)
+        try await daemon.stderr(containing: "the reloaded config routes from now on", after: before)
+    }
+
+    @Test func theMQTTConnectionStaysUpWhileItsSectionIsUnchangedAndIsReplacedWhenItChanges() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let broker = try await MosquittoBroker()
+        let subscriber = try Subscriber(port: broker.port, filter: "#", qos: 1)
+        try await subscriber.waitUntilSubscribed()
+        func config(keepalive: String = "60s", extraRoute: String = "") -> String {
+            """
+            state_dir: \(scratch.path)/state
+            mqtt: { host: 127.0.0.1, port: \(broker.port), client_id: reload, keepalive: \(keepalive) }
+            routes:
+              - name: all
+                actions:
+                  - mqtt: { topic: "reload/{{tag.uid}}", qos: 1, payload: "{{id}}" }
+            \(extraRoute)
+            """
+        }
+        let availability = { subscriber.messages.filter { $0.topic == "tagrouter/reload/status" }.map(\.text) }
+        let file = try scratch.write("tagrouter.yaml", config())
+        let daemon = try Daemon(Self.arguments(file), directory: scratch.path)
+        defer { daemon.stop() }
+        try await subscriber.waitFor("online") { $0.topic == "tagrouter/reload/status" && $0.text == "online" }
+
+        // A route added: the connection stays up and the new config's actions publish through it.
+        try await Self.reload(daemon, scratch, config(extraRoute: "  - name: more\n    match: { reader: nowhere }\n    actions: [log]"))
+        #expect(try await daemon.stderr(containing: "the reloaded config routes from now on").contains(#""plugins_kept":["mqtt"]"#))
+        daemon.send(arrival(uid: "0401"))
+        try await subscriber.waitFor("the event after the reload") { $0.topic == "reload/0401" }
+        #expect(availability() == ["online"], "no offline, no second online")
+
+        // The `mqtt:` section changed: the old connection says offline (after its queues drained), the new one online.
+        try await Self.reload(daemon, scratch, config(keepalive: "30s"))
+        daemon.send(arrival(uid: "0402"))
+        try await subscriber.waitFor("the event after the second reload") { $0.topic == "reload/0402" }
+        #expect(availability() == ["online", "offline", "online"])
+
+        daemon.closeInput()
+        #expect(try await daemon.exitStatus() == 0)
+        _ = try await subscriber.waitUntil("offline at the end") { _ in availability().count >= 4 }
+        #expect(availability() == ["online", "offline", "online", "offline"])
+    }
+
+    @Test func spooledEventsWaitAcrossAReloadAndAreDeliveredOnceWhenTheBrokerReturns() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let (broker, subscriber) = try await Subscriber.onRestartableBroker(filter: "carry/#")
+        await broker.stop()
+        let dropped = """
+              - name: dropped
+                continue: true
+                actions:
+                  - mqtt: { topic: "dropped/{{tag.uid}}", retry: { attempts: 1 } }
+            """
+        func config(_ extraRoute: String) -> String {
+            """
+            state_dir: \(scratch.path)/state
+            shutdown_timeout: 1s
+            mqtt: { host: 127.0.0.1, port: \(broker.port), client_id: carry, reconnect_delay: 50ms, reconnect_delay_max: 200ms, hold: 100ms }
+            routes:
+            \(extraRoute)
+              - name: all
+                actions:
+                  - mqtt: { topic: "carry/{{tag.uid}}", qos: 1, payload: "{{id}}", retry: { attempts: 1, backoff: 50ms, max_backoff: 200ms } }
+            """
+        }
+        let file = try scratch.write("tagrouter.yaml", config(dropped))
+        let daemon = try Daemon(Self.arguments(file), directory: scratch.path)
+        defer { daemon.stop() }
+        let events = (1...5).map { arrival(uid: String(format: "04%02x", $0)) }
+        for event in events { daemon.send(event) }
+        let spooled = await eventually {
+            ["all.0.mqtt", "dropped.0.mqtt"].allSatisfy { daemon.reported("written ahead to the spool", action: $0) >= events.count }
+        }
+        #expect(spooled, "\(daemon.stderr.joined(separator: "\n"))")
+
+        // `all` keeps its id (all.0.mqtt); `dropped` is gone: its spool is named and kept.
+        try await Self.reload(daemon, scratch, config("  - name: extra\n    match: { reader: nowhere }\n    actions: [log]"))
+        let orphan = try JSONValue.parse(try await daemon.stderr(containing: "spooled events wait for an action this config does not have"))
+        #expect(orphan["action"] == "dropped.0.mqtt")
+        #expect(orphan["directory"]?.stringValue == scratch.path + "/state/spool/dropped.0.mqtt")
+        #expect(orphan["count"] == 5)
+
+        try await broker.start()
+        let received = try await subscriber.waitFor(count: events.count) { $0.topic.hasPrefix("carry/") }
+        #expect(received.map(\.text) == events.map { $0["id"]?.stringValue ?? "?" }, "every event in order")
+        daemon.closeInput()
+        #expect(try await daemon.exitStatus() == 0)
+        #expect(subscriber.messages.filter { $0.topic.hasPrefix("carry/") }.count == events.count, "none twice")
+    }
+}

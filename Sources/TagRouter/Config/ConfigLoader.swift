@@ -65,7 +65,9 @@ public struct ConfigLoader: Sendable {
         let top = OptionValidator(context: context).validate(root, as: .section(spec), path: "", errors: &errors)
         let readers = top.list("readers").map(ReaderConfig.init)
         checkUnique(top.list("readers"), key: "name", what: "reader", &errors)
-        let pluginContext = PluginContext(stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers)
+        var sections: [String: ConfigValue] = [:]
+        for plugin in registry.plugins where plugin.sectionSpec != nil && top.has(plugin.name) { sections[plugin.name] = top.section(plugin.name) }
+        let pluginContext = PluginContext(stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers, sections: sections)
         let plugins = buildPlugins(top, pluginContext, &errors)
         let inputs = buildInputs(top, pluginContext, &errors)
         var routes: [Route] = []
@@ -120,9 +122,8 @@ public struct ConfigLoader: Sendable {
         })
         var plugins: [(key: String, value: any ActionPlugin)] = []
         for plugin in registry.plugins where used.contains(plugin.name) || top.has(plugin.name) {
-            let section = plugin.sectionSpec != nil && top.has(plugin.name) ? top.section(plugin.name) : nil
             do {
-                plugins.append((plugin.name, try plugin.init(section: section, context: context)))
+                plugins.append((plugin.name, try plugin.init(section: context.sections[plugin.name], context: context)))
             } catch {
                 errors.append(contentsOf: error)
             }

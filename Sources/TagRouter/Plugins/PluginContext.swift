@@ -10,11 +10,18 @@ public struct PluginContext: Sendable {
     public var dryRun: Bool
     /// The configured readers (Home Assistant discovery announces one scanner per reader).
     public var readers: [ReaderConfig]
+    /// The validated top-level plugin sections present in the config, by name
+    /// (`mqtt`): what a source plugin shares with an action plugin (the broker).
+    public var sections: [String: ConfigValue]
 
-    public init(stateDirectory: String, config: ConfigContext = ConfigContext(), dryRun: Bool = false, readers: [ReaderConfig] = []) {
+    public init(
+        stateDirectory: String, config: ConfigContext = ConfigContext(), dryRun: Bool = false, readers: [ReaderConfig] = [],
+        sections: [String: ConfigValue] = [:]
+    ) {
         self.stateDirectory = stateDirectory
         self.config = config
         self.dryRun = dryRun
         self.readers = readers
+        self.sections = sections
     }
 }

@@ -137,6 +137,27 @@ struct InputTests {
         }
     }
 
+    /// libmosquitto acknowledges a QoS 1 message as it arrives, so the broker will
+    /// not send it again: what arrived before the daemon stops must still be routed.
+    @Test func messagesAcknowledgedBeforeTheStopAreStillSentOn() async throws {
+        let broker = try MosquittoBroker()
+        let config = try Self.load(#"- mqtt: {topic: "fleet/+/tag.arrived"}"#, port: broker.port)
+        let input = try #require(config.inputs.first?.source as? MQTTInput)
+        let buffer = EventBuffer(capacity: 1)
+        let running = Task { try await config.inputs[0].service(into: buffer).run() }
+        await input.connection.subscribed()
+        let count = 30
+        let lines = (0..<count).map { TagEvent(kind: .tagArrived, id: "tap-\($0)", reader: "a", tag: TagInfo(uid: TagUID(bytes: [4, UInt8($0)]), type: "ntag215")).json.serialized() }
+        let file = broker.directory.appendingPathComponent("taps.jsonl").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        try MosquittoBroker.run("/bin/sh", ["-c", "mosquitto_pub -p \(broker.port) -q 1 -t fleet/a/tag.arrived -l < \(file)"])
+        while input.connection.received < count { try await Task.sleep(for: .milliseconds(5)) }
+        running.cancel()  // the buffer holds one; the rest wait in the input
+        let events = try await Self.next(count, from: buffer)
+        #expect(events.map(\.id) == (0..<count).map { "tap-\($0)" })
+        _ = await running.result
+    }
+
     @Test func formatsReadTheirPayloads() throws {
         guard case .event(let event) = try InputFormat.uid.read(Array("0x04A224B2".utf8)) else { Issue.record("no event"); return }
         #expect(event.kind == .tagArrived)

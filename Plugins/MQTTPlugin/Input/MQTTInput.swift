@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import TagCore
 import TagRouter
 
@@ -34,6 +36,9 @@ public struct MQTTInput: SourcePlugin {
     let node: TopicName?
     let dedup: Duration
     let dryRun: Bool
+    /// How long a stopping input may take to send on what arrived before the stop.
+    static let drainLimit: TimeInterval = 10
+
     /// The input's own session with the broker, subscribed to `filter`.
     public let connection: MQTTConnection
     public let counters = InputCounters()
@@ -82,21 +87,36 @@ public struct MQTTInput: SourcePlugin {
     }
 
     /// Connects (not under `--dry-run`), subscribes, and sends each event into
-    /// `buffer` until cancelled; then unsubscribes by disconnecting.
+    /// `buffer` until cancelled; then disconnects and still sends what had
+    /// arrived: libmosquitto acknowledged it on arrival, the broker will not resend it.
     public func run(into buffer: EventBuffer) async throws {
         guard !dryRun else { return await Latch().wait() }
         let connection = connection
-        var reception = Reception(input: self)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await connection.run() }
+        connection.start()
+        // Out of reach of the input's cancellation, so it can send what arrived before the
+        // stop; it ends once the connection has stopped and its messages are sent.
+        let consumer = Task { [self] in
+            var reception = Reception(input: self)
             for await message in connection.incoming {
                 guard let event = reception.event(from: message) else { continue }
-                guard await buffer.send(event) else { break }
+                guard await buffer.send(event) else { return }
             }
-            group.cancelAll()
         }
+        await Latch().wait()
+        await connection.stop()
+        // When nobody routes any more (the daemon is failing, not stopping) the consumer would wait for room forever.
+        let giveUp = DispatchWorkItem { consumer.cancel() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.drainLimit, execute: giveUp)
+        await consumer.value
+        giveUp.cancel()
         var fields = counters.fields
         fields["topic"] = .string(filter.subscription)
-        Log.info("mqtt input stopped", fields)
+        let unsent = connection.received - counters.received
+        if unsent > 0 {
+            fields["unsent"] = .int(Int64(unsent))
+            Log.error("mqtt input stopped before it could send every acknowledged message on; those are lost", fields)
+        } else {
+            Log.info("mqtt input stopped", fields)
+        }
     }
 }

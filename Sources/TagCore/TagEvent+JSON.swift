@@ -12,7 +12,7 @@ public struct EventDecodingError: Error, Sendable, CustomStringConvertible {
 extension TagEvent {
     /// The member names of format v1, written once for the writer and the reader.
     public enum Field {
-        public static let event = "event", id = "id", time = "time", reader = "reader", tag = "tag", tagID = "tag_id"
+        public static let event = "event", id = "id", time = "time", reader = "reader", node = "node", tag = "tag", tagID = "tag_id"
         public static let ndef = "ndef", ndefError = "ndef_error", uri = "uri", text = "text"
         public static let dwellMs = "dwell_ms", message = "message"
     }
@@ -24,10 +24,10 @@ extension TagEvent {
         object[Field.id] = .string(id)
         object[Field.time] = .string(EventTime.format(time))
         object[Field.reader] = .string(reader)
-        if let tag {
-            object[Field.tag] = tag.json
-            object[Field.tagID] = tagID.map(JSONValue.string)
-        }
+        object[Field.node] = node.map(JSONValue.string)
+        object[Field.tag] = tag?.json
+        // Without a tag only an `mqtt` input's Home Assistant tag id (`uri`) gives one.
+        object[Field.tagID] = tagID.map(JSONValue.string)
         if kind == .tagArrived {
             object[Field.ndef] = ndef ?? .null
             object[Field.ndefError] = ndefError.map(JSONValue.string)
@@ -58,7 +58,7 @@ extension TagEvent {
             kind: kind, id: json[Field.id]?.stringValue ?? UUID().uuidString.lowercased(), time: time,
             reader: json[Field.reader]?.stringValue ?? "reader", tag: try json[Field.tag]?.unlessNull.map(TagInfo.init(json:)), ndef: json[Field.ndef]?.unlessNull,
             ndefError: json[Field.ndefError]?.stringValue, uri: json[Field.uri]?.stringValue, text: json[Field.text]?.stringValue,
-            dwellMs: json[Field.dwellMs]?.integer, message: json[Field.message]?.stringValue)
+            dwellMs: json[Field.dwellMs]?.integer, message: json[Field.message]?.stringValue, node: json[Field.node]?.stringValue)
         // A tag id that this event alone would not give (a removal's HA id) is kept.
         if let tagID = json[Field.tagID]?.stringValue, tagID != self.tagID { presenceTagID = tagID }
     }

@@ -27,6 +27,9 @@ public struct TagEvent: Sendable, Equatable {
     public var time: Date
     /// The configured name of the reader.
     public var reader: String
+    /// The tagrouter node (or Tasmota device) the event came from over MQTT;
+    /// nil for an event of this daemon's own readers.
+    public var node: String?
     /// The tag, for `tag.*` events.
     public var tag: TagInfo?
     /// The decoded NDEF message as `{"records": […]}`; nil when the tag holds none.
@@ -48,12 +51,13 @@ public struct TagEvent: Sendable, Equatable {
     public init(
         kind: Kind, id: String = UUID().uuidString.lowercased(), time: Date = Date(), reader: String,
         tag: TagInfo? = nil, ndef: JSONValue? = nil, ndefError: String? = nil, uri: String? = nil,
-        text: String? = nil, dwellMs: Int? = nil, message: String? = nil, presenceTagID: String? = nil
+        text: String? = nil, dwellMs: Int? = nil, message: String? = nil, presenceTagID: String? = nil, node: String? = nil
     ) {
         self.kind = kind
         self.id = id
         self.time = time
         self.reader = reader
+        self.node = node
         self.tag = tag
         self.ndef = ndef
         self.ndefError = ndefError

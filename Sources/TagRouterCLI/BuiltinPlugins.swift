@@ -18,4 +18,5 @@ let builtinPlugins = PluginRegistry([
     ExecPlugin.self,
 ], sources: [
     EventsInput.self,
+    MQTTInput.self,
 ])

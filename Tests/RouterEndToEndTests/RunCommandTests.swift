@@ -163,12 +163,12 @@ import TestSupport
     @Test func aBadConfigStopsTheStartWithEveryProblem() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let file = try scratch.write("bad.yaml", "readers: [{name: a, cooldown: soon}]\nroutes: [{actions: [{log: \"{{nope}}\"}]}]\n")
+        let file = try scratch.write("bad.yaml", "readers: [{name: a, cooldown: soon}]\nroutes: [{actions: [{log: \"{{qqq}}\"}]}]\n")
         let daemon = try Daemon(["run", "--config", file, "--events-from", "-"], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 65)
         #expect(daemon.stderr.contains { $0.hasSuffix("bad.yaml:1:31: readers[0].cooldown: expected a duration such as 500ms, 5s, 2m or 1h, got \"soon\"") })
-        #expect(daemon.stderr.contains { $0.contains("bad.yaml:2:28: routes[0].actions[0].log.template: template: unknown variable 'nope'; variables are dwell_ms, event") })
+        #expect(daemon.stderr.contains { $0.contains("bad.yaml:2:28: routes[0].actions[0].log.template: template: unknown variable 'qqq'; variables are dwell_ms, event") })
         #expect(daemon.stderr.contains("error: \(file): the config has 2 problems"))
     }
 }

@@ -57,6 +57,8 @@ public final class MQTTConnection: Service {
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
     private let wake: WakePipe
+    private let subscribedLatch = Latch()
+    private let receivedCount = Atomic<Int>(0)
 
     public init(_ settings: MQTTSettings) {
         self.settings = settings
@@ -138,6 +140,13 @@ public final class MQTTConnection: Service {
         let entries = state.withLock { $0.outbox.withdraw { $0.ticket == ticket } }
         for entry in entries { entry.item.outcome.complete(.failure(.cancelled(topic: entry.item.message.topic))) }
     }
+
+    /// Returns once the broker has acknowledged `settings.subscriptions` (on the
+    /// first connection), or the caller is cancelled.
+    public func subscribed() async { await subscribedLatch.wait() }
+
+    /// Messages that arrived on the subscriptions so far (each acknowledged to the broker as it arrived).
+    public var received: Int { receivedCount.load(ordering: .relaxed) }
 
     /// The current status.
     public var status: Status { state.withLock { $0.status } }
@@ -276,7 +285,19 @@ public final class MQTTConnection: Service {
             }
             for outcome in outcomes { outcome.complete(.success(())) }
         }
-        for message in session.takeReceived() { incomingInput.yield(message) }
+        for message in session.takeReceived() {
+            receivedCount.add(1, ordering: .relaxed)
+            incomingInput.yield(message)
+        }
+        for granted in session.takeSubscribeAcks() {
+            let fields = JSONObject(["broker": .string(settings.broker), "topics": .array(settings.subscriptions.map(JSONValue.string))])
+            if granted {
+                Log.info("mqtt subscribed", fields)
+                subscribedLatch.open()
+            } else {
+                Log.error("the MQTT broker refused the subscription; check its ACL and that it supports the topic filter", fields)
+            }
+        }
     }
 
     /// A clean goodbye: retained `offline`, then DISCONNECT, flushed within two seconds.

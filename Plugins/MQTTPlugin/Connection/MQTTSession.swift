@@ -20,6 +20,8 @@ final class MQTTSession {
     private(set) var completedMids: [Int32] = []
     /// Messages that arrived on our subscriptions, in order.
     private(set) var received: [MQTTMessage] = []
+    /// SUBACKs that arrived: for each, whether the broker granted every filter of that SUBSCRIBE.
+    private(set) var subscribeAcks: [Bool] = []
 
     private static let libraryReady: Void = { _ = mosquitto_lib_init() }()
 
@@ -59,6 +61,12 @@ final class MQTTSession {
         mosquitto_publish_callback_set(handle) { _, context, mid in
             guard let context else { return }
             Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue().completedMids.append(mid)
+        }
+        mosquitto_subscribe_callback_set(handle) { _, context, _, count, granted in
+            guard let context else { return }
+            // 0x80 in place of a granted QoS: the broker refused that filter (ACL, a `$share` it does not know).
+            let refused = (0..<Int(count)).contains { granted?[$0] ?? 0x80 >= 0x80 }
+            Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue().subscribeAcks.append(!refused)
         }
         mosquitto_message_callback_set(handle) { _, context, message in
             guard let context, let message, let topic = message.pointee.topic else { return }
@@ -166,6 +174,11 @@ final class MQTTSession {
     func takeReceived() -> [MQTTMessage] {
         defer { received.removeAll() }
         return received
+    }
+
+    func takeSubscribeAcks() -> [Bool] {
+        defer { subscribeAcks.removeAll() }
+        return subscribeAcks
     }
 
     static func describe(_ code: Int32) -> String {

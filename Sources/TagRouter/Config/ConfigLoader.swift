@@ -80,7 +80,10 @@ public struct ConfigLoader: Sendable {
         let top = OptionValidator(context: context).validate(root, as: .section(spec), path: "", errors: &errors)
         let readers = top.list("readers").map(ReaderConfig.init)
         checkUnique(top.list("readers"), key: "name", what: "reader", &errors)
-        let pluginContext = PluginContext(stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers, tagJobs: tagJobs)
+        var sections: [String: ConfigValue] = [:]
+        for plugin in registry.plugins where plugin.sectionSpec != nil && top.has(plugin.name) { sections[plugin.name] = top.section(plugin.name) }
+        let pluginContext = PluginContext(
+            stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers, tagJobs: tagJobs, sections: sections)
         let plugins = buildPlugins(top, pluginContext, &errors)
         let inputs = buildInputs(top, pluginContext, &errors)
         var routes: [Route] = []

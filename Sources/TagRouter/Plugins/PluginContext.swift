@@ -13,15 +13,19 @@ public struct PluginContext: Sendable {
     /// The running daemon's readers, for plugins that read or write tags on request
     /// (MQTT `commands`); nil outside `tagrouter run` (`check-config`, an events file).
     public var tagJobs: (any TagJobRunner)?
+    /// The validated top-level plugin sections present in the config, by name
+    /// (`mqtt`): what a source plugin shares with an action plugin (the broker).
+    public var sections: [String: ConfigValue]
 
     public init(
         stateDirectory: String, config: ConfigContext = ConfigContext(), dryRun: Bool = false, readers: [ReaderConfig] = [],
-        tagJobs: (any TagJobRunner)? = nil
+        tagJobs: (any TagJobRunner)? = nil, sections: [String: ConfigValue] = [:]
     ) {
         self.stateDirectory = stateDirectory
         self.config = config
         self.dryRun = dryRun
         self.readers = readers
         self.tagJobs = tagJobs
+        self.sections = sections
     }
 }

@@ -37,12 +37,25 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         case placeholder
     }
 
+    /// The top-level variables a template may name, each with its known members
+    /// (nil: none; empty: walked freely, as `ndef.records.0.text` or `topic.1`).
+    public typealias Variables = [String: [String]?]
+
+    /// The variables of templates over an event (the event's JSON members, `route`, `json`).
+    public static let eventVariables: Variables = [
+        "event": nil, "id": nil, "time": nil, "reader": nil, "node": nil, "tag_id": nil, "ndef_error": nil,
+        "uri": nil, "text": nil, "dwell_ms": nil, "message": nil, "route": nil,
+        "tag": ["uid", "uid_dashed", "type", "nfc_forum_type", "atqa", "sak", "ndef_capacity", "writable", "name", "groups"],
+        "ndef": [], "json": [],
+    ]
+
     /// Parses `source`; `environment` resolves `{{env.NAME}}` now, so secrets
-    /// stay out of events and a missing variable is reported at load.
+    /// stay out of events and a missing variable is reported at load. A path
+    /// outside `variables` (by default the event's) is a parse error.
     public init(_ source: String, environment: [String: String] = ProcessInfo.processInfo.environment,
-                unsetEnvironment: UnsetEnvironment = .fail) throws(TemplateError) {
+                unsetEnvironment: UnsetEnvironment = .fail, variables: Variables = Template.eventVariables) throws(TemplateError) {
         self.source = source
-        let parser = TemplateParser(source: source, environment: environment, unsetEnvironment: unsetEnvironment)
+        let parser = TemplateParser(source: source, environment: environment, unsetEnvironment: unsetEnvironment, variables: variables)
         (parts, self.unsetEnvironment) = try parser.parse()
     }
 

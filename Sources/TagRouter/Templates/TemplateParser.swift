@@ -2,20 +2,14 @@ import Foundation
 import TagCore
 
 /// Splits template text into literals and `{{ path | filter }}` expressions and
-/// checks every path against the event's known fields.
+/// checks every path against the known variables (the event's fields by default).
 struct TemplateParser {
     let source: String
     let environment: [String: String]
     let unsetEnvironment: Template.UnsetEnvironment
 
-    /// Top-level variables and, for those with known members, the members.
-    /// `nil` members: the variable has no members; `ndef` and `json` are walked freely.
-    static let eventFields: [String: [String]?] = [
-        "event": nil, "id": nil, "time": nil, "reader": nil, "tag_id": nil, "ndef_error": nil,
-        "uri": nil, "text": nil, "dwell_ms": nil, "message": nil, "route": nil,
-        "tag": ["uid", "uid_dashed", "type", "nfc_forum_type", "atqa", "sak", "ndef_capacity", "writable", "name", "groups"],
-        "ndef": [], "json": [],
-    ]
+    /// The variables a path may start with (`Template.Variables`).
+    let variables: Template.Variables
 
     /// The parts, and the `env.NAME` variables rendered as placeholders.
     func parse() throws(TemplateError) -> (parts: [Template.Part], unsetEnvironment: [String]) {
@@ -129,8 +123,8 @@ struct TemplateParser {
         var components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if components.first == "json", components.count > 1 { components.removeFirst() }
         let root = components[0]
-        guard let members = Self.eventFields[root] else {
-            let names = Self.eventFields.keys.sorted() + ["env.NAME"]
+        guard let members = variables[root] else {
+            let names = variables.keys.sorted() + ["env.NAME"]
             let hint = DidYouMean.suggestion(for: root, among: names).map { " (did you mean '\($0)'?)" }
                 ?? "; variables are " + names.joined(separator: ", ")
             throw TemplateError(offset: offset, message: "unknown variable '\(path)'\(hint)")

@@ -1,0 +1,208 @@
+import Foundation
+import TagCore
+import TagRouter
+import TestSupport
+import Testing
+@testable import MQTTPlugin
+
+/// The `mqtt` input against a real mosquitto (`mosquitto_pub` publishes as a
+/// node or a Tasmota device would): each format, copies of an event dropped,
+/// a malformed message skipped and counted — and its config checks.
+@Suite(.timeLimit(.minutes(2)))
+struct InputTests {
+    static func load(_ inputs: String, port: Int = 1883) throws(ConfigErrors) -> RouterConfig {
+        try ConfigLoader(registry: PluginRegistry([MQTTPlugin.self, LogPlugin.self], sources: [MQTTInput.self]), environment: [:]).load(text: """
+            state_dir: \(NSTemporaryDirectory())
+            mqtt: {host: 127.0.0.1, port: \(port), client_id: central, reconnect_delay: 50ms}
+            inputs:
+            \(inputs)
+            routes: [{name: all, actions: [log]}]
+            """, file: "test.yaml")
+    }
+
+    static func problems(_ inputs: String) -> [String] {
+        do {
+            _ = try load(inputs)
+            return []
+        } catch {
+            return error.sorted.map(\.description)
+        }
+    }
+
+    static func publish(_ port: Int, _ topic: String, _ payload: String) throws {
+        try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(port), "-q", "1", "-t", topic, "-m", payload])
+    }
+
+    /// Runs the config's first input into a buffer while `body` publishes and reads.
+    static func whileReceiving<Result: Sendable>(
+        _ inputs: String, on broker: MosquittoBroker, _ body: (MQTTInput, EventBuffer) async throws -> Result
+    ) async throws -> Result {
+        let config = try load(inputs, port: broker.port)
+        let input = try #require(config.inputs.first?.source as? MQTTInput)
+        let buffer = EventBuffer(capacity: 100)
+        return try await config.inputs[0].service(into: buffer).whileRunning {
+            await input.connection.subscribed()
+            return try await body(input, buffer)
+        }
+    }
+
+    /// The next `count` events in the buffer; fails after `timeout`.
+    static func next(_ count: Int, from buffer: EventBuffer, timeout: Duration = .seconds(10)) async throws -> [TagEvent] {
+        try await withThrowingTaskGroup(of: [TagEvent]?.self) { group in
+            group.addTask {
+                var events: [TagEvent] = []
+                while events.count < count, let entry = await buffer.next() { events.append(entry.event) }
+                return events
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let events = try await group.next() ?? nil else {
+                throw TestFailure(description: "fewer than \(count) events within \(timeout)")
+            }
+            return events
+        }
+    }
+
+    @Test func eventsFromAnotherNodeKeepTheirIdReaderAndNodeAndCopiesAreDropped() async throws {
+        let broker = try await MosquittoBroker()
+        try await Self.whileReceiving(#"- mqtt: {topic: "fleet/+/+/tag.arrived", node: "{{levels.1}}"}"#, on: broker) { input, buffer in
+            let first = TagEvent(kind: .tagArrived, id: "event-1", reader: "front-door", tag: TagInfo(uid: TagUID("04a224b2")!, type: "ntag215"), uri: "https://example.com/a")
+            var second = TagEvent(kind: .tagArrived, id: "event-2", reader: "garage", tag: TagInfo(uid: TagUID("04b1b2b3")!, type: "ntag213"))
+            second.node = "relayed-from-pi-3"
+            try Self.publish(broker.port, "fleet/pi-1/front-door/tag.arrived", first.json.serialized())
+            try Self.publish(broker.port, "fleet/pi-1/front-door/tag.arrived", first.json.serialized())  // a copy: QoS 1 resent it
+            try Self.publish(broker.port, "fleet/pi-2/garage/tag.arrived", second.json.serialized())
+            let events = try await Self.next(2, from: buffer)
+            #expect(events.map(\.id) == ["event-1", "event-2"])
+            #expect(events[0].reader == "front-door")
+            #expect(events[0].node == "pi-1", "named from the topic")
+            #expect(events[0].uri == "https://example.com/a")
+            #expect(events[0].tag?.uid.hex == "04a224b2")
+            #expect(events[1].node == "relayed-from-pi-3", "an event's own node is kept")
+            #expect(events[0].json["node"] == "pi-1")
+            #expect(input.counters.duplicates == 1)
+            #expect(input.counters.received == 3)
+        }
+    }
+
+    @Test func tasmotaReadersAreNamedFromTheTopicAndTelemetryIsIgnored() async throws {
+        let broker = try await MosquittoBroker()
+        try await Self.whileReceiving(#"- mqtt: {topic: "tele/+/SENSOR", format: tasmota}"#, on: broker) { input, buffer in
+            try Self.publish(broker.port, "tele/hall-esp/SENSOR", #"{"Time":"2024-05-24T10:23:02","AM2301":{"Temperature":21.3}}"#)
+            try Self.publish(broker.port, "tele/hall-esp/SENSOR", #"{"Time":"2024-05-24T10:23:03","PN532":{"UID":"94D8FC5F","DATA":"ILOVETASMOTA"}}"#)
+            try Self.publish(broker.port, "tele/gate-esp/SENSOR", #"{"Time":"2024-05-24T10:23:04","RDM6300":{"UID":"0012345678"}}"#)
+            let events = try await Self.next(2, from: buffer)
+            #expect(events.map(\.kind) == [.tagArrived, .tagArrived])
+            #expect(events.map(\.reader) == ["hall-esp", "gate-esp"])
+            #expect(events.map(\.node) == ["hall-esp", "gate-esp"])
+            #expect(events.map { $0.tag?.uid.hex } == ["94d8fc5f", "0012345678"])
+            #expect(events.map { $0.tag?.type } == ["unknown", "em4100"])
+            #expect(events[0].text == "ILOVETASMOTA")
+            #expect(events[0].tagID == "94-D8-FC-5F")
+            #expect(input.counters.ignored == 1)
+            #expect(input.counters.malformed == 0)
+        }
+    }
+
+    @Test func uidPayloadsAndHomeAssistantTagIdsWithTheReaderFromATemplate() async throws {
+        let broker = try await MosquittoBroker()
+        try await Self.whileReceiving(#"- mqtt: {topic: "nfc/#", format: uid, reader: "door-{{levels.1}}"}"#, on: broker) { _, buffer in
+            try Self.publish(broker.port, "nfc/back/scanned", "04:A2:24:B2:C3:5E:80\n")
+            try Self.publish(broker.port, "nfc/front/scanned", "3b8ae0f4-5e1c-4d2a-9c41-0a9c7c5b1e11")
+            let events = try await Self.next(2, from: buffer)
+            #expect(events.map(\.reader) == ["door-back", "door-front"])
+            #expect(events[0].tag?.uid.hex == "04a224b2c35e80")
+            #expect(events[0].tagID == "04-A2-24-B2-C3-5E-80")
+            #expect(events[1].tag == nil)
+            #expect(events[1].tagID == "3b8ae0f4-5e1c-4d2a-9c41-0a9c7c5b1e11", "a UUID is an HA tag id, not a 16-byte UID")
+            #expect(events[1].json["tag_id"] == "3b8ae0f4-5e1c-4d2a-9c41-0a9c7c5b1e11")
+            #expect(events[1].node == nil)
+        }
+    }
+
+    @Test func malformedMessagesAreCountedAndSkippedAndTheNextOneStillArrives() async throws {
+        let broker = try await MosquittoBroker()
+        try await Self.whileReceiving(#"- mqtt: {topic: "fleet/+/tag.arrived"}"#, on: broker) { input, buffer in
+            try Self.publish(broker.port, "fleet/a/tag.arrived", "not json {")
+            try Self.publish(broker.port, "fleet/a/tag.arrived", #"{"event":"tag.exploded"}"#)
+            try Self.publish(broker.port, "fleet/a/tag.arrived", #"{"event":"tag.arrived","tag":{"uid":"zz"}}"#)
+            let good = TagEvent(kind: .tagArrived, id: "after-the-bad-ones", reader: "a", tag: TagInfo(uid: TagUID("04010203")!, type: "ntag215"))
+            try Self.publish(broker.port, "fleet/a/tag.arrived", good.json.serialized())
+            let events = try await Self.next(1, from: buffer)
+            #expect(events.map(\.id) == ["after-the-bad-ones"])
+            #expect(input.counters.malformed == 3)
+        }
+    }
+
+    /// libmosquitto acknowledges a QoS 1 message as it arrives, so the broker will
+    /// not send it again: what arrived before the daemon stops must still be routed.
+    @Test func messagesAcknowledgedBeforeTheStopAreStillSentOn() async throws {
+        let broker = try await MosquittoBroker()
+        let config = try Self.load(#"- mqtt: {topic: "fleet/+/tag.arrived"}"#, port: broker.port)
+        let input = try #require(config.inputs.first?.source as? MQTTInput)
+        let buffer = EventBuffer(capacity: 1)
+        let running = Task { try await config.inputs[0].service(into: buffer).run() }
+        await input.connection.subscribed()
+        let count = 30
+        let lines = (0..<count).map { TagEvent(kind: .tagArrived, id: "tap-\($0)", reader: "a", tag: TagInfo(uid: TagUID(bytes: [4, UInt8($0)]), type: "ntag215")).json.serialized() }
+        let file = broker.directory.appendingPathComponent("taps.jsonl").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        try MosquittoBroker.run("/bin/sh", ["-c", "mosquitto_pub -p \(broker.port) -q 1 -t fleet/a/tag.arrived -l < \(file)"])
+        while input.connection.received < count { try await Task.sleep(for: .milliseconds(5)) }
+        running.cancel()  // the buffer holds one; the rest wait in the input
+        let events = try await Self.next(count, from: buffer)
+        #expect(events.map(\.id) == (0..<count).map { "tap-\($0)" })
+        _ = await running.result
+    }
+
+    @Test func formatsReadTheirPayloads() throws {
+        guard case .event(let event) = try InputFormat.uid.read(Array("0x04A224B2".utf8)) else { Issue.record("no event"); return }
+        #expect(event.kind == .tagArrived)
+        #expect(event.tag?.uid.hex == "04a224b2")
+        let problems: [(InputFormat, String, String)] = [
+            (.uid, "", "the payload is empty"),
+            (.uid, "two words", "neither a UID nor a Home Assistant tag id"),
+            (.tasmota, "[1]", "expected an object"),
+            (.tasmota, #"{"PN532":{"UID":12}}"#, "PN532.UID is missing or not a string"),
+            (.tasmota, #"{"RDM6300":{"UID":"xyz"}}"#, "RDM6300.UID 'xyz' is not hex digits"),
+            (.tagrouter, "{", "not a tagrouter event: not JSON"),
+            (.tagrouter, #"{"event":"tag.arrived","time":"yesterday"}"#, "time 'yesterday' is not ISO 8601"),
+        ]
+        for (format, payload, expected) in problems {
+            #expect(throws: InputProblem.self, "\(format) \(payload)") { try format.read(Array(payload.utf8)) }
+            do {
+                _ = try format.read(Array(payload.utf8))
+            } catch {
+                #expect(error.description.contains(expected), "\(format) '\(payload)': \(error.description)")
+            }
+        }
+        #expect(throws: InputProblem.self) { try InputFormat.tagrouter.read([UInt8](repeating: 0x20, count: InputFormat.payloadLimit + 1)) }
+    }
+
+    @Test func copiesAreDroppedWithinTheWindowOnlyAndMemoryIsBounded() {
+        var recent = RecentEventIDs(window: .seconds(10), capacity: 3)
+        let start = ContinuousClock.now
+        let answers = [
+            recent.isFirst("a", at: start),
+            recent.isFirst("a", at: start + .seconds(9)),
+            recent.isFirst("a", at: start + .seconds(11)),  // out of the window: a new event as far as the input can tell
+        ] + ["b", "c", "d", "e"].map { recent.isFirst($0, at: start + .seconds(12)) }
+        #expect(answers == [true, false, true, true, true, true, true])
+        #expect(recent.count == 3, "never more than its capacity")
+        let forgotten = recent.isFirst("a", at: start + .seconds(12))
+        #expect(forgotten, "the oldest was forgotten early")
+    }
+
+    @Test func configProblemsNameTheOptionAndWhatToDo() {
+        #expect(Self.problems(#"- mqtt: {topic: "t/+", reader: "x"}"#).contains { $0.contains("inputs[0].mqtt.reader") && $0.contains("tagrouter events name their own reader") })
+        #expect(Self.problems(#"- mqtt: {topic: "nfc/#", format: uid}"#).contains { $0.contains("no `+` level to name the reader from") })
+        #expect(Self.problems(#"- mqtt: {topic: "t/+", format: uid, reader: "{{uri}}"}"#).contains { $0.contains("unknown variable 'uri'") })
+        #expect(Self.problems(#"- mqtt: {topic: "$share/g"}"#).contains { $0.contains("`$share/<group>/<filter>`") })
+        #expect(Self.problems(#"- mqtt: {topic: "a/b#"}"#).contains { $0.contains("`#` must be a whole level") })
+        #expect(Self.problems(#"- mqtt: {topic: "$share/routers/fleet/+/tag.arrived"}"#).isEmpty)
+        #expect(Self.problems("- mqtt: tele/+/SENSOR").isEmpty, "the short form is the topic")
+    }
+}

@@ -5,7 +5,7 @@ CONFIG     ?= config/tagrouter.yaml
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: deps build release run test bench fuzz clean deb install uninstall
+.PHONY: deps build release run demo test bench fuzz clean deb install uninstall
 
 ## Install the Debian packages we build against (only those missing).
 deps:
@@ -21,6 +21,10 @@ release: deps
 ## Build and run the daemon on the default config.
 run: build
 	$(SWIFT) run $(SWIFTFLAGS) tagrouter run --config $(CONFIG)
+
+## The two-minute tour, nothing to set up: the simulator, the daemon on a demo config, five tags (`tagrouter demo`).
+demo: build
+	$(SWIFT) run $(SWIFTFLAGS) tagrouter demo
 
 ## The whole suite: unit, integration (libnfc + simulator, mosquitto, HTTP) and end to end.
 test: deps

@@ -102,9 +102,9 @@ let executable: [Target] = [
         name: "TagRouterCLI",
         dependencies: [
             "OrderedJSON", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
-            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl",
+            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "ChildProcess",
         ],
-        resources: [.embedInCode("Resources/tagrouter.yaml")]
+        resources: [.embedInCode("Resources/tagrouter.yaml"), .embedInCode("Resources/demo.yaml")]
     ),
     /// What tests that run real processes share: a mosquitto broker, an independent subscriber, the built binaries.
     .target(name: "TestSupport", dependencies: ["ChildProcess", "TagCore"], path: "Tests/TestSupport"),

@@ -47,7 +47,7 @@ func measure() async throws -> String {
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let link = directory + "/pn532", control = directory + "/pn532.sock"
 
-    let broker = try MosquittoBroker()
+    let broker = try await MosquittoBroker()
     let subscriber = try Subscriber(port: broker.port, filter: "bench/#", qos: 1)
     try await subscriber.waitUntilSubscribed()
     let simulator = try RunningTool(tagrouter, ["simulate", "--link", link, "--control", control], directory: directory)

@@ -6,8 +6,9 @@ import TagRouter
 // router-bench: routing throughput through 100 routes with the `log` action
 // writing to /dev/null (the daemon's event buffer in front, as in `tagrouter run`),
 // and the latency the router adds per event, each beside a bare AsyncStream
-// pass-through doing the same work, in the same run; and the cost of one
-// event → JSON beside Foundation's JSONSerialization (EventJSONBench.swift).
+// pass-through doing the same work, in the same run; the cost of the spool's
+// write-ahead beside the same action without it (SpoolBench.swift); and the cost
+// of one event → JSON beside Foundation's JSONSerialization (EventJSONBench.swift).
 // Prints `name value` lines; scripts/bench/router.sh makes the table.
 
 /// The bench's sizes: `router-bench [EVENTS]`, `ROUTER_BENCH_ROUTES` (default 100).
@@ -29,11 +30,12 @@ Log.configure(level: .error)
 }
 
 /// 100 routes; only the last matches the bench's events, so every event is tried against all of them.
+/// Without a spool: these figures are the routing path (the spool's cost is SpoolBench's).
 func config(action: String) -> String {
     var yaml = "state_dir: /tmp/router-bench-\(getpid())\nroutes:\n"
     for index in 0..<Sizes.routes {
         let uri = index == Sizes.routes - 1 ? "https://example.com/tap/*" : "https://example.com/route-\(index)/*"
-        yaml += "  - name: route-\(index)\n    match: { uri: \"\(uri)\", event: tag.arrived }\n    actions: [{ \(action): { queue: 1000000 } }]\n"
+        yaml += "  - name: route-\(index)\n    match: { uri: \"\(uri)\", event: tag.arrived }\n    actions: [{ \(action): { queue: 1000000, spool: false } }]\n"
     }
     return yaml
 }
@@ -44,15 +46,19 @@ func event(id: String) -> TagEvent {
         ndef: .object(JSONObject(["records": [["tnf": 1, "type": "U", "id": "", "uri": "https://example.com/tap/1"]]])), uri: "https://example.com/tap/1")
 }
 
-func makeRouter(action: String) throws -> Router {
+func makeRouter(action: String) throws -> Router { try makeRouter(yaml: config(action: action)) }
+
+func makeRouter(yaml: String) throws -> Router {
     let loader = ConfigLoader(registry: PluginRegistry([LogPlugin.self, StampPlugin.self]))
-    return Router(config: try loader.load(text: config(action: action), file: "bench.yaml"))
+    return Router(config: try loader.load(text: yaml, file: "bench.yaml"))
 }
 
 /// Events per second through the router: the event buffer → 100 routes → `log` → /dev/null,
 /// until the router has delivered every event and stopped.
-func routerThroughput() async throws -> Double {
-    let router = try makeRouter(action: "log")
+func routerThroughput() async throws -> Double { try await throughput(through: makeRouter(action: "log")) }
+
+/// Events per second through `router`, all offered at once.
+func throughput(through router: Router) async throws -> Double {
     let events = (0..<Sizes.throughputEvents).map { event(id: String($0)) }
     let buffer = EventBuffer(capacity: Sizes.throughputEvents)
     let start = ContinuousClock.now
@@ -93,8 +99,10 @@ func latencies(_ send: (TagEvent) -> Void) async -> (median: Double, p99: Double
     return (samples[samples.count / 2], samples[samples.count * 99 / 100])
 }
 
-func routerLatency() async throws -> (median: Double, p99: Double) {
-    let router = try makeRouter(action: "stamp")
+func routerLatency() async throws -> (median: Double, p99: Double) { try await latency(through: makeRouter(action: "stamp")) }
+
+/// Send → `stamp` action starts through `router`, one event at a time.
+func latency(through router: Router) async throws -> (median: Double, p99: Double) {
     let buffer = EventBuffer(capacity: 1000)
     async let routing: Void = router.run(buffer)
     let result = await latencies { buffer.offer($0) }
@@ -123,6 +131,13 @@ do {
     report("router_latency_p99_us", router.p99)
     report("baseline_latency_median_us", baseline.median)
     report("baseline_latency_p99_us", baseline.p99)
+    for spool in [true, false] {
+        let name = spool ? "spooled" : "unspooled"
+        report("\(name)_events_per_s", try await SpoolBench.eventsPerSecond(spool: spool))
+        let latency = try await SpoolBench.oneAtATime(spool: spool)
+        report("\(name)_latency_median_us", latency.median)
+        report("\(name)_latency_p99_us", latency.p99)
+    }
     report("event_json_us", EventJSONBench.tagrouter())
     report("baseline_event_json_us", EventJSONBench.foundation())
 } catch {

@@ -49,7 +49,7 @@ struct ShellAction: Action {
             }
         }
         var fields = JSONObject([
-            "route": .string(route), "command": .string(shownCommand(for: delivery)), "status": .string(result.description),
+            "route": .string(route), "event_id": .string(delivery.event.id), "command": .string(shownCommand(for: delivery)), "status": .string(result.description),
             "duration_ms": .int(Int64(result.duration.seconds * 1000)),
         ])
         if !result.stdoutTail.isEmpty { fields["stdout"] = .string(Self.lastLines(result.stdoutText)) }

@@ -79,8 +79,8 @@ final class LibNFCReader: Sendable {
     /// Said once when the device does not open: what is waited for, and the next steps.
     static func notFound(_ device: String) -> String {
         let what = device == "auto" ? "no reader found" : "reader '\(device)' not found"
-        return what + "; waiting for it (`tagrouter devices` says why; "
-            + "`tagrouter simulate` runs a simulated reader to try tagrouter without one)"
+        return what + "; waiting for it (`tagrouter devices` says why; `tagrouter demo` shows tagrouter at work "
+            + "on a simulated reader, and `tagrouter simulate` runs one for your own config)"
     }
 
     private func run() {

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import TagCore
 
@@ -36,16 +35,12 @@ public struct ReaderService: Service {
                 : LibNFCReader(config: config, present: present[config.name] ?? [], emit: emit, finished: finished)
         }
         for thread in threads { thread.start() }
-        // The watchdog ticks on a Dispatch timer, not on the Swift concurrency pool,
-        // so busy or blocked tasks elsewhere cannot keep it from reopening a stalled reader.
-        let watchdog = DispatchSource.makeTimerSource(queue: .global())
-        watchdog.schedule(deadline: .now() + 1, repeating: 1)
-        watchdog.setEventHandler { for thread in threads { thread.checkWatchdog() } }
-        watchdog.resume()
+        let monitor = ReaderMonitor(threads)
+        monitor.start()
         // Readers end by themselves only when told to give up (`if_busy: exit`).
         await allEnded.wait()
-        watchdog.cancel()
-        for thread in threads { thread.stop() }
+        monitor.stopReaders()
         await allEnded.waitIgnoringCancellation()
+        monitor.finish()
     }
 }

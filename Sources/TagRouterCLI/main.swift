@@ -6,7 +6,7 @@ import TagCore
 let commands: [any Command.Type] = [
     RunCommand.self, StatusCommand.self, EventsCommand.self, ReloadCommand.self, CheckConfigCommand.self,
     ReadCommand.self, WriteCommand.self, WatchCommand.self, DevicesCommand.self, DoctorCommand.self,
-    DecodeCommand.self, EncodeCommand.self, SimulateCommand.self,
+    DecodeCommand.self, EncodeCommand.self, SimulateCommand.self, DemoCommand.self,
 ]
 
 let version = tagrouterVersion

@@ -35,7 +35,7 @@ import Testing
     @Test func allWellWithARunningDaemonAndABroker() async throws {
         let setup = try Setup()
         defer { setup.remove() }
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let root = try Self.machine(setup, processes: ["4321": ["/usr/bin/tagrouter", "run"]])
         let config = try Self.config(setup, port: broker.port)
         let run = try await ToolRun(BuiltProducts.tagrouter.path, ["doctor", "--root", root, "--config", config])

@@ -40,7 +40,7 @@ struct MQTTEndToEndTests {
     @Test func aTapOnTheSimulatorReachesTheBrokerWithAvailabilityAndDiscovery() async throws {
         let setup = try Setup()
         defer { setup.remove() }
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let subscriber = try Subscriber(port: broker.port, filter: "#", qos: 1)
         try await subscriber.waitUntilSubscribed()
         let simulator = try await setup.simulator()
@@ -108,7 +108,7 @@ struct MQTTEndToEndTests {
             try await daemon.waitForStdout(containing: "removed \(uid)", after: logged)
             logged = daemon.stdout.count
         }
-        try broker.start()
+        try await broker.start()
         let taps = try await subscriber.waitFor(count: 2) { $0.topic == "e2e/front-door/ntag213" }
         #expect(taps.map { $0.json["text"]?.stringValue } == ["04000000000001", "04000000000002"])
         #expect(taps.allSatisfy { $0.qos == 1 })

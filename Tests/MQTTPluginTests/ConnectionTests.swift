@@ -17,7 +17,7 @@ struct ConnectionTests {
     }
 
     @Test func publishesTopicPayloadQoSAndRetain() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let live = try Subscriber(port: broker.port, filter: "t/#")
         try await live.waitUntilSubscribed()
         let connection = MQTTConnection(Self.settings(broker))
@@ -40,7 +40,7 @@ struct ConnectionTests {
     }
 
     @Test func announcesOnlineAndOfflineOnCleanStop() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let watcher = try Subscriber(port: broker.port, filter: "avail/#")
         try await watcher.waitUntilSubscribed()
         let connection = MQTTConnection(Self.settings(broker, availability: "avail/a"))
@@ -54,7 +54,7 @@ struct ConnectionTests {
     }
 
     @Test func brokerPublishesLastWillWhenTheClientDies() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let watcher = try Subscriber(port: broker.port, filter: "will/#")
         try await watcher.waitUntilSubscribed()
         let child = try ChildProcess(
@@ -82,7 +82,7 @@ struct ConnectionTests {
         try await deliveries[49].delivered()
         await broker.stop()
         for index in 400..<600 { deliveries.append(connection.enqueue(MQTTMessage(topic: "seq/n", text: String(index)), hold: hold)) }
-        try broker.start()
+        try await broker.start()
         for delivery in deliveries { try await delivery.delivered() }
         let seen = try await subscriber.waitUntil("600 distinct messages") { Set($0.map(\.text)).count >= 600 }
         var firstArrivals: [Int] = []
@@ -98,7 +98,7 @@ struct ConnectionTests {
     @Test func badCredentialsAreAClearError() async throws {
         var options = MosquittoBroker.Options()
         options.users = ["reader": "right"]
-        let broker = try MosquittoBroker(options)
+        let broker = try await MosquittoBroker(options)
         var settings = Self.settings(broker)
         settings.username = "reader"
         settings.password = "wrong"
@@ -124,7 +124,7 @@ struct ConnectionTests {
     @Test func version5RefusalNamesTheCredentials() async throws {
         var options = MosquittoBroker.Options()
         options.users = ["reader": "right"]
-        let broker = try MosquittoBroker(options)
+        let broker = try await MosquittoBroker(options)
         var settings = Self.settings(broker)
         settings.protocolVersion = .v5
         settings.username = "reader"
@@ -143,7 +143,7 @@ struct ConnectionTests {
     @Test func tlsWithTheBrokersCAConnectsAndWithoutItIsRefused() async throws {
         var options = MosquittoBroker.Options()
         options.tls = true
-        let broker = try MosquittoBroker(options)
+        let broker = try await MosquittoBroker(options)
         var settings = Self.settings(broker)
         settings.tls = MQTTSettings.TLS(caFile: broker.caFile)
         let trusted = MQTTConnection(settings)

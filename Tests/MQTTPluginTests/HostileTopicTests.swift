@@ -39,7 +39,7 @@ struct HostileTopicTests {
     }
 
     @Test func eachHostileTopicFailsForGoodAndTheNextEventIsDelivered() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let subscriber = try Subscriber(port: broker.port, filter: "p/#")
         try await subscriber.waitUntilSubscribed()
         let plugin = try PluginTests.plugin("{host: 127.0.0.1, port: \(broker.port), hold: 5s, reconnect_delay: 50ms}")
@@ -71,7 +71,7 @@ struct HostileTopicTests {
     /// Through the router with retries and a spool: the hostile event is failed
     /// at once, never retried and never spooled; the good one behind it arrives.
     @Test func throughTheRouterAHostileTopicIsNeitherRetriedNorSpooled() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let subscriber = try Subscriber(port: broker.port, filter: "p/#")
         try await subscriber.waitUntilSubscribed()
         let state = broker.directory.appendingPathComponent("state")

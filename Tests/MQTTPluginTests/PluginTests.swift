@@ -24,7 +24,7 @@ struct PluginTests {
     }
 
     @Test func discoveryAvailabilityAndEventsEndToEnd() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         // A reader that was configured last time and is gone now.
         try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-r", "-q", "1", "-t", "homeassistant/tag/pi/old-reader/config", "-m", "{}"])
         let watcher = try Subscriber(port: broker.port, filter: "#")
@@ -88,7 +88,7 @@ struct PluginTests {
     func credentialsFromTheEnvironmentOrAFile(password: String) async throws {
         var options = MosquittoBroker.Options()
         options.users = ["reader": "s3cret"]
-        let broker = try MosquittoBroker(options)
+        let broker = try await MosquittoBroker(options)
         try "s3cret\n".write(toFile: broker.directory.appendingPathComponent("mqtt-password").path, atomically: true, encoding: .utf8)
         let watcher = try Subscriber(port: broker.port, filter: "tagrouter/#", username: "reader", password: "s3cret")
         try await watcher.waitUntilSubscribed()
@@ -126,7 +126,7 @@ extension PluginTests {
     /// The presence entities against a real broker: their retained configs, the
     /// retained state through place → hold → lift, HA's birth message, a reader that goes away.
     @Test func presenceOfATagOnAReaderReachesHomeAssistant() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let watcher = try Subscriber(port: broker.port, filter: "#")
         try await watcher.waitUntilSubscribed()
         let plugin = try Self.plugin("{host: 127.0.0.1, port: \(broker.port), client_id: pi, home_assistant: {discovery: true}}", readers: ["desk"])

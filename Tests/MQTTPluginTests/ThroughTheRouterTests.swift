@@ -44,7 +44,7 @@ struct ThroughTheRouterTests {
                 if ContinuousClock.now >= deadline { break }
                 try await Task.sleep(for: .milliseconds(20))
             }
-            try broker.start()
+            try await broker.start()
             let seen = try await subscriber.waitUntil("all 40 taps") { order($0).count >= 40 }
             #expect(order(seen) == Array(0..<40), "first arrivals in tap order")
             #expect(router.counters.values.allSatisfy { $0.failed == 0 && $0.dropped == 0 })

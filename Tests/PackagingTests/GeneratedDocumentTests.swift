@@ -38,7 +38,7 @@ import Testing
             return try await Shell.check("bash", ["--norc", "-c", program]).split(separator: "\n").map(String.init)
         }
         #expect(try await complete(["tagrouter", "ch"]) == ["check-config"])
-        #expect(try await complete(["tagrouter", "de"]).sorted() == ["decode", "devices"])
+        #expect(try await complete(["tagrouter", "de"]).sorted() == ["decode", "demo", "devices"])
         #expect(try await complete(["tagrouter", "run", "--conf"]) == ["--config"])
         #expect(try await complete(["tagrouter", "watch", "--po"]) == ["--polling"])
         #expect(try await complete(["tagrouter", "devices", "--"]).sorted() == ["--device", "--help"])

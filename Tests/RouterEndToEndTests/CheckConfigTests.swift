@@ -4,7 +4,7 @@ import Testing
 
 /// `tagrouter check-config` as a real process.
 @Suite struct CheckConfigTests {
-    @Test func summarisesAGoodConfig() throws {
+    @Test func summarisesAGoodConfig() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", """
@@ -20,14 +20,14 @@ import Testing
             """)
         let daemon = try Daemon(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stdout == [
             "\(file): OK", "readers: 1", "  front-door: pn532_uart:/dev/ttyUSB0", "routes: 2",
             "  music: 2 actions (log, log), continue", "  route-2: 1 action (log)", "actions: 3", "tags: 0", "state_dir: /var/lib/tagrouter",
         ])
     }
 
-    @Test func warnsAboutNamedTagsNoRouteSelectsAndExplainsWithTheName() throws {
+    @Test func warnsAboutNamedTagsNoRouteSelectsAndExplainsWithTheName() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", """
@@ -39,18 +39,18 @@ import Testing
             """)
         let check = try Daemon(["check-config", file], directory: scratch.path)
         defer { check.stop() }
-        #expect(try check.exitStatus() == 0)
+        #expect(try await check.exitStatus() == 0)
         #expect(check.stderr == ["\(file):3:5: warning: tags: no route matches tag 'spare' by `tag:` or `group:` (fine if the name is only for events and Home Assistant)"])
         #expect(check.stdout.contains("tags: 2"))
 
         let explain = try Daemon(["check-config", file, "--explain", "--uid", "04-a2-24-b2"], directory: scratch.path)
         defer { explain.stop() }
-        #expect(try explain.exitStatus() == 0)
+        #expect(try await explain.exitStatus() == 0)
         #expect(explain.stdout.contains(#"  ✓ group: "music" matches music"#))
         #expect(explain.stdout.contains("  → log: print play abbey-road"))
     }
 
-    @Test func listsEveryProblemAndExits65() throws {
+    @Test func listsEveryProblemAndExits65() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", """
@@ -64,7 +64,7 @@ import Testing
             """)
         let daemon = try Daemon(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 65)
+        #expect(try await daemon.exitStatus() == 65)
         #expect(daemon.stderr == [
             "\(file):3:5: routes[0]: unknown key 'mtch' (did you mean 'match'?)",
             "\(file):4:22: routes[0].actions[0].log: unknown key 'templte' (did you mean 'template'?)",
@@ -73,7 +73,7 @@ import Testing
         ])
     }
 
-    @Test func webhookURLsWhoseLiteralPartIsWrongAreErrorsAtTheirLine() throws {
+    @Test func webhookURLsWhoseLiteralPartIsWrongAreErrorsAtTheirLine() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", """
@@ -88,7 +88,7 @@ import Testing
             """)
         let daemon = try Daemon(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 65)
+        #expect(try await daemon.exitStatus() == 65)
         #expect(daemon.stderr == [
             "\(file):3:18: routes[0].actions[0].webhook.url: the scheme 'ftp' is not supported; webhooks go to http:// or https:// URLs",
             "\(file):4:18: routes[0].actions[1].webhook.url: expected an http:// or https:// URL, got 'not a url'",
@@ -98,28 +98,28 @@ import Testing
         ])
     }
 
-    @Test func aTabInTheIndentationIsNamed() throws {
+    @Test func aTabInTheIndentationIsNamed() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", "routes:\n  - name: x\n\t  actions: [log]\n")
         let daemon = try Daemon(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 65)
+        #expect(try await daemon.exitStatus() == 65)
         #expect(daemon.stderr.first == "\(file):3:1: tabs cannot indent YAML; use spaces")
     }
 
-    @Test func anEmptyFileWarnsThatThereAreNoRoutes() throws {
+    @Test func anEmptyFileWarnsThatThereAreNoRoutes() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", "")
         let daemon = try Daemon(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stderr == ["\(file):1:1: warning: no routes: events are read but nothing is done with them; add a `routes:` list (config/examples has some)"])
         #expect(daemon.stdout.first == "\(file): OK")
     }
 
-    @Test func discoveryWithNoRoutePublishingWhatItAnnouncesWarnsAndNamesTheRoute() throws {
+    @Test func discoveryWithNoRoutePublishingWhatItAnnouncesWarnsAndNamesTheRoute() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let unpublished = try scratch.write("c.yaml", """
@@ -131,7 +131,7 @@ import Testing
             """)
         let warned = try Daemon(["check-config", unpublished], directory: scratch.path)
         defer { warned.stop() }
-        #expect(try warned.exitStatus() == 0)
+        #expect(try await warned.exitStatus() == 0)
         #expect(warned.stderr == [
             "\(unpublished):3:31: warning: mqtt.home_assistant.discovery: Home Assistant listens for scans on tagrouter/door/tag.arrived, "
                 + "but no route publishes there; add the route `- {name: home-assistant, match: {event: [tag.arrived, tag.removed]}, actions: [mqtt]}`",
@@ -146,11 +146,11 @@ import Testing
             """)
         let quiet = try Daemon(["check-config", published], directory: scratch.path)
         defer { quiet.stop() }
-        #expect(try quiet.exitStatus() == 0)
+        #expect(try await quiet.exitStatus() == 0)
         #expect(quiet.stderr.isEmpty)
     }
 
-    @Test func explainShowsWhyEachRouteDidOrDidNotFire() throws {
+    @Test func explainShowsWhyEachRouteDidOrDidNotFire() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", """
@@ -166,7 +166,7 @@ import Testing
             """)
         let daemon = try Daemon(["check-config", file, "--explain", "--uri", "spotify:track:9", "--uid", "04a224b2", "--reader", "desk"], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         #expect(Array(daemon.stdout.dropFirst()) == [
             "route door: no match",
             "  ✓ event: tag.arrived",
@@ -183,43 +183,43 @@ import Testing
         #expect(event["reader"] == "desk")
     }
 
-    @Test func explainTakesAWholeEvent() throws {
+    @Test func explainTakesAWholeEvent() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", "routes: [{name: gone, match: {event: tag.removed}, actions: [log]}]\n")
         let event = #"{"event":"tag.removed","reader":"r","tag":{"uid":"0411","type":"ntag215"},"dwell_ms":1200}"#
         let daemon = try Daemon(["check-config", file, "--explain", "--event", event], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stdout.contains("route gone: MATCH"))
     }
 
-    @Test func badArgumentsExit64() throws {
+    @Test func badArgumentsExit64() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let daemon = try Daemon(["check-config", "--uri", "x"], directory: scratch.path, environment: ["HOME": scratch.path])
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 64)
+        #expect(try await daemon.exitStatus() == 64)
     }
 
-    @Test func theEmbeddedDefaultIsValid() throws {
+    @Test func theEmbeddedDefaultIsValid() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let daemon = try Daemon(["check-config"], directory: scratch.path, environment: ["HOME": scratch.path])
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stdout.first == "embedded default: OK")
     }
 }
 
 /// The README's config reference is what the specs generate.
 @Suite struct ReferenceTableTests {
-    @Test func readmeReferenceMatchesTheSpecs() throws {
+    @Test func readmeReferenceMatchesTheSpecs() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let daemon = try Daemon(["check-config", "--reference"], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         let generated = daemon.stdout.joined(separator: "\n") + "\n"
         let readme = try String(contentsOfFile: ExampleConfigTests.repositoryRoot + "/README.md", encoding: .utf8)
         let start = try #require(readme.range(of: "<!-- reference:start -->\n"))

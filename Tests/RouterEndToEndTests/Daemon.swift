@@ -32,10 +32,16 @@ final class Daemon {
     private let stdoutLines: LineCollector
     private let stderrLines: LineCollector
 
-    init(_ arguments: [String], directory: String, environment: [String: String] = [:]) throws {
+    /// `wrappedIn`: a command that runs `tagrouter` (its path and `arguments` follow the wrapper's own).
+    init(_ arguments: [String], directory: String, environment: [String: String] = [:], wrappedIn wrapper: [String] = []) throws {
         process = Process()
-        process.executableURL = BuiltProducts.tagrouter
-        process.arguments = arguments
+        if let launcher = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: launcher)
+            process.arguments = wrapper.dropFirst() + [BuiltProducts.tagrouter.path] + arguments
+        } else {
+            process.executableURL = BuiltProducts.tagrouter
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
@@ -64,16 +70,16 @@ final class Daemon {
     var stderr: [String] { stderrLines.lines }
 
     /// Waits until stdout has `count` lines, returning them.
-    func stdout(count: Int, timeout: Duration = .seconds(20)) throws -> [String] {
-        try waitUntil("\(count) lines on stdout", timeout: timeout) { stdoutLines.lines.count >= count }
+    func stdout(count: Int, timeout: Duration = .seconds(20)) async throws -> [String] {
+        try await waitUntil("\(count) lines on stdout", timeout: timeout) { stdoutLines.lines.count >= count }
         return stdoutLines.lines
     }
 
     /// Waits for a line on stderr containing `text`, returning it.
     @discardableResult
-    func stderr(containing text: String, after skip: Int = 0, timeout: Duration = .seconds(20)) throws -> String {
+    func stderr(containing text: String, after skip: Int = 0, timeout: Duration = .seconds(20)) async throws -> String {
         var found: String?
-        try waitUntil("'\(text)' on stderr", timeout: timeout) {
+        try await waitUntil("'\(text)' on stderr", timeout: timeout) {
             found = stderrLines.lines.dropFirst(skip).first { $0.contains(text) }
             return found != nil
         }
@@ -81,10 +87,10 @@ final class Daemon {
     }
 
     /// Waits for the process to exit and returns its status.
-    func exitStatus(timeout: Duration = .seconds(20)) throws -> Int32 {
-        try waitUntil("exit", timeout: timeout) { !process.isRunning }
-        stdoutLines.waitForEnd()
-        stderrLines.waitForEnd()
+    func exitStatus(timeout: Duration = .seconds(20)) async throws -> Int32 {
+        try await waitUntil("exit", timeout: timeout) { !process.isRunning }
+        try await waitUntil("the end of stdout", timeout: timeout) { stdoutLines.hasEnded }
+        try await waitUntil("the end of stderr", timeout: timeout) { stderrLines.hasEnded }
         return process.terminationStatus
     }
 
@@ -95,11 +101,13 @@ final class Daemon {
     }
 
     /// Polls `condition` (it reads state other threads fill) until true or the deadline.
-    private func waitUntil(_ what: String, timeout: Duration, _ condition: () -> Bool) throws {
+    /// It sleeps, never blocks: a blocked thread of the small concurrency pool (2 on a
+    /// 2-core machine) would starve every other test running beside this one.
+    private func waitUntil(_ what: String, timeout: Duration, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else { throw DaemonTimeout(waitingFor: what, stderr: stderrLines.lines.joined(separator: "\n")) }
-            usleep(5_000)
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 }
@@ -107,7 +115,6 @@ final class Daemon {
 /// Collects a pipe's lines on a thread of its own.
 final class LineCollector: Sendable {
     private let state = Mutex<(lines: [String], partial: String, ended: Bool)>(([], "", false))
-    private let ended = DispatchSemaphore(value: 0)
 
     init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
@@ -123,13 +130,13 @@ final class LineCollector: Sendable {
                 }
             }
             state.withLock { $0.ended = true }
-            ended.signal()
         }
     }
 
     var lines: [String] { state.withLock { $0.lines } }
 
-    func waitForEnd() { _ = ended.wait(timeout: .now() + 20) }
+    /// True once the pipe has ended.
+    var hasEnded: Bool { state.withLock { $0.ended } }
 }
 
 /// A tag.arrived event as the reader emits it.

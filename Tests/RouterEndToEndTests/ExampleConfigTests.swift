@@ -12,7 +12,7 @@ import WebhookPlugin
     static let examples = ["home-assistant-mqtt.yaml", "music-box.yaml", "door-badge.yaml", "node-red.yaml"]
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
-    @Test(arguments: examples) func exampleLoads(file: String) throws {
+    @Test(arguments: examples) func exampleLoads(file: String) async throws {
         let text = try String(contentsOfFile: Self.repositoryRoot + "/config/examples/" + file, encoding: .utf8)
         let registry = PluginRegistry([LogPlugin.self, MQTTPlugin.self, ShellPlugin.self, OpenURLPlugin.self, WebhookPlugin.self, ExecPlugin.self])
         let secrets = Scratch()
@@ -28,51 +28,51 @@ import WebhookPlugin
         ((try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot + "/config/examples")) ?? []).filter { $0.hasSuffix(".yaml") }.sorted()
     }
 
-    @Test func everyShippedExamplePassesCheckConfigOnAMachineNotSetUp() throws {
+    @Test func everyShippedExamplePassesCheckConfigOnAMachineNotSetUp() async throws {
         #expect(Self.shippedExamples.count >= 7)
         let home = Scratch()
         defer { home.remove() }
         for file in Self.shippedExamples {
             let daemon = try Daemon(["check-config", "config/examples/" + file], directory: Self.repositoryRoot, environment: ["HOME": home.path])
             defer { daemon.stop() }
-            #expect(try daemon.exitStatus() == 0, "\(file): \(daemon.stderr.joined(separator: "\n"))")
+            #expect(try await daemon.exitStatus() == 0, "\(file): \(daemon.stderr.joined(separator: "\n"))")
             #expect(daemon.stdout.first == "config/examples/\(file): OK")
         }
     }
 
-    @Test func aSecretNotProvidedYetIsAWarningThatSaysWhatToCreate() throws {
+    @Test func aSecretNotProvidedYetIsAWarningThatSaysWhatToCreate() async throws {
         let daemon = try Daemon(["check-config", "config/examples/home-assistant-mqtt.yaml"], directory: Self.repositoryRoot)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stderr == [
             "config/examples/home-assistant-mqtt.yaml:24:18: warning: mqtt.password_file: cannot read '/etc/tagrouter/mqtt-password': there is no such file; "
                 + "create it with the secret alone in it (mode 600, owned by the user tagrouter runs as); `run` refuses to start until it can",
         ])
     }
 
-    @Test func anUnsetEnvironmentVariableIsAWarningForCheckConfigAndAnErrorForRun() throws {
+    @Test func anUnsetEnvironmentVariableIsAWarningForCheckConfigAndAnErrorForRun() async throws {
         let file = "config/examples/webhook-home-assistant.yaml"
         let check = try Daemon(["check-config", file], directory: Self.repositoryRoot)
         defer { check.stop() }
-        #expect(try check.exitStatus() == 0)
+        #expect(try await check.exitStatus() == 0)
         #expect(check.stderr == [
             "\(file):20:16: warning: routes[0].actions[0].webhook.url: environment variable 'HA_WEBHOOK_ID' is not set; `run` refuses to start until it is (export HA_WEBHOOK_ID=…)",
         ])
         let run = try Daemon(["run", "--config", file, "--events-from", "-"], directory: Self.repositoryRoot)
         defer { run.stop() }
-        #expect(try run.exitStatus() == 65)
+        #expect(try await run.exitStatus() == 65)
         #expect(run.stderr.contains { $0.contains("environment variable 'HA_WEBHOOK_ID' is not set") })
     }
 
-    @Test func runRefusesToStartWithoutASecretFileAndSaysWhichToCreate() throws {
+    @Test func runRefusesToStartWithoutASecretFileAndSaysWhichToCreate() async throws {
         let run = try Daemon(["run", "--config", "config/examples/webhook-node-red.yaml", "--events-from", "-"], directory: Self.repositoryRoot)
         defer { run.stop() }
-        #expect(try run.exitStatus() == 65)
+        #expect(try await run.exitStatus() == 65)
         #expect(run.stderr.first == "config/examples/webhook-node-red.yaml:12:31: routes[0].actions[0].webhook.hmac.secret_file: "
             + "cannot read 'config/examples/node-red.key': there is no such file; create it with the secret alone in it (mode 600, owned by the user tagrouter runs as)")
     }
 
-    @Test func theReadmeNamesEveryExample() throws {
+    @Test func theReadmeNamesEveryExample() async throws {
         let readme = try String(contentsOfFile: Self.repositoryRoot + "/README.md", encoding: .utf8)
         for file in Self.shippedExamples { #expect(readme.contains("config/examples/\(file)"), "README does not mention \(file)") }
     }

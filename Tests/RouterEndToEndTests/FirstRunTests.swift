@@ -6,7 +6,7 @@ import TestSupport
 /// What a first run says on a machine with no broker and no reader: one line each, with the next step.
 @Suite struct FirstRunTests {
     /// The embedded default's shape (log, and MQTT without spool) with no broker running.
-    @Test func noBrokerIsSaidOnceThenEventsAreQuiet() throws {
+    @Test func noBrokerIsSaidOnceThenEventsAreQuiet() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let port = try MosquittoBroker.freePort()
@@ -22,9 +22,9 @@ import TestSupport
         let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
         defer { daemon.stop() }
         for uid in ["01", "02", "03"] { daemon.send(arrival(uid: uid)) }
-        #expect(try daemon.stdout(count: 3) == ["tap 01", "tap 02", "tap 03"])
+        #expect(try await daemon.stdout(count: 3) == ["tap 01", "tap 02", "tap 03"])
         daemon.closeInput()
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
 
         let log = try daemon.stderr.map { try JSONValue.parse($0) }
         let outage = log.filter { $0["msg"]?.stringValue?.hasPrefix("no MQTT broker") == true }
@@ -35,7 +35,7 @@ import TestSupport
         #expect(stopped["actions"]?["everything.1.mqtt"]?["failed"] == 3, "the deliveries were tried and counted, only not logged one by one")
     }
 
-    @Test func noReaderIsSaidOnceWithTheNextSteps() throws {
+    @Test func noReaderIsSaidOnceWithTheNextSteps() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("tagrouter.yaml", """
@@ -45,11 +45,12 @@ import TestSupport
             """)
         let daemon = try Daemon(["run", "--config", file, "--log-format", "human"], directory: scratch.path)
         defer { daemon.stop() }
-        let line = try daemon.stderr(containing: "not found; waiting for it")
+        let line = try await daemon.stderr(containing: "not found; waiting for it")
         #expect(line.hasPrefix("WARNING reader 'pn532_uart:\(scratch.path)/no-such-reader' not found; waiting for it "
-            + "(`tagrouter devices` says why; `tagrouter simulate` runs a simulated reader to try tagrouter without one)"))
+            + "(`tagrouter devices` says why; `tagrouter demo` shows tagrouter at work on a simulated reader, "
+            + "and `tagrouter simulate` runs one for your own config)"))
         daemon.signal(SIGTERM)
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stderr.filter { $0.contains("not found; waiting for it") }.count == 1)
     }
 }

@@ -23,18 +23,18 @@ import Testing
     ]
 
     @Test(arguments: cases.map(\.name))
-    func checkConfigRefusesAtTheLimit(_ name: String) throws {
+    func checkConfigRefusesAtTheLimit(_ name: String) async throws {
         let hostile = try #require(Self.cases.first { $0.name == name })
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("tagrouter.yaml", hostile.text)
         let daemon = try Daemon(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus(timeout: .seconds(10)) == 65)
+        #expect(try await daemon.exitStatus(timeout: .seconds(10)) == 65)
         #expect(daemon.stderr == ["\(file):\(hostile.problem)", "error: \(file): the config has 1 problem"])
     }
 
-    @Test func configsJustInsideTheLimitsLoad() throws {
+    @Test func configsJustInsideTheLimitsLoad() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let nested = String(repeating: "[", count: 62) + String(repeating: "]", count: 62)  // 64 deep with the two mappings
@@ -46,7 +46,7 @@ import Testing
             """)
         let daemon = try Daemon(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 65)
+        #expect(try await daemon.exitStatus() == 65)
         // Only the spec objects (to the two extra keys), not the limits.
         #expect(daemon.stderr.map { $0.prefix(while: { $0 != ";" }) } == [
             "\(file):1:1: unknown key 'x-nested'", "\(file):2:1: unknown key 'x-aliases'", "error: \(file): the config has 2 problems",
@@ -55,7 +55,7 @@ import Testing
 
     /// One daemon, reloaded with each hostile file in turn: every reload is refused
     /// at the limit, and the route it started with keeps handling taps.
-    @Test func reloadsWithHostileConfigsAreRejectedAndTheRunningOneStays() throws {
+    @Test func reloadsWithHostileConfigsAreRejectedAndTheRunningOneStays() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let config = "routes: [{name: a, actions: [{log: \"A {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n"
@@ -63,19 +63,19 @@ import Testing
         defer { daemon.stop() }
         daemon.send(arrival(uid: "00"))
         var expected = ["A 00"]
-        #expect(try daemon.stdout(count: 1) == expected, "running before the first SIGHUP")
+        #expect(try await daemon.stdout(count: 1) == expected, "running before the first SIGHUP")
         for (number, hostile) in Self.cases.enumerated() {
             _ = try scratch.write("tagrouter.yaml", hostile.text)
             let linesBefore = daemon.stderr.count
             daemon.signal(SIGHUP)
-            let rejected = try daemon.stderr(containing: "reload rejected", after: linesBefore, timeout: .seconds(10))
+            let rejected = try await daemon.stderr(containing: "reload rejected", after: linesBefore, timeout: .seconds(10))
             #expect(rejected.contains("tagrouter.yaml:\(hostile.problem)"), "\(hostile.name): \(rejected)")
             let uid = String(format: "%02x", number + 1)
             daemon.send(arrival(uid: uid))
             expected.append("A \(uid.uppercased())")
-            #expect(try daemon.stdout(count: expected.count) == expected)
+            #expect(try await daemon.stdout(count: expected.count) == expected)
         }
         daemon.signal(SIGTERM)
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
     }
 }

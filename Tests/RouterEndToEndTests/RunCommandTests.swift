@@ -20,7 +20,7 @@ import TestSupport
             actions: [log]
         """
 
-    @Test func routesEventsAndStopsAtTheEndOfInput() throws {
+    @Test func routesEventsAndStopsAtTheEndOfInput() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("tagrouter.yaml", Self.config + "\nstate_dir: \(scratch.path)/state\n")
@@ -32,7 +32,7 @@ import TestSupport
         let unmatched = arrival(uid: "0499")
         daemon.send(unmatched)
         daemon.closeInput()
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         let lines = daemon.stdout
         // Each action keeps event order; actions run side by side.
         #expect(lines.filter { $0.hasPrefix("music") } == ["music spotify:track:1 on door", "music spotify:album:2 on desk"])
@@ -47,32 +47,32 @@ import TestSupport
         #expect(stopped["actions"]?["music.0.log"]?["delivered"] == 2)
     }
 
-    @Test func sighupReloadsAndRejectsABadConfig() throws {
+    @Test func sighupReloadsAndRejectsABadConfig() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("tagrouter.yaml", "routes: [{name: a, actions: [{log: \"A {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n")
         let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
         defer { daemon.stop() }
         daemon.send(arrival(uid: "01"))
-        #expect(try daemon.stdout(count: 1) == ["A 01"])
+        #expect(try await daemon.stdout(count: 1) == ["A 01"])
 
         _ = try scratch.write("tagrouter.yaml", "routes: [{name: b, actions: [{lgo: {}}]}]\n")
         daemon.signal(SIGHUP)
-        let rejected = try daemon.stderr(containing: "reload rejected")
+        let rejected = try await daemon.stderr(containing: "reload rejected")
         #expect(rejected.contains("tagrouter.yaml:1:30: routes[0].actions[0]: unknown action 'lgo' (did you mean 'log'?)"))
         daemon.send(arrival(uid: "02"))
-        #expect(try daemon.stdout(count: 2) == ["A 01", "A 02"])
+        #expect(try await daemon.stdout(count: 2) == ["A 01", "A 02"])
 
         _ = try scratch.write("tagrouter.yaml", "routes: [{name: b, actions: [{log: \"B {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n")
         daemon.signal(SIGHUP)
-        try daemon.stderr(containing: "config reloaded")
+        try await daemon.stderr(containing: "config reloaded")
         daemon.send(arrival(uid: "03"))
-        #expect(try daemon.stdout(count: 3) == ["A 01", "A 02", "B 03"])
+        #expect(try await daemon.stdout(count: 3) == ["A 01", "A 02", "B 03"])
         daemon.signal(SIGTERM)
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
     }
 
-    @Test func sigtermDrainsEventsInFlightAndExitsZero() throws {
+    @Test func sigtermDrainsEventsInFlightAndExitsZero() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("tagrouter.yaml", """
@@ -85,10 +85,10 @@ import TestSupport
         let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
         defer { daemon.stop() }
         daemon.send(arrival(uid: "00"))
-        _ = try daemon.stdout(count: 1)
+        _ = try await daemon.stdout(count: 1)
         for index in 1...3000 { daemon.send(arrival(uid: String(format: "%06x", index))) }
         daemon.signal(SIGTERM)
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
         let delivered = try #require(stopped["actions"]?["all.0.log"]?["delivered"])
         // Every event the router accepted before the signal was delivered, in order.
@@ -97,7 +97,7 @@ import TestSupport
         #expect(stopped["actions"]?["all.0.log"]?["dropped"] == 0)
     }
 
-    @Test func anEventsFileIsSlowedDownInsteadOfLosingEvents() throws {
+    @Test func anEventsFileIsSlowedDownInsteadOfLosingEvents() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         // Small buffer and queue, many routes: the file is read far faster than `log` writes.
@@ -110,7 +110,7 @@ import TestSupport
         let events = try scratch.write("events.jsonl", uids.map { arrival(uid: $0).serialized() + "\n" }.joined())
         let daemon = try Daemon(["run", "--config", file, "--events-from", events, "--log-format", "json"], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus(timeout: .seconds(120)) == 0)
+        #expect(try await daemon.exitStatus(timeout: .seconds(120)) == 0)
         #expect(daemon.stdout.count == count)
         let inFileOrder = daemon.stdout == uids
         #expect(inFileOrder, "every event delivered, in file order")
@@ -121,21 +121,21 @@ import TestSupport
         #expect(!daemon.stderr.contains { $0.contains("event dropped") })
     }
 
-    @Test func usesTheEmbeddedDefaultWhenNoFileIsFound() throws {
+    @Test func usesTheEmbeddedDefaultWhenNoFileIsFound() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let daemon = try Daemon(["run", "--events-from", "-", "--state-dir", scratch.path + "/state"], directory: scratch.path, environment: ["HOME": scratch.path])
         defer { daemon.stop() }
         daemon.send(arrival(uid: "04a224b2"))
         daemon.closeInput()
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         let line = try JSONValue.parse(try #require(daemon.stdout.first))
         #expect(line["route"] == "log-everything")
         #expect(line["event"]?["tag"]?["uid"] == "04a224b2")
         #expect(daemon.stderr.contains { $0.contains("embedded default") })
     }
 
-    @Test func findsTagrouterYamlInTheWorkingDirectory() throws {
+    @Test func findsTagrouterYamlInTheWorkingDirectory() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         _ = try scratch.write("tagrouter.yaml", "routes: [{name: here, actions: [{log: \"here {{reader}}\"}]}]\n")
@@ -143,11 +143,11 @@ import TestSupport
         defer { daemon.stop() }
         daemon.send(arrival(uid: "01"))
         daemon.closeInput()
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stdout == ["here door"])
     }
 
-    @Test func dryRunDescribesInsteadOfDoing() throws {
+    @Test func dryRunDescribesInsteadOfDoing() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", "routes: [{name: r, actions: [{log: \"did {{tag.uid}}\"}]}]\n")
@@ -155,18 +155,18 @@ import TestSupport
         defer { daemon.stop() }
         daemon.send(arrival(uid: "07"))
         daemon.closeInput()
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stdout.isEmpty)
         #expect(daemon.stderr.contains { $0.contains("dry run: log would print did 07") })
     }
 
-    @Test func aBadConfigStopsTheStartWithEveryProblem() throws {
+    @Test func aBadConfigStopsTheStartWithEveryProblem() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("bad.yaml", "readers: [{name: a, cooldown: soon}]\nroutes: [{actions: [{log: \"{{nope}}\"}]}]\n")
         let daemon = try Daemon(["run", "--config", file, "--events-from", "-"], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 65)
+        #expect(try await daemon.exitStatus() == 65)
         #expect(daemon.stderr.contains { $0.hasSuffix("bad.yaml:1:31: readers[0].cooldown: expected a duration such as 500ms, 5s, 2m or 1h, got \"soon\"") })
         #expect(daemon.stderr.contains { $0.contains("bad.yaml:2:28: routes[0].actions[0].log.template: template: unknown variable 'nope'; variables are dwell_ms, event") })
         #expect(daemon.stderr.contains("error: \(file): the config has 2 problems"))
@@ -175,7 +175,7 @@ import TestSupport
 
 /// A stdout that refuses writes fails `log` deliveries; the daemon carries on.
 @Suite struct UnwritableStdoutTests {
-    @Test func logToAFullDeviceIsCountedAsFailed() throws {
+    @Test func logToAFullDeviceIsCountedAsFailed() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let config = try scratch.write("c.yaml", "routes: [{name: r, actions: [log]}]\nstate_dir: \(scratch.path)/state\n")
@@ -188,8 +188,9 @@ import TestSupport
         process.standardError = errors
         try process.run()
         let stderr = LineCollector(errors.fileHandleForReading)
-        stderr.waitForEnd()
-        process.waitUntilExit()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !stderr.hasEnded || process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(!process.isRunning)
         #expect(process.terminationStatus == 0)
         let stopped = try JSONValue.parse(try #require(stderr.lines.last { $0.contains("\"stopped\"") }))
         #expect(stopped["actions"]?["r.0.log"]?["failed"] == 2)
@@ -199,7 +200,7 @@ import TestSupport
 
 /// `inputs:` entries run beside the readers, each through its source plugin.
 @Suite struct InputsTests {
-    @Test func anEventsInputFeedsTheRoutesBesideTheReaders() throws {
+    @Test func anEventsInputFeedsTheRoutesBesideTheReaders() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         _ = try scratch.write("replay.jsonl", [arrival(uid: "0a"), arrival(uid: "0b", reader: "desk")].map { $0.serialized() + "\n" }.joined())
@@ -212,13 +213,13 @@ import TestSupport
             """)
         let daemon = try Daemon(["run", "--config", file, "--log-format", "json"], directory: "/")
         defer { daemon.stop() }
-        #expect(try daemon.stdout(count: 2) == ["0a on door", "0b on desk"])
-        try daemon.stderr(containing: "end of events")
+        #expect(try await daemon.stdout(count: 2) == ["0a on door", "0b on desk"])
+        try await daemon.stderr(containing: "end of events")
         daemon.signal(SIGTERM)
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
     }
 
-    @Test func checkConfigNamesUnknownInputsAndMissingFiles() throws {
+    @Test func checkConfigNamesUnknownInputsAndMissingFiles() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("tagrouter.yaml", """
@@ -229,7 +230,7 @@ import TestSupport
             """)
         let daemon = try Daemon(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
-        #expect(try daemon.exitStatus() == 65)
+        #expect(try await daemon.exitStatus() == 65)
         let errors = daemon.stderr.joined(separator: "\n")
         #expect(errors.contains("tagrouter.yaml:2:5: inputs[0]: unknown input 'evnets' (did you mean 'events'?)"))
         #expect(errors.contains("tagrouter.yaml:3:21: inputs[1].events.path: cannot read events from '\(scratch.path)/missing.jsonl'"))

@@ -31,11 +31,11 @@ import TestSupport
         defer { first.stop() }
         for event in events { first.send(event) }
         // The log action of the same route printed them all: the router accepted every one.
-        _ = try first.stdout(count: events.count)
+        _ = try await first.stdout(count: events.count)
         _ = await hanging.waitForRequests(1)
         let signalled = ContinuousClock.now
         first.signal(SIGTERM)
-        #expect(try first.exitStatus(timeout: .seconds(20)) == 0)
+        #expect(try await first.exitStatus(timeout: .seconds(20)) == 0)
         let stopping = ContinuousClock.now - signalled
         // shutdown_timeout (1 s), then curl notices the cancellation at its next progress call (≤ 1 s).
         #expect(stopping < .seconds(3), "took \(stopping) to stop")
@@ -49,7 +49,7 @@ import TestSupport
         defer { second.stop() }
         let delivered = await answering.waitForRequests(events.count)
         second.closeInput()
-        #expect(try second.exitStatus() == 0)
+        #expect(try await second.exitStatus() == 0)
         let ids = (await answering.requests).map { $0.headers["idempotency-key"] ?? "" }
         #expect(ids == events.map { $0["id"]?.stringValue ?? "?" }, "each spooled event once, in order")
         #expect(delivered.count == events.count)

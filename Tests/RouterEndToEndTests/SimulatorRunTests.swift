@@ -5,13 +5,13 @@ import Testing
 /// The real reader path: the PN532 simulator on a pseudo-terminal, libnfc,
 /// TagReader's loop, the router, and `log` actions proving which routes fired.
 @Suite struct SimulatorRunTests {
-    @Test func tapsOnTheSimulatorFireTheMatchingRoutes() throws {
+    @Test func tapsOnTheSimulatorFireTheMatchingRoutes() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let link = scratch.path + "/pn532", control = scratch.path + "/pn532.sock"
         let simulator = try Daemon(["simulate", "--link", link, "--control", control, "--no-pacing"], directory: scratch.path)
         defer { simulator.stop() }
-        _ = try simulator.stdout(count: 3)
+        _ = try await simulator.stdout(count: 3)
         let file = try scratch.write("tagrouter.yaml", """
             state_dir: \(scratch.path)/state
             readers:
@@ -33,15 +33,15 @@ import Testing
         let daemon = try Daemon(["run", "--config", file, "--log-format", "json"], directory: scratch.path,
                                 environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"])
         defer { daemon.stop() }
-        #expect(try daemon.stdout(count: 1, timeout: .seconds(30)) == ["connected front-door"])
-        try request(control, #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"uri":"spotify:track:6rqhFgbbKwnb9MLmUQDhG6"}]}"#, in: scratch)
-        #expect(try daemon.stdout(count: 2, timeout: .seconds(30)).last == "music spotify:track:6rqhFgbbKwnb9MLmUQDhG6 uid 04a224b2c35e80")
-        try request(control, #"{"op":"remove"}"#, in: scratch)
-        #expect(try daemon.stdout(count: 3, timeout: .seconds(30)).last == "removed 04a224b2c35e80")
-        try request(control, #"{"op":"place","type":"ntag213","uid":"04112233445566","records":[{"uri":"https://www.home-assistant.io/tag/front-door-key"}]}"#, in: scratch)
-        #expect(try daemon.stdout(count: 4, timeout: .seconds(30)).last == "ha front-door-key at front-door")
-        try request(control, #"{"op":"remove"}"#, in: scratch)
-        _ = try daemon.stdout(count: 5, timeout: .seconds(30))
+        #expect(try await daemon.stdout(count: 1, timeout: .seconds(30)) == ["connected front-door"])
+        try await request(control, #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"uri":"spotify:track:6rqhFgbbKwnb9MLmUQDhG6"}]}"#, in: scratch)
+        #expect(try await daemon.stdout(count: 2, timeout: .seconds(30)).last == "music spotify:track:6rqhFgbbKwnb9MLmUQDhG6 uid 04a224b2c35e80")
+        try await request(control, #"{"op":"remove"}"#, in: scratch)
+        #expect(try await daemon.stdout(count: 3, timeout: .seconds(30)).last == "removed 04a224b2c35e80")
+        try await request(control, #"{"op":"place","type":"ntag213","uid":"04112233445566","records":[{"uri":"https://www.home-assistant.io/tag/front-door-key"}]}"#, in: scratch)
+        #expect(try await daemon.stdout(count: 4, timeout: .seconds(30)).last == "ha front-door-key at front-door")
+        try await request(control, #"{"op":"remove"}"#, in: scratch)
+        _ = try await daemon.stdout(count: 5, timeout: .seconds(30))
 
         // A reload that renames the reader restarts the readers with the new settings.
         _ = try scratch.write("tagrouter.yaml", """
@@ -56,18 +56,18 @@ import Testing
                 actions: [{ log: "tap {{tag.uid}} at {{reader}}" }]
             """)
         daemon.signal(SIGHUP)
-        try daemon.stderr(containing: "reader started with the new config")
-        #expect(try daemon.stdout(count: 6, timeout: .seconds(30)).last == "connected back-door")
-        try request(control, #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"text":"hi"}]}"#, in: scratch)
-        #expect(try daemon.stdout(count: 7, timeout: .seconds(30)).last == "tap 04a224b2c35e80 at back-door")
+        try await daemon.stderr(containing: "reader started with the new config")
+        #expect(try await daemon.stdout(count: 6, timeout: .seconds(30)).last == "connected back-door")
+        try await request(control, #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"text":"hi"}]}"#, in: scratch)
+        #expect(try await daemon.stdout(count: 7, timeout: .seconds(30)).last == "tap 04a224b2c35e80 at back-door")
         daemon.signal(SIGTERM)
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
     }
 
     /// Sends one control request with `tagrouter simulate --request`.
-    private func request(_ control: String, _ json: String, in scratch: Scratch) throws {
+    private func request(_ control: String, _ json: String, in scratch: Scratch) async throws {
         let client = try Daemon(["simulate", "--control", control, "--request", json], directory: scratch.path)
         defer { client.stop() }
-        #expect(try client.exitStatus() == 0)
+        #expect(try await client.exitStatus() == 0)
     }
 }

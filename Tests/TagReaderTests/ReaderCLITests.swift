@@ -52,7 +52,7 @@ import TestSupport
         try await Task.sleep(for: .milliseconds(300))
         sim.place(try Type2Tag(.ntag213, uid: Self.uid, message: NDEFMessage(records: [.text("late")]).encoded()))
         let read = try await reading
-        #expect(read.status == 0)
+        #expect(read.status == 0, "\(read.stderr)")
         #expect(try JSONValue.parse(read.stdout)["text"] == "late")
     }
 

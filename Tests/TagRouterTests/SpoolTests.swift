@@ -7,23 +7,63 @@ import Testing
 @Suite struct SpoolTests {
     func directory() -> String { NSTemporaryDirectory() + "tagrouter-spool-unit-" + UUID().uuidString }
 
+    func deliveries(_ count: Int, route: String = "r") -> [Delivery] {
+        (0..<count).map { Delivery(event: tagEvent(uid: "04a224b2c35e8\($0)", uri: "https://a/\($0)"), route: route) }
+    }
+
+    func files(_ path: String) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+
     @Test func appendsInOrderAndReadsBack() throws {
         let path = directory()
         defer { try? FileManager.default.removeItem(atPath: path) }
+        let written = deliveries(3)
+        var sequences: [UInt64] = []
         let spool = Spool(directory: path)
-        let events = (0..<3).map { tagEvent(uid: "04a224b2c35e8\($0)", uri: "https://a/\($0)") }
-        var last: UInt64?
-        for event in events { last = try spool.append(event, route: "r", after: last).sequence }
-        let entries = spool.entries()
-        #expect(entries.map(\.event.id) == events.map(\.id))
-        #expect(entries.map(\.event) == events.map { event in
-            var copy = event
-            copy.time = entries.first { $0.event.id == event.id }!.event.time  // times round to milliseconds
+        #expect(spool.recover().isEmpty)
+        for delivery in written { sequences += try spool.append([delivery]).map(\.sequence) }
+        #expect(sequences == [1, 2, 3])
+        let entries = Spool(directory: path).recover()
+        #expect(entries.map(\.sequence) == [1, 2, 3])
+        #expect(entries.map(\.delivery.event.id) == written.map(\.event.id))
+        #expect(entries.map(\.delivery.event) == written.map { delivery in
+            var copy = delivery.event
+            copy.time = entries.first { $0.delivery.event.id == copy.id }!.delivery.event.time  // times round to milliseconds
             return copy
         })
-        #expect(entries.map(\.route) == ["r", "r", "r"])
-        spool.remove(entries[0])
-        #expect(spool.entries().map(\.sequence) == [2, 3])
+        #expect(entries.map(\.delivery.route) == ["r", "r", "r"])
+    }
+
+    /// Group commit: a batch is one file, however many entries it holds.
+    @Test func aBatchIsOneFile() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let spool = Spool(directory: path)
+        _ = spool.recover()
+        #expect(try spool.append(deliveries(5)).map(\.sequence) == [1, 2, 3, 4, 5])
+        #expect(try spool.append(deliveries(2)).map(\.sequence) == [6, 7])
+        #expect(files(path) == ["00000000000000000001.json", "00000000000000000006.json"])
+        #expect(Spool(directory: path).recover().map(\.sequence) == Array(1...7))
+    }
+
+    /// Done entries are not delivered again after a restart, also from the middle of a
+    /// batch; a batch that is all done is deleted, and an empty spool leaves no file.
+    @Test func doneEntriesAreForgottenAcrossRestarts() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let spool = Spool(directory: path)
+        _ = spool.recover()
+        _ = try spool.append(deliveries(3))
+        _ = try spool.append(deliveries(2))
+        spool.markDone(through: 2)
+        #expect(files(path) == ["00000000000000000001.json", "00000000000000000004.json", "delivered"])
+        let restarted = Spool(directory: path)
+        #expect(restarted.recover().map(\.sequence) == [3, 4, 5])
+        #expect(try restarted.append(deliveries(1)).map(\.sequence) == [6], "sequences go on behind what is there")
+        restarted.markDone(through: 3)
+        #expect(files(path) == ["00000000000000000004.json", "00000000000000000006.json", "delivered"])
+        restarted.markDone(through: 6)
+        #expect(files(path).isEmpty)
+        #expect(Spool(directory: path).recover().isEmpty)
     }
 
     /// A crash mid-write leaves a temporary file: it was never accepted, and is cleaned up.
@@ -31,9 +71,10 @@ import Testing
         let path = directory()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let spool = Spool(directory: path)
-        let kept = try spool.append(tagEvent(), route: "r", after: nil)
+        _ = spool.recover()
+        let kept = try spool.append(deliveries(1))
         try "{\"route\":\"r\",\"ev".write(toFile: path + "/.00000000000000000002.json.tmp", atomically: false, encoding: .utf8)
-        #expect(spool.entries().map(\.sequence) == [kept.sequence])
+        #expect(Spool(directory: path).recover().map(\.sequence) == kept.map(\.sequence))
         #expect(!FileManager.default.fileExists(atPath: path + "/.00000000000000000002.json.tmp"))
     }
 
@@ -42,15 +83,27 @@ import Testing
         let path = directory()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let spool = Spool(directory: path)
-        _ = try spool.append(tagEvent(), route: "r", after: nil)
+        _ = spool.recover()
+        _ = try spool.append(deliveries(1))
         try "not json".write(toFile: path + "/00000000000000000002.json", atomically: true, encoding: .utf8)
-        #expect(spool.entries().map(\.sequence) == [1])
+        #expect(Spool(directory: path).recover().map(\.sequence) == [1])
         #expect(FileManager.default.fileExists(atPath: path + "/00000000000000000002.json.bad"))
     }
 
     @Test func unwritableDirectoryIsAnError() {
         let spool = Spool(directory: "/proc/tagrouter-cannot-exist/spool")
-        #expect(throws: SpoolError.self) { try spool.append(tagEvent(), route: "r", after: nil) }
+        #expect(throws: SpoolError.self) { try spool.append(deliveries(1)) }
+    }
+
+    /// The check at start names the part of the path that cannot be made, and why.
+    @Test func checkWritableNamesThePathAndTheReason() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Spool.checkWritable(stateDirectory: path + "/state")
+        #expect(files(path + "/state/spool").isEmpty, "the probe file is removed")
+        try "a file".write(toFile: path + "/file", atomically: true, encoding: .utf8)
+        let error = #expect(throws: SpoolError.self) { try Spool.checkWritable(stateDirectory: path + "/file/state") }
+        #expect(error?.description == "spool: create directory \(path)/file/state: Not a directory")
     }
 
     @Test func backoffDoublesWithJitterAndHonoursRetryAfter() {

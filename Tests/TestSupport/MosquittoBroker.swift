@@ -30,7 +30,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     private var process: ChildProcess?
 
     /// Starts a broker on a free port.
-    public init(_ options: Options = Options()) throws {
+    public init(_ options: Options = Options()) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mosquitto-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var config = [
@@ -66,7 +66,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         for attempt in 1...5 {
             port = try Self.freePort()
             do {
-                try start()
+                try await start()
                 return
             } catch where attempt < 5 && process?.hasExited == true {
                 continue
@@ -96,7 +96,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Starts the broker and returns once it accepts TCP connections.
-    public func start() throws {
+    public func start() async throws {
         let text = (["listener \(port) 127.0.0.1"] + config).joined(separator: "\n") + "\n"
         try text.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
         try? FileManager.default.removeItem(at: directory.appendingPathComponent("mosquitto.log"))
@@ -109,7 +109,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             guard !process.hasExited, ContinuousClock.now < deadline else {
                 throw TestFailure(description: "mosquitto did not start on port \(port): \(log)")
             }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))  // sleeping, not blocking a thread of the small concurrency pool
         }
     }
 

@@ -119,7 +119,7 @@ extension Subscriber {
     public static func onRestartableBroker(filter: String) async throws -> (MosquittoBroker, Subscriber) {
         var options = MosquittoBroker.Options()
         options.persistence = true
-        let broker = try MosquittoBroker(options)
+        let broker = try await MosquittoBroker(options)
         let subscriber = try Subscriber(port: broker.port, filter: filter, qos: 1, clientID: "watcher-\(broker.port)")
         try await subscriber.waitUntilSubscribed()
         return (broker, subscriber)

@@ -6,7 +6,7 @@ public struct ActionCounters: Sendable, Equatable {
     public var failed = 0
     /// Dropped from a full queue to make room for a newer event.
     public var dropped = 0
-    /// Written to the spool after retries ran out.
+    /// Left waiting in the spool: retries ran out, or the worker stopped before delivering them.
     public var spooled = 0
     /// Retries made.
     public var retried = 0

@@ -17,8 +17,11 @@ final class ActionWorker: Sendable {
     private let dryRun: Bool
     private let counters = Mutex(ActionCounters())
     private let observer: DaemonObserver?
+    /// Deliveries written ahead to the spool and not yet done.
     private let spooledCount = Atomic<Int>(0)
 
+    /// `stateDirectory`: where the action's spool goes when it has `spool: true`;
+    /// nil when spools cannot be kept (then every action delivers or fails).
     init(_ configured: ConfiguredAction, stateDirectory: String?, dryRun: Bool, observer: DaemonObserver? = nil) {
         self.configured = configured
         self.observer = observer
@@ -71,57 +74,119 @@ final class ActionWorker: Sendable {
     /// No more deliveries; `run` returns once the queue is empty (or spooled).
     func finish() { queue.finish() }
 
-    /// The worker's loop: spooled deliveries first, then the queue, until finished.
-    /// When cancelled, what the queue still holds is spooled (or, without a spool, logged as lost).
+    /// The worker's loop until the queue is finished and delivered, or the task
+    /// is cancelled. With a spool every delivery is written ahead to it before
+    /// its first attempt; without one, what is left at cancellation is logged as lost.
     func run() async {
-        await deliverAll()
-        guard Task.isCancelled else { return }
-        let left = queue.drain()
-        guard !left.isEmpty else { return }
-        if let spool {
-            var spooled = spool.entries()
-            var lastSequence = spooled.last?.sequence
-            for delivery in left { save(delivery, reason: "stopped before delivery", to: spool, &spooled, &lastSequence) }
-            spooledCount.store(spooled.count, ordering: .relaxed)
-        } else {
-            for delivery in left { count(.failed, delivery.event, reason: "stopped before delivery; no spool") }
-            Log.error("stopped before delivery; events lost (no spool)", fields.merging(JSONObject(["count": .int(Int64(left.count))])))
-        }
+        if let spool { await deliverWrittenAhead(spool) } else { await deliverFromMemory() }
     }
 
-    private func deliverAll() async {
-        var spooled = spool?.entries() ?? [] {
-            didSet { spooledCount.store(spooled.count, ordering: .relaxed) }
-        }
-        spooledCount.store(spooled.count, ordering: .relaxed)
-        var lastSequence = spooled.last?.sequence
-        var spoolWaits = configured.policy.retryBackoff
-        if !spooled.isEmpty { Log.info("delivering spooled events", fields.merging(JSONObject(["count": .int(Int64(spooled.count))]))) }
-        while true {
-            if let spool, let entry = spooled.first {
-                switch await deliver(Delivery(event: entry.event, route: entry.route)) {
-                case .delivered, .failed:
-                    spool.remove(entry)
-                    spooled.removeFirst()
-                    spoolWaits.reset()
-                case .gaveUp(let requested, _, _):
-                    spoolArrivals(spool, &spooled, &lastSequence)
-                    if queue.isFinished || Task.isCancelled { return }
-                    let wait = requested ?? spoolWaits.next()
-                    if await !pause(wait, spool, &spooled, &lastSequence) { return }
-                }
-                continue
-            }
-            guard let delivery = await queue.next() else { return }
+    private func deliverFromMemory() async {
+        while let delivery = await queue.next() {
             guard case .gaveUp(_, let reason, let quiet) = await deliver(delivery) else { continue }
-            guard let spool else {
-                count(.failed, delivery.event, reason: "retries used up; no spool")
-                Log.write(quiet ? .debug : .error, "delivery failed; event dropped (no spool)", fields(delivery.event))
-                continue
-            }
-            save(delivery, reason: reason, to: spool, &spooled, &lastSequence)
-            spoolArrivals(spool, &spooled, &lastSequence)
+            count(.failed, delivery.event, reason: "retries used up; no spool: \(reason)")
+            Log.write(quiet ? .debug : .error, "delivery failed; event dropped (no spool)", fields(delivery.event))
         }
+        let left = queue.drain()
+        guard !left.isEmpty else { return }
+        for delivery in left { count(.failed, delivery.event, reason: "stopped before delivery; no spool") }
+        Log.error("stopped before delivery; events lost (no spool)", fields.merging(JSONObject(["count": .int(Int64(left.count))])))
+    }
+
+    /// A delivery the worker has accepted: its place in the spool, or nil when the
+    /// spool could not take it (it then waits in memory only).
+    private struct Accepted: Sendable {
+        let delivery: Delivery
+        let sequence: UInt64?
+        /// Counted as `spooled` (its retries ran out once).
+        var waited = false
+    }
+
+    /// Two loops: one writes what arrives in the queue ahead to the spool — all
+    /// that waits at once as one batch (group commit) — the other delivers from
+    /// there in order, the spool's earlier entries first, and marks each done.
+    private func deliverWrittenAhead(_ spool: Spool) async {
+        let accepted = BoundedQueue<Accepted>(capacity: .max)
+        let recovered = spool.recover()
+        if !recovered.isEmpty { Log.info("delivering spooled events", fields.merging(JSONObject(["count": .int(Int64(recovered.count))]))) }
+        for entry in recovered { accepted.push(Accepted(delivery: entry.delivery, sequence: entry.sequence)) }
+        spooledCount.store(recovered.count, ordering: .relaxed)
+        let queueEnded = Latch()
+        async let writing: Void = writeAhead(to: spool, accepted, then: queueEnded)
+        let stoppedAt = await deliverAccepted(accepted, spool, queueEnded)
+        await writing
+        keepForLater((stoppedAt.map { [$0] } ?? []) + accepted.drain())
+    }
+
+    /// Writes each batch the queue holds to the spool, then hands it on; when the
+    /// spool refuses, the batch is handed on from memory (logged once per outage).
+    private func writeAhead(to spool: Spool, _ accepted: BoundedQueue<Accepted>, then ended: Latch) async {
+        var failing = false
+        func write(_ batch: [Delivery]) async {
+            guard !batch.isEmpty else { return }
+            switch await spool.write(batch) {
+            case .success(let entries):
+                Log.debug("written ahead to the spool", fields.merging(JSONObject(["count": .int(Int64(entries.count))])))
+                if failing { Log.info("the spool is written again", fields) }
+                failing = false
+                spooledCount.add(entries.count, ordering: .relaxed)
+                for entry in entries { accepted.push(Accepted(delivery: entry.delivery, sequence: entry.sequence)) }
+            case .failure(let error):
+                // Reported once per outage; each further batch at debug level.
+                Log.write(
+                    failing ? .debug : .error, "the spool cannot be written; events wait in memory only and are lost if tagrouter stops before they are delivered",
+                    fields.merging(JSONObject(["reason": .string(error.description), "count": .int(Int64(batch.count))])))
+                failing = true
+                for delivery in batch { accepted.push(Accepted(delivery: delivery, sequence: nil)) }
+            }
+        }
+        while let first = await queue.next() { await write([first] + queue.drain()) }
+        await write(queue.drain())  // cancelled: what the queue still holds
+        ended.open()
+        accepted.finish()
+    }
+
+    /// Delivers accepted deliveries in order; the head is retried, with growing
+    /// waits, until it is done — everything behind it waits on disk meanwhile.
+    /// Returns the head it stopped at: cancelled, or the queue ended while the
+    /// target was still down.
+    private func deliverAccepted(_ accepted: BoundedQueue<Accepted>, _ spool: Spool, _ queueEnded: Latch) async -> Accepted? {
+        var waits = configured.policy.retryBackoff
+        while var head = await accepted.next() {
+            while case .gaveUp(let requested, let reason, let quiet) = await deliver(head.delivery) {
+                if !head.waited {
+                    head.waited = true
+                    if head.sequence != nil {
+                        count(.spooled, head.delivery.event, reason: reason)
+                        Log.write(quiet ? .debug : .info, "event spooled; delivery resumes when the target answers", fields(head.delivery.event))
+                    }
+                }
+                if queueEnded.isOpen || Task.isCancelled { return head }
+                let wait = requested ?? waits.next()
+                do { try await queueEnded.cancelling { try await Task.sleep(for: wait) } } catch { return head }
+                if queueEnded.isOpen { return head }
+            }
+            waits.reset()
+            if let sequence = head.sequence {
+                spool.markDone(through: sequence)
+                spooledCount.subtract(1, ordering: .relaxed)
+            }
+        }
+        return nil
+    }
+
+    /// Accounts for what the worker stopped before delivering: on disk it is
+    /// delivered after the next start; held in memory only, it is lost.
+    private func keepForLater(_ left: [Accepted]) {
+        let onDisk = left.filter { $0.sequence != nil }
+        let lost = left.filter { $0.sequence == nil }
+        for kept in onDisk where !kept.waited { count(.spooled, kept.delivery.event, reason: "stopped before delivery") }
+        if !onDisk.isEmpty {
+            Log.info("stopped before delivery; events wait in the spool for the next start", fields.merging(JSONObject(["count": .int(Int64(onDisk.count))])))
+        }
+        guard !lost.isEmpty else { return }
+        for delivery in lost { count(.failed, delivery.delivery.event, reason: "stopped before delivery; the spool could not be written") }
+        Log.error("stopped before delivery; events lost (the spool could not be written)", fields.merging(JSONObject(["count": .int(Int64(lost.count))])))
     }
 
     /// Tries a delivery up to `attempts` times with backoff.
@@ -160,38 +225,6 @@ final class ActionWorker: Sendable {
             }
         }
         return .gaveUp(nil, reason: "no attempt made", quiet: false)
-    }
-
-    /// Moves everything waiting in memory to the spool, behind what is there.
-    private func spoolArrivals(_ spool: Spool, _ spooled: inout [Spool.Entry], _ lastSequence: inout UInt64?) {
-        for delivery in queue.drain() { save(delivery, reason: nil, to: spool, &spooled, &lastSequence) }
-    }
-
-    /// `reason`: why the delivery failed, when it was tried (not for events spooled behind others).
-    private func save(_ delivery: Delivery, reason: String?, to spool: Spool, _ spooled: inout [Spool.Entry], _ lastSequence: inout UInt64?) {
-        do {
-            let entry = try spool.append(delivery.event, route: delivery.route, after: lastSequence)
-            lastSequence = entry.sequence
-            spooled.append(entry)
-            count(.spooled, delivery.event, reason: reason)
-            Log.info("event spooled", fields(delivery.event))
-        } catch {
-            count(.failed, delivery.event, reason: "the spool cannot be written: \(error.description)")
-            Log.error("event lost: the spool cannot be written", fields(delivery.event, ["reason": .string(error.description)]))
-        }
-    }
-
-    /// Waits `duration` before the spool is retried, spooling arrivals meanwhile
-    /// so they are on disk while the target is down. False when cancelled or finished.
-    private func pause(_ duration: Duration, _ spool: Spool, _ spooled: inout [Spool.Entry], _ lastSequence: inout UInt64?) async -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + duration
-        while clock.now < deadline {
-            do { try await Task.sleep(for: min(.milliseconds(200), deadline - clock.now)) } catch { return false }
-            spoolArrivals(spool, &spooled, &lastSequence)
-            if queue.isFinished { return false }
-        }
-        return true
     }
 }
 

@@ -11,7 +11,7 @@ public struct DeliveryPolicy: Sendable, Equatable {
     public var backoff: Duration
     /// The longest wait between tries, and between tries of a spooled event.
     public var maxBackoff: Duration
-    /// Whether events whose retries ran out wait on disk for the target to come back.
+    /// Whether events are written ahead to disk before their first attempt, and wait there for the target when retries run out.
     public var spool: Bool
     /// Whether the user wrote `retry:` (plugins may treat failures differently then).
     public var retryConfigured: Bool
@@ -33,7 +33,7 @@ public struct DeliveryPolicy: Sendable, Equatable {
             Option("backoff", .duration, default: "1s", "wait before the first retry; doubles each time, with jitter"),
             Option("max_backoff", .duration, default: "1m", "the longest wait between tries"),
         ])), "retry a delivery that failed for a reason that may pass (target down, 5xx)"),
-        Option("spool", .bool, default: "true", "when retries run out, keep the event on disk under `state_dir` and deliver it, in order, when the target is back"),
+        Option("spool", .bool, default: "true", "write each event ahead to disk under `state_dir` (`fsync`, grouped) before its first attempt; when retries run out it waits there and is delivered, in order, when the target is back"),
     ]
 
     /// Reads the policy from an action's validated options.

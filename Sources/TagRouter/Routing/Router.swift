@@ -23,8 +23,28 @@ public final class Router: Sendable {
         self.observer = observer
         matchers = config.routes.map(\.matcher)
         continues = config.routes.map(\.continues)
+        let stateDirectory = dryRun ? nil : Self.spoolDirectory(config)
         workers = config.routes.map { route in
-            route.actions.map { ActionWorker($0, stateDirectory: config.stateDirectory, dryRun: dryRun, observer: observer) }
+            route.actions.map { ActionWorker($0, stateDirectory: stateDirectory, dryRun: dryRun, observer: observer) }
+        }
+    }
+
+    /// `state_dir` when the spools of the actions with `spool: true` can be kept
+    /// there; otherwise nil, and one warning that says so and why.
+    private static func spoolDirectory(_ config: RouterConfig) -> String? {
+        let spooled = config.actions.filter(\.policy.spool)
+        guard !spooled.isEmpty else { return config.stateDirectory }
+        do {
+            try Spool.checkWritable(stateDirectory: config.stateDirectory)
+            return config.stateDirectory
+        } catch {
+            Log.warning(
+                "state_dir cannot be written; spooling is off: events of actions with spool: true are delivered or fail, none is kept on disk or survives a crash",
+                JSONObject([
+                    "state_dir": .string(config.stateDirectory), "reason": .string(error.description),
+                    "actions": .array(spooled.map { .string($0.id) }),
+                ]))
+            return nil
         }
     }
 

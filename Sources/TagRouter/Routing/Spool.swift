@@ -1,76 +1,200 @@
 @preconcurrency import Glibc
 import Foundation
+import Synchronization
 import TagCore
 
-/// One action's on-disk queue of deliveries waiting for their target, in order.
-/// Each entry is one file `<sequence>.json` holding `{"route", "event"}`,
-/// written to a temporary name, flushed with `fsync`, renamed into place and
-/// the directory flushed: a crash at any point leaves either the whole entry
-/// or none of it. An entry is removed only after its delivery succeeded (or
-/// failed for good), so a crash in between delivers it again: at least once.
+/// One action's write-ahead log: the deliveries accepted for it and not yet
+/// done, in order, on disk.
+///
+/// Entries are written in batches (group commit): one file `<sequence of its
+/// first entry, 20 digits>.json` per batch, one line `{"route", "event"}` per
+/// entry (an entry's sequence is the file's plus its line index), written to a
+/// temporary name, flushed with `fsync`, renamed into place and the directory
+/// flushed — two `fsync`s however many entries the batch holds, and a crash at
+/// any point leaves either the whole batch or none of it.
+///
+/// An entry is done once delivered or failed for good. `markDone` records the
+/// sequence through which every entry is done in the file `delivered` and
+/// deletes each batch whose entries are all done. `delivered` is written without
+/// `fsync`: it survives the process being killed, but after a power loss it may
+/// be behind and those entries are delivered again — at least once.
 final class Spool: Sendable {
-    /// A spooled delivery with the file it came from.
+    /// A spooled delivery and its place in the spool.
     struct Entry: Sendable {
         let sequence: UInt64
-        let event: TagEvent
-        let route: String
+        let delivery: Delivery
+    }
+
+    /// A batch file on disk: the sequences of its first and last entries.
+    private struct Batch {
+        let first: UInt64
+        let last: UInt64
+    }
+
+    private struct State {
+        /// The batch files on disk, oldest first.
+        var batches: [Batch] = []
+        var nextSequence: UInt64 = 1
+        /// The open `delivered` file, or -1.
+        var deliveredFile: Int32 = -1
     }
 
     let directory: String
+    private let state = Mutex(State())
+    /// Where `write` runs `append`: an `fsync` blocks, and must not hold a thread of the Swift concurrency pool.
+    private let writer = DispatchQueue(label: "tagrouter.spool")
 
     init(directory: String) { self.directory = directory }
 
-    /// The entries on disk, oldest first; unreadable files are moved aside and logged.
-    func entries() -> [Entry] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
-        var entries: [Entry] = []
+    deinit {
+        state.withLock { if $0.deliveredFile >= 0 { close($0.deliveredFile) } }
+    }
+
+    /// Checks at start that spools can be kept under `stateDirectory`: creates
+    /// `<stateDirectory>/spool` and writes and removes a probe file there.
+    static func checkWritable(stateDirectory: String) throws(SpoolError) {
+        let spools = stateDirectory + "/spool"
+        try createDirectory(spools)
+        let probe = spools + "/.probe-\(getpid()).tmp"
+        defer { unlink(probe) }
+        try writeFile(Array("probe\n".utf8), to: probe, sync: false)
+    }
+
+    /// The entries waiting on disk, oldest first; call once, before `append`.
+    /// Leftovers of unfinished writes are deleted (they were never accepted);
+    /// an unreadable batch is moved aside (`*.bad`, kept for a human) and logged.
+    func recover() -> [Entry] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let done = readDelivered()
+        var (entries, batches, next) = ([Entry](), [Batch](), done + 1)
         for name in names.sorted() {
             let path = directory + "/" + name
             if name.hasPrefix(".") && name.hasSuffix(".tmp") {
-                try? FileManager.default.removeItem(atPath: path)  // an unfinished write: never accepted
+                unlink(path)
                 continue
             }
-            guard name.hasSuffix(".json"), let sequence = UInt64(name.dropLast(5)) else { continue }
-            guard let data = FileManager.default.contents(atPath: path),
-                let json = try? JSONValue.parse(String(decoding: data, as: UTF8.self)),
-                let event = try? TagEvent(json: json["event"] ?? .null)
-            else {
+            guard name.hasSuffix(".json"), let first = UInt64(name.dropLast(5)) else { continue }
+            guard let deliveries = Self.readBatch(path) else {
                 Log.error("spool entry unreadable; moved aside", JSONObject(["file": .string(path)]))
-                try? FileManager.default.moveItem(atPath: path, toPath: path + ".bad")
+                rename(path, path + ".bad")
                 continue
             }
-            entries.append(Entry(sequence: sequence, event: event, route: json["route"]?.stringValue ?? ""))
+            let last = first + UInt64(deliveries.count) - 1
+            next = max(next, last + 1)
+            if last <= done {
+                unlink(path)
+                continue
+            }
+            batches.append(Batch(first: first, last: last))
+            for (offset, delivery) in deliveries.enumerated() where first + UInt64(offset) > done {
+                entries.append(Entry(sequence: first + UInt64(offset), delivery: delivery))
+            }
+        }
+        if batches.isEmpty { unlink(deliveredPath) }
+        let deliveredFile = batches.isEmpty || done == 0 ? -1 : openDelivered()
+        state.withLock { state in
+            state.batches = batches
+            state.nextSequence = next
+            state.deliveredFile = deliveredFile
         }
         return entries
     }
 
-    /// Writes `event` as the newest entry; throws when the disk refuses.
-    func append(_ event: TagEvent, route: String, after last: UInt64?) throws(SpoolError) -> Entry {
-        try createDirectory()
-        let sequence = (last ?? 0) + 1
-        let name = String(format: "%020llu.json", sequence)
-        let temporary = directory + "/." + name + ".tmp"
-        let json = JSONValue.object(JSONObject(["route": .string(route), "event": event.json])).serialized() + "\n"
-        try writeDurably(Array(json.utf8), to: temporary)
-        guard rename(temporary, directory + "/" + name) == 0 else { throw SpoolError(path: temporary, operation: "rename") }
-        try syncDirectory()
-        return Entry(sequence: sequence, event: event, route: route)
-    }
-
-    /// Deletes a delivered entry.
-    func remove(_ entry: Entry) {
-        unlink(directory + "/" + String(format: "%020llu.json", entry.sequence))
-    }
-
-    private func createDirectory() throws(SpoolError) {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    /// Writes `deliveries` as one batch behind what is there, durably; throws
+    /// when the disk refuses (then nothing of the batch is in the spool).
+    func append(_ deliveries: [Delivery]) throws(SpoolError) -> [Entry] {
+        guard !deliveries.isEmpty else { return [] }
+        let first = state.withLock { $0.nextSequence }
+        var text = ""
+        for delivery in deliveries {
+            text += JSONValue.object(JSONObject(["route": .string(delivery.route), "event": delivery.eventJSON])).serialized()
+            text += "\n"
+        }
+        let (path, temporary) = (batchPath(first), directory + "/." + Self.batchName(first) + ".tmp")
+        do throws(SpoolError) {
+            try Self.createDirectory(directory)
+            try Self.writeFile(Array(text.utf8), to: temporary, sync: true)
+            guard rename(temporary, path) == 0 else { throw SpoolError(path: temporary, operation: "rename") }
+            try syncDirectory()
         } catch {
-            throw SpoolError(path: directory, operation: "create directory")
+            unlink(temporary)
+            throw error
+        }
+        let last = first + UInt64(deliveries.count) - 1
+        state.withLock { state in
+            state.batches.append(Batch(first: first, last: last))
+            state.nextSequence = last + 1
+        }
+        return deliveries.enumerated().map { Entry(sequence: first + UInt64($0.offset), delivery: $0.element) }
+    }
+
+    /// `append` on the spool's own thread.
+    func write(_ deliveries: [Delivery]) async -> Result<[Entry], SpoolError> {
+        await withCheckedContinuation { continuation in
+            writer.async { continuation.resume(returning: Result { () throws(SpoolError) in try self.append(deliveries) }) }
         }
     }
 
-    private func writeDurably(_ bytes: [UInt8], to path: String) throws(SpoolError) {
+    /// Records that every entry up to `sequence` is done (delivered, or failed
+    /// for good), deleting the batches that are done. Only an entry in the
+    /// middle of a batch costs a write (`delivered`), without `fsync`.
+    func markDone(through sequence: UInt64) {
+        state.withLock { state in
+            while let oldest = state.batches.first, oldest.last <= sequence {
+                unlink(batchPath(oldest.first))
+                state.batches.removeFirst()
+            }
+            if state.batches.isEmpty {
+                guard state.deliveredFile >= 0 else { return }
+                close(state.deliveredFile)
+                state.deliveredFile = -1
+                unlink(deliveredPath)
+            } else if state.batches[0].first <= sequence {
+                if state.deliveredFile < 0 { state.deliveredFile = openDelivered() }
+                // A write that fails only means these entries are delivered again after a crash: at least once.
+                let line = Array(String(format: "%020llu\n", sequence).utf8)
+                _ = line.withUnsafeBytes { pwrite(state.deliveredFile, $0.baseAddress, $0.count, 0) }
+            }
+        }
+    }
+
+    private var deliveredPath: String { directory + "/delivered" }
+
+    /// `delivered`, open while it exists (so it is deleted with the last batch).
+    private func openDelivered() -> Int32 { open(deliveredPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600) }
+
+    private static func batchName(_ first: UInt64) -> String { String(format: "%020llu.json", first) }
+
+    private func batchPath(_ first: UInt64) -> String { directory + "/" + Self.batchName(first) }
+
+    private func readDelivered() -> UInt64 {
+        guard let data = FileManager.default.contents(atPath: deliveredPath) else { return 0 }
+        return UInt64(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// A batch's deliveries, or nil when any line of it cannot be read.
+    private static func readBatch(_ path: String) -> [Delivery]? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        var deliveries: [Delivery] = []
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            guard let json = try? JSONValue.parse(String(decoding: line, as: UTF8.self)),
+                let event = try? TagEvent(json: json["event"] ?? .null)
+            else { return nil }
+            deliveries.append(Delivery(event: event, route: json["route"]?.stringValue ?? ""))
+        }
+        return deliveries.isEmpty ? nil : deliveries
+    }
+
+    /// `mkdir -p`, naming the part that could not be made and why.
+    private static func createDirectory(_ path: String) throws(SpoolError) {
+        var made = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            made += "/" + component
+            guard mkdir(made, 0o700) == 0 || errno == EEXIST else { throw SpoolError(path: made, operation: "create directory") }
+        }
+    }
+
+    private static func writeFile(_ bytes: [UInt8], to path: String, sync: Bool) throws(SpoolError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw SpoolError(path: path, operation: "open") }
         defer { close(descriptor) }
@@ -83,7 +207,7 @@ final class Spool: Sendable {
             }
             offset += written
         }
-        guard fsync(descriptor) == 0 else { throw SpoolError(path: path, operation: "fsync") }
+        guard !sync || fsync(descriptor) == 0 else { throw SpoolError(path: path, operation: "fsync") }
     }
 
     private func syncDirectory() throws(SpoolError) {

@@ -1,0 +1,182 @@
+import Foundation
+import TagCore
+import Testing
+import TestSupport
+
+/// The spool's promise: an event accepted for an action with `spool: true` is on
+/// disk before its first delivery attempt, so SIGKILL loses none of them — the
+/// next start delivers every one, in order, once.
+@Suite(.timeLimit(.minutes(2)))
+struct WriteAheadTests {
+    private static let count = 20
+    private static let events = (1...count).map { arrival(uid: String(format: "04%02x", $0), uri: "https://example.com/\($0)") }
+    private static var ids: [String] { events.map { $0["id"]?.stringValue ?? "?" } }
+
+    private static func arguments(_ file: String) -> [String] {
+        ["run", "--config", file, "--events-from", "-", "--log-format", "json", "--log-level", "debug"]
+    }
+
+    /// Sends the events, waits until the action wrote them all ahead to its spool,
+    /// and kills the daemon with SIGKILL — within seconds of the first event, long
+    /// before the retries (backoff 5 s, or MQTT's `hold` of 10 s) could run out.
+    private static func acceptAndKill(_ daemon: Daemon, action: String) async throws {
+        let sent = ContinuousClock.now
+        for event in events { daemon.send(event) }
+        let written = await eventually { writtenAhead(daemon, action: action) >= count }
+        daemon.signal(SIGKILL)
+        let killedAfter = ContinuousClock.now - sent
+        #expect(written, "written ahead: \(writtenAhead(daemon, action: action)) of \(count)\n\(daemon.stderr.joined(separator: "\n"))")
+        #expect(killedAfter < .seconds(5), "killed \(killedAfter) after the first event: the retries (backoff 5 s) had not run out")
+        _ = try await daemon.exitStatus()
+    }
+
+    /// The events the action's writer reported on disk (`written ahead to the spool`, debug).
+    private static func writtenAhead(_ daemon: Daemon, action: String) -> Int { reported("written ahead to the spool", by: daemon, action: action) }
+
+    /// The sum of `count` over the log lines holding `message` for `action`.
+    private static func reported(_ message: String, by daemon: Daemon, action: String) -> Int {
+        daemon.stderr.reduce(0) { sum, line in
+            guard line.contains(message), let json = try? JSONValue.parse(line), json["action"]?.stringValue == action,
+                case .int(let count)? = json["count"]
+            else { return sum }
+            return sum + Int(count)
+        }
+    }
+
+    @Test func eventsForAWebhookAnswering500SurviveSIGKILL() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        func config(_ url: String) -> String {
+            """
+            state_dir: \(scratch.path)/state
+            routes:
+              - name: hook
+                actions:
+                  - webhook: { url: "\(url)", retry: { attempts: 3, backoff: 5s } }
+            """
+        }
+        let failing = try await HTTPTestServer([.init(status: 500)])
+        let file = try scratch.write("tagrouter.yaml", config(failing.url))
+        let first = try Daemon(Self.arguments(file), directory: scratch.path)
+        defer { first.stop() }
+        try await Self.acceptAndKill(first, action: "hook.0.webhook")
+
+        let answering = try await HTTPTestServer([.init()])
+        _ = try scratch.write("tagrouter.yaml", config(answering.url))
+        let second = try Daemon(Self.arguments(file), directory: scratch.path)
+        defer { second.stop() }
+        _ = await answering.waitForRequests(Self.count)
+        second.closeInput()
+        #expect(try await second.exitStatus() == 0)
+        let keys = (await answering.requests).map { $0.headers["idempotency-key"] ?? "" }
+        #expect(keys == Self.ids, "every event once, in order")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/state/spool/hook.0.webhook").isEmpty, "delivered entries are removed")
+    }
+
+    @Test func eventsForAnMQTTActionWithTheBrokerDownSurviveSIGKILL() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let broker = try await MosquittoBroker()
+        await broker.stop()
+        let file = try scratch.write("tagrouter.yaml", """
+            state_dir: \(scratch.path)/state
+            mqtt: { host: 127.0.0.1, port: \(broker.port), client_id: write-ahead, reconnect_delay: 50ms, reconnect_delay_max: 200ms }
+            routes:
+              - name: all
+                actions:
+                  - mqtt: { topic: "write-ahead/{{tag.uid}}", qos: 1, retain: false, payload: "{{id}}" }
+            """)
+        let first = try Daemon(Self.arguments(file), directory: scratch.path)
+        defer { first.stop() }
+        try await Self.acceptAndKill(first, action: "all.0.mqtt")
+
+        try await broker.start()
+        let subscriber = try Subscriber(port: broker.port, filter: "write-ahead/#", qos: 1)
+        try await subscriber.waitUntilSubscribed()
+        let second = try Daemon(Self.arguments(file), directory: scratch.path)
+        defer { second.stop() }
+        let received = try await subscriber.waitFor(count: Self.count)
+        second.closeInput()
+        #expect(try await second.exitStatus() == 0)
+        #expect(received.map(\.text) == Self.ids, "every event once, in order")
+        #expect(subscriber.messages.count == Self.count, "none twice")
+    }
+
+    /// A `state_dir` that cannot be written is reported once at start, naming it and
+    /// why; spooling is then off: events are delivered or fail, none is spooled.
+    @Test func anUnwritableStateDirIsReportedAtStartAndSpoolingIsOff() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let blocker = try scratch.write("not-a-directory", "")
+        let server = try await HTTPTestServer([.init(status: 500), .init()])
+        let file = try scratch.write("tagrouter.yaml", """
+            state_dir: \(blocker)/state
+            routes:
+              - name: hook
+                actions:
+                  - webhook: { url: "\(server.url)", retry: { attempts: 1 } }
+            """)
+        let daemon = try Daemon(Self.arguments(file), directory: scratch.path)
+        defer { daemon.stop() }
+        for event in Self.events.prefix(3) { daemon.send(event) }
+        _ = await server.waitForRequests(3)
+        daemon.closeInput()
+        #expect(try await daemon.exitStatus() == 0)
+        let warnings = daemon.stderr.filter { $0.contains("state_dir cannot be written") }
+        #expect(warnings.count == 1, "\(daemon.stderr.joined(separator: "\n"))")
+        let warning = try JSONValue.parse(try #require(warnings.first))
+        #expect(warning["level"]?.stringValue == "warning")
+        #expect(warning["state_dir"]?.stringValue == blocker + "/state")
+        #expect(warning["reason"]?.stringValue == "spool: create directory \(blocker)/state: Not a directory")
+        #expect(warning["actions"] == ["hook.0.webhook"])
+        #expect(daemon.stderr.contains { $0.contains("delivery failed; event dropped (no spool)") })
+        let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
+        let counters = stopped["actions"]?["hook.0.webhook"]
+        #expect(counters?["failed"] == 1 && counters?["delivered"] == 2 && counters?["spooled"] == 0, "\(String(describing: counters))")
+    }
+
+    /// The spool's disk fills up while the target is down: the user is told once,
+    /// with the reason; later events wait in memory; when the target is back every
+    /// event arrives, in order, once.
+    @Test(.enabled(if: getuid() == 0, "needs root: mounts a 64 KiB tmpfs as state_dir in a private mount namespace (unshare -m)"))
+    func aFullSpoolDiskIsReportedOnceAndNothingAcceptedIsLost() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let state = scratch.path + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let file = try scratch.write("tagrouter.yaml", """
+            state_dir: \(state)
+            routes:
+              - name: door
+                actions:
+                  - shell: { script: '[ -e go ] && echo "$TAG_EVENT_ID" >> delivered', cwd: \(scratch.path), retry: { attempts: 1, backoff: 50ms, max_backoff: 100ms } }
+            """)
+        let mountTmpfs = ["/usr/bin/unshare", "-m", "/bin/sh", "-c", "mount -t tmpfs -o size=64k tmpfs \"$0\" && exec \"$@\"", state]
+        let daemon = try Daemon(Self.arguments(file), directory: scratch.path, wrappedIn: mountTmpfs)
+        defer { daemon.stop() }
+        let events = (1...40).map { arrival(uid: String(format: "05%02x", $0)) }
+        // One at a time, so each is a batch of its own (a 4 KiB page of the 64 KiB).
+        for (index, event) in events.enumerated() {
+            daemon.send(event)
+            let accepted = await eventually {
+                Self.writtenAhead(daemon, action: "door.0.shell") + Self.reported("the spool cannot be written", by: daemon, action: "door.0.shell") > index
+            }
+            try #require(accepted, "event \(index + 1) neither written ahead nor reported\n\(daemon.stderr.joined(separator: "\n"))")
+        }
+        let errors = daemon.stderr.filter { $0.contains("the spool cannot be written") && $0.contains("\"error\"") }
+        #expect(errors.count == 1, "reported once: \(errors)")
+        #expect(errors.first?.contains("No space left on device") == true, "\(errors)")
+        #expect(Self.writtenAhead(daemon, action: "door.0.shell") < events.count, "the disk filled up")
+
+        _ = try scratch.write("go", "")
+        let delivered = scratch.path + "/delivered"
+        func lines() -> [String] { ((try? String(contentsOfFile: delivered, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        #expect(await eventually { lines().count >= events.count })
+        daemon.closeInput()
+        #expect(try await daemon.exitStatus() == 0)
+        #expect(lines() == events.map { $0["id"]?.stringValue ?? "?" }, "every event once, in order")
+        let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
+        let counters = stopped["actions"]?["door.0.shell"]
+        #expect(counters?["delivered"] == .int(Int64(events.count)) && counters?["failed"] == 0 && counters?["dropped"] == 0, "\(String(describing: counters))")
+    }
+}

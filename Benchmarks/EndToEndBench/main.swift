@@ -18,7 +18,7 @@ guard let binary = arguments.first, let taps = arguments.count > 1 ? Int(argumen
     exit(64)
 }
 let tagrouter = URL(fileURLWithPath: binary).path  // absolute: the tools run in a scratch directory
-let baselineRuns = max(10, taps / 10)
+let baselineRuns = min(50, max(10, taps / 10))  // fresh processes: 50 give a steady median
 let tag = #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"uri":"https://www.home-assistant.io/tag/front-door"}]}"#
 let libnfcEnvironment = ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"]
 

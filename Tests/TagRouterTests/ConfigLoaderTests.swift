@@ -47,6 +47,16 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
         #expect(config.stateDirectory == "/tmp/.local/state/tagrouter")
     }
 
+    /// Printing fails in no way a retry fixes, so `log` writes nothing ahead to
+    /// disk unless asked; other actions spool by default.
+    @Test func logSpoolsOnlyWhenAsked() throws {
+        let config = try load("""
+            routes:
+              - actions: [log, { log: { spool: true } }, { probe: { topic: t } }]
+            """)
+        #expect(config.routes[0].actions.map(\.policy.spool) == [false, true, true])
+    }
+
     @Test func jsonIsAccepted() throws {
         let config = try load(#"{"routes": [{"name": "all", "actions": ["log"]}]}"#)
         #expect(config.routes.map(\.name) == ["all"])

@@ -80,7 +80,16 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     /// Adds `element`, waiting for room behind earlier senders. False when it was
     /// not added: the queue is finished, or the caller's task was cancelled.
     public func send(_ element: Element) async -> Bool {
-        let id = state.withLock { $0.newID() }
+        // The common case, room and no one ahead, without suspending.
+        let cancelled = Task.isCancelled
+        let id = state.withLock { state -> Int? in
+            if !cancelled, !state.finished, state.consumer == nil, state.count < capacity, state.senders.isEmpty {
+                state.buffer.append(element)
+                return nil
+            }
+            return state.newID()
+        }
+        guard let id else { return true }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 state.withLock { state in
@@ -108,7 +117,9 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     /// The next element, waiting for one; nil when finished and empty, when the
     /// calling task is cancelled, or once after `interrupt()`.
     public func next() async -> Element? {
-        await withTaskCancellationHandler {
+        // The common case under load, an element waiting, without suspending.
+        if !Task.isCancelled, let element = state.withLock({ $0.interrupted ? nil : $0.popFirst(capacity: capacity) }) { return element }
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 state.withLock { state in
                     if state.interrupted || Task.isCancelled {

@@ -4,27 +4,47 @@ import TagCore
 /// with several values holds when any of them matches.
 public struct Matcher: Sendable {
     /// One compiled condition: its key, what it wants, and where it looks.
-    struct Condition: Sendable {
+    /// A class: the router tries every route's conditions for every event, and
+    /// handing a condition on then costs one reference count, not one per field.
+    final class Condition: Sendable {
+        /// How the verdict is reached on the routing hot path. The common checks
+        /// read the event in place: a closure taking the event would copy it.
+        enum Check: Sendable {
+            /// One string member of the event against the patterns.
+            case field(EventField)
+            /// The tag's UID, compared by bytes.
+            case uid
+            /// Any of `values` against any pattern.
+            case values
+        }
+
         let key: String
         let patterns: [TextPattern]
         /// The event's values this condition looks at, and what to call them when there are none.
         let values: @Sendable (TagEvent) -> [String]
         let missing: String
-        /// The same verdict without building the list of values, where one suffices.
-        let fast: (@Sendable (TagEvent) -> Bool)?
+        let check: Check
 
-        init(key: String, patterns: [TextPattern], values: @escaping @Sendable (TagEvent) -> [String], missing: String, fast: (@Sendable (TagEvent) -> Bool)? = nil) {
+        init(key: String, patterns: [TextPattern], values: @escaping @Sendable (TagEvent) -> [String], missing: String, check: Check = .values) {
             self.key = key
             self.patterns = patterns
             self.values = values
             self.missing = missing
-            self.fast = fast
+            self.check = check
         }
 
         /// The verdict alone: no messages built (the routing hot path).
         func passes(_ event: TagEvent) -> Bool {
-            if let fast { return fast(event) }
-            return values(event).contains { value in patterns.contains { $0.matches(value) } }
+            switch check {
+            case .field(let field):
+                guard let value = field.value(in: event) else { return false }
+                return patterns.contains { $0.matches(value) }
+            case .uid:
+                guard let uid = event.tag?.uid else { return false }
+                return patterns.contains { $0.matches(uid: uid) }
+            case .values:
+                return values(event).contains { value in patterns.contains { $0.matches(value) } }
+            }
         }
 
         /// The verdict with what was expected and found (for `--explain`).
@@ -54,7 +74,7 @@ public struct Matcher: Sendable {
         var errors = ConfigErrors()
         var conditions: [Condition] = []
         func add(
-            _ key: String, missing: String, _ compile: (String) throws -> TextPattern, single: (@Sendable (TagEvent) -> String?)? = nil, byUID: Bool = false,
+            _ key: String, missing: String, _ compile: (String) throws -> TextPattern, field: EventField? = nil, byUID: Bool = false,
             _ values: @escaping @Sendable (TagEvent) -> [String]
         ) {
             guard let texts = match.strings(key) else { return }
@@ -68,21 +88,8 @@ public struct Matcher: Sendable {
                     errors.append(ConfigError(mark: at, path: "\(match.path).\(key)", message: "\(error)"))
                 }
             }
-            var fast: (@Sendable (TagEvent) -> Bool)?
-            if byUID {
-                let compiled = patterns
-                fast = { event in
-                    guard let uid = event.tag?.uid else { return false }
-                    return compiled.contains { $0.matches(uid: uid) }
-                }
-            } else if let single {
-                let compiled = patterns
-                fast = { event in
-                    guard let value = single(event) else { return false }
-                    return compiled.contains { $0.matches(value) }
-                }
-            }
-            conditions.append(Condition(key: key, patterns: patterns, values: values, missing: missing, fast: fast))
+            let check: Condition.Check = if byUID { .uid } else if let field { .field(field) } else { .values }
+            conditions.append(Condition(key: key, patterns: patterns, values: values, missing: missing, check: check))
         }
         let glob: (String) -> TextPattern = { .glob(Glob($0)) }
         let regex: (String) throws -> TextPattern = { text in
@@ -98,17 +105,12 @@ public struct Matcher: Sendable {
         let texts: @Sendable (TagEvent) -> [String] = { event in
             anyRecord ? EventRecords.values(event, "text", type: "T") : [event.text].compactMap { $0 }
         }
-        let uri: (@Sendable (TagEvent) -> String?)?
-        let text: (@Sendable (TagEvent) -> String?)?
-        if anyRecord {
-            (uri, text) = (nil, nil)
-        } else {
-            (uri, text) = ({ $0.uri }, { $0.text })
-        }
-        add("uri", missing: "no URI on the tag", glob, single: uri, uris)
-        add("uri_regex", missing: "no URI on the tag", regex, single: uri, uris)
-        add("text", missing: "no Text record on the tag", glob, single: text, texts)
-        add("text_regex", missing: "no Text record on the tag", regex, single: text, texts)
+        // With `records: any` every record counts, so the first URI or text alone does not.
+        let (uri, text): (EventField?, EventField?) = anyRecord ? (nil, nil) : (.uri, .text)
+        add("uri", missing: "no URI on the tag", glob, field: uri, uris)
+        add("uri_regex", missing: "no URI on the tag", regex, field: uri, uris)
+        add("text", missing: "no Text record on the tag", glob, field: text, texts)
+        add("text_regex", missing: "no Text record on the tag", regex, field: text, texts)
         add("mime", missing: "no MIME record on the tag", glob) { event in
             let mimes = EventRecords.values(event, "mime_type")
             return anyRecord ? mimes : Array(mimes.prefix(1))
@@ -117,9 +119,9 @@ public struct Matcher: Sendable {
         add("tag_id", missing: "no tag in this event", { text in
             TagUID(text).map(TextPattern.uid) ?? .glob(Glob(text))
         }) { event in [event.tagID, event.tag?.uid.hex].compactMap { $0 } }
-        add("reader", missing: "no reader", glob, single: { $0.reader }) { [$0.reader] }
-        add("tag_type", missing: "no tag in this event", glob, single: { $0.tag?.type }) { $0.tag.map { [$0.type] } ?? [] }
-        add("tag", missing: "the tag has no name (it is not in `tags:`)", glob, single: { $0.tag?.name }) { $0.tag?.name.map { [$0] } ?? [] }
+        add("reader", missing: "no reader", glob, field: .reader) { [$0.reader] }
+        add("tag_type", missing: "no tag in this event", glob, field: .tagType) { $0.tag.map { [$0.type] } ?? [] }
+        add("tag", missing: "the tag has no name (it is not in `tags:`)", glob, field: .tagName) { $0.tag?.name.map { [$0] } ?? [] }
         add("group", missing: "the tag is in no group", glob) { $0.tag?.groups ?? [] }
         add("known", missing: "no tag in this event", { .glob(Glob(OptionValidator.bool($0) == true ? "true" : "false")) }) { $0.tag.map { [$0.name == nil ? "false" : "true"] } ?? [] }
         if let record = match.child("record"), record.has("tnf") || record.has("type") {
@@ -163,8 +165,10 @@ public struct Matcher: Sendable {
 
     /// True when `event` meets every condition, whatever its kind (a tag entry's `match`).
     public func meetsConditions(_ event: TagEvent) -> Bool {
-        for index in conditions.indices where !conditions[index].passes(event) { return false }
-        return true
+        conditions.withUnsafeBufferPointer { conditions in
+            for index in conditions.indices where !conditions[index].passes(event) { return false }
+            return true
+        }
     }
 
     /// The patterns of the condition on `key` (none when the match has no such condition).

@@ -6,6 +6,8 @@ public struct LogPlugin: ActionPlugin {
     public static let name = "log"
     public static let actionSpec = OptionSpec("print one line per event on stdout", scalarOption: "template", [
         Option("template", .template, "the line to print; default: `{\"route\": …, \"event\": …}` as one JSON line"),
+        // Printing does not fail in a way a retry fixes: nothing is written ahead to disk unless asked.
+        Option("spool", .bool, default: "false", "write each event ahead to disk under `state_dir` before printing it (off: printing fails in no way a retry fixes)"),
     ])
 
     public init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {}

@@ -12,6 +12,9 @@ import TagCore
 public final class Router: Sendable {
     public let config: RouterConfig
     private let workers: [[ActionWorker]]
+    /// The routes' matchers on their own: the hot loop touches nothing else of a route.
+    private let matchers: [Matcher]
+    private let continues: [Bool]
     private let stopping = Latch()
     private let observer: DaemonObserver?
 
@@ -20,6 +23,8 @@ public final class Router: Sendable {
     public init(config: RouterConfig, dryRun: Bool = false, observer: DaemonObserver? = nil) {
         self.config = config
         self.observer = observer
+        matchers = config.routes.map(\.matcher)
+        continues = config.routes.map(\.continues)
         let stateDirectory = dryRun ? nil : Self.spoolDirectory(config)
         workers = config.routes.map { route in
             route.actions.map { ActionWorker($0, stateDirectory: stateDirectory, dryRun: dryRun, observer: observer) }
@@ -141,12 +146,8 @@ public final class Router: Sendable {
     func dispatch(_ event: TagEvent, waitForRoom: Bool) async -> [String] {
         let event = config.tags.resolve(event)
         for plugin in config.plugins { plugin.observe(event) }
-        var matching: [Int] = []
+        let matching = matchingRoutes(event)
         let routes = config.routes
-        for index in routes.indices where routes[index].matcher.matches(event) {
-            matching.append(index)
-            if !routes[index].continues { break }
-        }
         let matched = matching.map { routes[$0].name }
         // Told before the actions are queued, so a watcher sees the event before its outcomes.
         observer?.routed(event, routes: matched) { explain(event) }
@@ -157,6 +158,20 @@ public final class Router: Sendable {
             for worker in workers[index] { await worker.enqueue(delivery, waitForRoom: waitForRoom) }
         }
         return matched
+    }
+
+    /// The indices of the routes `event` goes to: the first that matches, and
+    /// more while the matching ones say `continue: true`. Synchronous, so the
+    /// compiler keeps the loop over every route free of reference counting.
+    private func matchingRoutes(_ event: TagEvent) -> [Int] {
+        var matching: [Int] = []
+        matchers.withUnsafeBufferPointer { matchers in
+            for index in matchers.indices where matchers[index].matches(event) {
+                matching.append(index)
+                if !continues[index] { break }
+            }
+        }
+        return matching
     }
 
     /// Every route's verdict on `event`, and what the actions of those that match would do.

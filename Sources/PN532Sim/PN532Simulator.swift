@@ -16,8 +16,13 @@ import TagKit
 public final class PN532Simulator: SimulatedField {
     /// The device side of the pseudo-terminal, e.g. `/dev/pts/7`.
     public let devicePath: String
-    /// What libnfc opens: `pn532_uart:/dev/pts/7`.
-    public var connstring: String { "pn532_uart:" + devicePath }
+    /// What libnfc opens: `pn532_uart:/tmp/pn532sim-…`, a symlink to the terminal
+    /// made for this simulator alone and removed by `close()`. A reader still
+    /// retrying after the simulator closed then finds nothing, instead of the
+    /// next simulator the kernel gives the same `/dev/pts/N` (seen: tests running
+    /// side by side read each other's tags).
+    public var connstring: String { "pn532_uart:" + linkPath }
+    private let linkPath: String
     /// The pacing the simulator was started with.
     public let pacing: Pacing
 
@@ -27,6 +32,8 @@ public final class PN532Simulator: SimulatedField {
         let terminal = try PseudoTerminal()
         engine = try SimulatorEngine(terminal: terminal, pacing: pacing)
         devicePath = terminal.devicePath
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("pn532sim-\(UUID().uuidString)").path
+        linkPath = symlink(terminal.devicePath, link) == 0 ? link : terminal.devicePath
         self.pacing = pacing
         let engine = engine
         let thread = Thread { engine.run() }
@@ -34,7 +41,7 @@ public final class PN532Simulator: SimulatedField {
         thread.start()
     }
 
-    deinit { engine.stop() }
+    deinit { close() }
 
     public func withField<T>(_ body: (inout RFField) -> T) -> T { engine.withField(body) }
 
@@ -46,5 +53,6 @@ public final class PN532Simulator: SimulatedField {
     /// Hangs up: the host's next read or write fails as if the reader were unplugged.
     public func close() {
         engine.stop()
+        if linkPath != devicePath { unlink(linkPath) }
     }
 }

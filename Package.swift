@@ -102,7 +102,7 @@ let executable: [Target] = [
         name: "TagRouterCLI",
         dependencies: [
             "OrderedJSON", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
-            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl",
+            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "Systemd",
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]
     ),

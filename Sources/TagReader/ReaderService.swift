@@ -12,14 +12,20 @@ public struct ReaderService: Service {
     public let readers: [ReaderConfig]
     private let present: [String: [TagEvent]]
     private let emit: @Sendable (TagEvent) -> Void
+    private let monitor: ProgressMonitor?
 
     /// `emit` receives every reader's events, in the order they happened per
     /// reader, on the readers' threads; it must not block (the daemon's buffer
     /// drops the oldest instead). `present`: per reader name, the arrivals of tags an earlier
     /// run reported lying on it and did not remove — they do not arrive again.
-    public init(readers: [ReaderConfig], present: [String: [TagEvent]] = [:], emit: @escaping @Sendable (TagEvent) -> Void) {
+    /// `monitor`: told how long each reader thread has gone without progress, while it runs.
+    public init(
+        readers: [ReaderConfig], present: [String: [TagEvent]] = [:], monitor: ProgressMonitor? = nil,
+        emit: @escaping @Sendable (TagEvent) -> Void
+    ) {
         self.readers = readers
         self.present = present
+        self.monitor = monitor
         self.emit = emit
     }
 
@@ -36,6 +42,8 @@ public struct ReaderService: Service {
                 : LibNFCReader(config: config, present: present[config.name] ?? [], emit: emit, finished: finished)
         }
         for thread in threads { thread.start() }
+        let registration = monitor?.register { threads.compactMap(\.progress) }
+        defer { if let registration { monitor?.unregister(registration) } }
         // The watchdog ticks on a Dispatch timer, not on the Swift concurrency pool,
         // so busy or blocked tasks elsewhere cannot keep it from reopening a stalled reader.
         let watchdog = DispatchSource.makeTimerSource(queue: .global())

@@ -14,9 +14,12 @@ final class ReaderSource: Service {
     private let wanted: Mutex<(readers: [ReaderConfig], changed: Latch)>
     /// Per reader, the tags it reported arriving and not yet removed.
     private let present = Mutex<[String: [TagEvent]]>([:])
+    private let monitor: ProgressMonitor?
 
-    init(_ readers: [ReaderConfig], buffer: EventBuffer) {
+    /// `monitor`: told how long each reader thread has gone without progress (the systemd watchdog asks it).
+    init(_ readers: [ReaderConfig], buffer: EventBuffer, monitor: ProgressMonitor? = nil) {
         self.buffer = buffer
+        self.monitor = monitor
         wanted = Mutex((readers, Latch()))
     }
 
@@ -54,7 +57,7 @@ final class ReaderSource: Service {
                     if !first { Log.info("reader started with the new config", JSONObject(["reader": .string(config.name), "tags_taken_over": .int(Int64(handover.count))])) }
                     let reader = Running(config: config)
                     running[config.name] = reader
-                    let service = ReaderService(readers: [config], present: [config.name: handover], emit: offer)
+                    let service = ReaderService(readers: [config], present: [config.name: handover], monitor: monitor, emit: offer)
                     group.addTask {
                         try? await reader.stop.cancelling { await service.run() }
                         reader.ended.open()

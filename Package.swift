@@ -106,7 +106,7 @@ let executable: [Target] = [
         name: "TagRouterCLI",
         dependencies: [
             "OrderedJSON", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
-            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess",
+            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml"), .embedInCode("Resources/demo.yaml")]
     ),

@@ -15,8 +15,10 @@ final class LibNFCReader: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let wakeUp = DispatchSemaphore(value: 0)
     private let currentDevice = Mutex<AbortHandle?>(nil)
-    /// Milliseconds on the monotonic clock when the thread last made progress.
+    /// Milliseconds on the monotonic clock when the thread last made progress (only the thread sets it).
     private let lastProgress = Atomic<Int64>(0)
+    /// Milliseconds on the monotonic clock when the watchdog last aborted the device.
+    private let lastAbort = Atomic<Int64>(0)
     private let watchdogFired = Atomic<Bool>(false)
     /// Tags a previous reader reported lying here, for the first session only.
     private let handedOver: Mutex<[TagEvent]>
@@ -58,13 +60,24 @@ final class LibNFCReader: Sendable {
     /// Called about once a second by the supervisor: aborts a device that has made
     /// no progress for `config.watchdog`, so the thread reopens it.
     func checkWatchdog() {
-        guard Self.nowMs() - lastProgress.load(ordering: .relaxed) > Int64(config.watchdog.milliseconds) else { return }
-        markProgress()
+        let now = Self.nowMs()
+        let lastMove = max(lastProgress.load(ordering: .relaxed), lastAbort.load(ordering: .relaxed))
+        guard now - lastMove > Int64(config.watchdog.milliseconds) else { return }
+        lastAbort.store(now, ordering: .relaxed)
         currentDevice.withLock { device in
             guard let device else { return }  // waiting for a missing reader is not a stall
             watchdogFired.store(true, ordering: .sequentiallyConsistent)
             device.abort()
         }
+    }
+
+    /// The thread may be silent for its own watchdog, the second until that is checked,
+    /// the longest pause before reopening, and a second to spare; longer means it is
+    /// wedged where aborting the device does not reach.
+    var progress: ProgressMonitor.Report? {
+        let silent = Duration.milliseconds(Self.nowMs() - lastProgress.load(ordering: .relaxed))
+        return ProgressMonitor.Report(
+            part: "reader \(config.name)", silent: silent, allowance: config.watchdog + .seconds(2) + Backoff.readerReopen.maximum)
     }
 
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }

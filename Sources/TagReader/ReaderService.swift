@@ -12,18 +12,22 @@ public struct ReaderService: Service {
     private let present: [String: [TagEvent]]
     private let jobs: ReaderJobBoard?
     private let emit: @Sendable (TagEvent) -> Void
+    private let monitor: ProgressMonitor?
 
     /// `emit` receives every reader's events, in the order they happened per
     /// reader, on the readers' threads; it must not block (the daemon's buffer
     /// drops the oldest instead). `present`: per reader name, the arrivals of tags an earlier
     /// run reported lying on it and did not remove — they do not arrive again.
     /// `jobs`: where each reader finds the read and write jobs waiting for its tags.
+    /// `monitor`: told how long each reader thread has gone without progress, while it runs.
     public init(
-        readers: [ReaderConfig], present: [String: [TagEvent]] = [:], jobs: ReaderJobBoard? = nil, emit: @escaping @Sendable (TagEvent) -> Void
+        readers: [ReaderConfig], present: [String: [TagEvent]] = [:], jobs: ReaderJobBoard? = nil, monitor: ProgressMonitor? = nil,
+        emit: @escaping @Sendable (TagEvent) -> Void
     ) {
         self.readers = readers
         self.present = present
         self.jobs = jobs
+        self.monitor = monitor
         self.emit = emit
     }
 
@@ -41,12 +45,14 @@ public struct ReaderService: Service {
                 : LibNFCReader(config: config, present: present[config.name] ?? [], jobs: queue, emit: emit, finished: finished)
         }
         for thread in threads { thread.start() }
-        let monitor = ReaderMonitor(threads)
-        monitor.start()
+        let registration = monitor?.register { threads.compactMap(\.progress) }
+        defer { if let registration { monitor?.unregister(registration) } }
+        let watcher = ReaderMonitor(threads)
+        watcher.start()
         // Readers end by themselves only when told to give up (`if_busy: exit`).
         await allEnded.wait()
-        monitor.stopReaders()
+        watcher.stopReaders()
         await allEnded.waitIgnoringCancellation()
-        monitor.finish()
+        watcher.finish()
     }
 }

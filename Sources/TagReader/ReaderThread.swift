@@ -1,13 +1,19 @@
+import TagCore
+
 /// One configured reader's dedicated thread, whichever library drives it
 /// (libnfc or PC/SC): `ReaderService` starts it, checks its watchdog about
 /// once a second, and stops it. It reports its end through the `finished`
 /// callback it was made with.
 protocol ReaderThread: Sendable {
+    var config: ReaderConfig { get }
     func start()
     /// Asks the thread to end soon: wakes it from a sleep and aborts its blocking call.
     func stop()
     /// Aborts a call that has made no progress for the reader's `watchdog`, where that means a stall.
     func checkWatchdog()
+    /// How long the thread has gone without progress and may go, for the systemd
+    /// watchdog; nil for a thread that waits without end by design.
+    var progress: ProgressMonitor.Report? { get }
 }
 
 extension LibNFCReader: ReaderThread {}

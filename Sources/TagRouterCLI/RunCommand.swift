@@ -55,18 +55,22 @@ enum RunCommand: Command {
         signal(SIGPIPE, SIG_IGN)  // a closed stdout fails the `log` action, it does not kill the daemon
         let signals = signalStream([SIGHUP, SIGTERM, SIGINT])
         let buffer = EventBuffer(capacity: config.eventBuffer)
+        let progress = ProgressMonitor()
         let readers: ReaderSource?
         let sources: [any Service]
         if let eventsFrom {
             readers = nil
             sources = [ConfiguredInput(kind: EventsInput.name, path: "--events-from", source: try EventsInput(path: eventsFrom)).service(into: buffer)]
         } else {
-            readers = ReaderSource(config.readers, buffer: buffer, jobs: jobs)
+            readers = ReaderSource(config.readers, buffer: buffer, jobs: jobs, monitor: progress)
             sources = [readers!] + config.inputs.map { $0.service(into: buffer) }
         }
         let observer = DaemonObserver(eventBuffer: buffer)
         let routing = RoutingService(config: config, events: buffer, dryRun: dryRun, observer: observer)
+        let systemd = RunSystemd(observer: observer, monitor: progress)
         let reload: @Sendable () -> ReloadOutcome = {
+            systemd?.reloading()
+            defer { systemd?.reloaded() }
             let next: RouterConfig
             do throws(ConfigErrors) {
                 // Plugins whose settings did not change are kept: their connections stay up.
@@ -81,8 +85,10 @@ enum RunCommand: Command {
             Log.info("config reloaded", summary(next, file: file.name))
             return .reloaded(readers: next.readers.count, routes: next.routes.count)
         }
-        // Stopped in this order: the sources, then the router drains what they sent, then control and the signals.
-        var members: [ServiceGroup.Member] = [
+        // Stopped in this order: systemd hears STOPPING=1, the sources stop, the router drains what they sent,
+        // then control and the signals.
+        var members: [ServiceGroup.Member] = systemd.map { [.init("systemd", $0)] } ?? []
+        members += [
             .init("sources", RunSources(sources: sources, buffer: buffer)),
             .init("router", routing, stop: .drain),
         ]

@@ -16,10 +16,13 @@ final class ReaderSource: Service {
     private let wanted: Mutex<(readers: [ReaderConfig], changed: Latch)>
     /// Per reader, the tags it reported arriving and not yet removed.
     private let present = Mutex<[String: [TagEvent]]>([:])
+    private let monitor: ProgressMonitor?
 
-    init(_ readers: [ReaderConfig], buffer: EventBuffer, jobs: ReaderJobBoard) {
+    /// `monitor`: told how long each reader thread has gone without progress (the systemd watchdog asks it).
+    init(_ readers: [ReaderConfig], buffer: EventBuffer, jobs: ReaderJobBoard, monitor: ProgressMonitor? = nil) {
         self.buffer = buffer
         self.jobs = jobs
+        self.monitor = monitor
         wanted = Mutex((readers, Latch()))
     }
 
@@ -58,7 +61,7 @@ final class ReaderSource: Service {
                     if !first { Log.info("reader started with the new config", JSONObject(["reader": .string(config.name), "tags_taken_over": .int(Int64(handover.count))])) }
                     let reader = Running(config: config)
                     running[config.name] = reader
-                    let service = ReaderService(readers: [config], present: [config.name: handover], jobs: jobs, emit: offer)
+                    let service = ReaderService(readers: [config], present: [config.name: handover], jobs: jobs, monitor: monitor, emit: offer)
                     group.addTask {
                         try? await reader.stop.cancelling { await service.run() }
                         reader.ended.open()

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TagCore
 import TestSupport
+import Testing
 
 /// A scratch directory for one test, removed by `remove()`.
 struct Scratch {
@@ -161,4 +162,25 @@ func arrival(uid: String, uri: String? = nil, reader: String = "door") -> JSONVa
         object["uri"] = .string(uri)
     }
     return .object(object)
+}
+
+/// `tagrouter simulate` on a pseudo-terminal in `scratch`, ready: the process, the device path
+/// libnfc opens (`pn532_uart:<link>`) and its control socket.
+func startSimulator(in scratch: Scratch) async throws -> (process: Daemon, link: String, control: String) {
+    let link = scratch.path + "/pn532", control = scratch.path + "/pn532.sock"
+    let simulator = try Daemon(["simulate", "--link", link, "--control", control, "--no-pacing"], directory: scratch.path)
+    do {
+        _ = try await simulator.stdout(count: 3)
+    } catch {
+        simulator.stop()
+        throw error
+    }
+    return (simulator, link, control)
+}
+
+/// Sends one control request to a running simulator with `tagrouter simulate --request`.
+func request(_ control: String, _ json: String, in scratch: Scratch) async throws {
+    let client = try Daemon(["simulate", "--control", control, "--request", json], directory: scratch.path)
+    defer { client.stop() }
+    #expect(try await client.exitStatus() == 0)
 }

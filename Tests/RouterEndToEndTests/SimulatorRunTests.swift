@@ -8,10 +8,8 @@ import Testing
     @Test func tapsOnTheSimulatorFireTheMatchingRoutes() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let link = scratch.path + "/pn532", control = scratch.path + "/pn532.sock"
-        let simulator = try Daemon(["simulate", "--link", link, "--control", control, "--no-pacing"], directory: scratch.path)
+        let (simulator, link, control) = try await startSimulator(in: scratch)
         defer { simulator.stop() }
-        _ = try await simulator.stdout(count: 3)
         let file = try scratch.write("tagrouter.yaml", """
             state_dir: \(scratch.path)/state
             readers:
@@ -62,12 +60,5 @@ import Testing
         #expect(try await daemon.stdout(count: 7, timeout: .seconds(30)).last == "tap 04a224b2c35e80 at back-door")
         daemon.signal(SIGTERM)
         #expect(try await daemon.exitStatus() == 0)
-    }
-
-    /// Sends one control request with `tagrouter simulate --request`.
-    private func request(_ control: String, _ json: String, in scratch: Scratch) async throws {
-        let client = try Daemon(["simulate", "--control", control, "--request", json], directory: scratch.path)
-        defer { client.stop() }
-        #expect(try await client.exitStatus() == 0)
     }
 }

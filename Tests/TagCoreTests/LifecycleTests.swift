@@ -170,3 +170,18 @@ private struct Recorder: Service {
         #expect(latch.isOpen)
     }
 }
+
+@Suite struct ProgressMonitorTests {
+    @Test func aPartIsStalledOnlyWhileSilentForLongerThanItMayBe() {
+        let monitor = ProgressMonitor()
+        let silence = Mutex<Duration>(.seconds(3))
+        let reader = monitor.register { [ProgressMonitor.Report(part: "reader door", silent: silence.withLock { $0 }, allowance: .seconds(5))] }
+        _ = monitor.register { [] }
+        #expect(monitor.reports.map(\.part) == ["reader door"])
+        #expect(monitor.stalled.isEmpty)
+        silence.withLock { $0 = .seconds(6) }
+        #expect(monitor.stalled.map(\.part) == ["reader door"])
+        monitor.unregister(reader)
+        #expect(monitor.reports.isEmpty, "a stopped reader is not asked")
+    }
+}

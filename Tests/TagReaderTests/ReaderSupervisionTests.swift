@@ -147,3 +147,42 @@ extension ReaderSupervisionTests {
         #expect(sim.counters.commands["InAutoPoll"] == 2)
     }
 }
+
+extension ReaderSupervisionTests {
+    /// What the systemd watchdog asks: the thread's silence grows while it is blocked
+    /// on a frozen link, and stays within its allowance.
+    @Test func aReaderThreadBlockedOnAFrozenLinkReportsItsSilence() async throws {
+        let sim = try PN532Simulator(pacing: .none)
+        defer { sim.close() }
+        let link = try FreezableLink(to: sim.devicePath)
+        defer { link.close() }
+        var config = ReaderLoopTests.config("pn532_uart:" + link.devicePath)
+        config.watchdog = .seconds(3)
+        let monitor = ProgressMonitor()
+        let (events, continuation) = AsyncStream.makeStream(of: TagEvent.self)
+        let service = ReaderService(readers: [config], monitor: monitor) { continuation.yield($0) }
+        try await service.whileRunning {
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next()?.kind == .readerConnected)
+            let report = try #require(monitor.reports.first)
+            #expect(report.part == "reader desk")
+            #expect(report.allowance == .seconds(10), "its watchdog, a check, the longest reopen pause, a second to spare")
+            link.freeze()
+            defer { link.thaw() }
+            try await Self.until("the thread is silent for over a second") { monitor.reports.first.map { $0.silent > .seconds(1) } ?? false }
+            #expect(monitor.stalled.isEmpty, "within its allowance")
+        }
+        #expect(monitor.reports.isEmpty, "a stopped service unregisters its threads")
+    }
+
+    /// Polls `condition` every 20 ms: the silence of a blocked thread is a state, not an event to await.
+    static func until(_ what: String, timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TimedOut(what: what) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    struct TimedOut: Error { let what: String }
+}

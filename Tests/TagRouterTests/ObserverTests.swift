@@ -85,4 +85,23 @@ import Testing
         #expect(verdicts.value(atPath: "0.failed.0")?.stringValue?.hasPrefix("uid:") == true)
         #expect(verdicts.value(atPath: "1.failed.0")?.stringValue?.hasPrefix("uri:") == true)
     }
+
+    @Test func theSummaryLineSaysReadersRoutesTheLastTapAndTheFirstProblem() async throws {
+        let probe = TestProbe()
+        let observer = DaemonObserver()
+        let yaml = Self.yaml.replacingOccurrences(of: "PROBE", with: probe.id)
+            .replacingOccurrences(of: "readers:\n", with: "readers:\n  - { name: hall, device: \"pn532_uart:/dev/zero\" }\n")
+        let router = try makeRouter(yaml, observer: observer)
+        #expect(observer.status.summary() == "0 of 2 readers connected · 2 routes · reader hall is starting (+1 more: tagrouter status)")
+        var tap = tagEvent()
+        tap.time = Date(timeIntervalSince1970: 1_764_424_931)  // 2025-11-29 14:02:11 UTC
+        try await router.whileRunning { buffer in
+            buffer.offer(TagEvent(kind: .readerConnected, reader: "door"))
+            buffer.offer(TagEvent(kind: .readerConnected, reader: "hall"))
+            buffer.offer(tap)
+            _ = try await probe.next(1)
+        }
+        let utc = try #require(TimeZone(identifier: "UTC"))
+        #expect(observer.status.summary(timeZone: utc) == "2 readers connected · 2 routes · last tap 14:02:11 door")
+    }
 }

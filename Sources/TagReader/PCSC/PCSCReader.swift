@@ -45,6 +45,9 @@ final class PCSCReader: ReaderThread {
     /// Waiting for a card without end is what a PC/SC reader does: no stall to detect.
     func checkWatchdog() {}
 
+    /// Blocked in `SCardGetStatusChange` until a card comes is how this thread waits: never a stall.
+    var progress: ProgressMonitor.Report? { nil }
+
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
     private func pause(_ duration: Duration) {

@@ -31,6 +31,7 @@ public final class DaemonObserver: Sendable {
     private let eventBuffer: EventBuffer?
     private let state = Mutex(State())
     private let watching = Atomic<Int>(0)
+    private let firstRouter = Latch()
 
     /// `eventBuffer`: the daemon's buffer, for its depth and drops in `status`.
     public init(eventBuffer: EventBuffer? = nil, started: Date = Date()) {
@@ -63,7 +64,13 @@ public final class DaemonObserver: Sendable {
     }
 
     /// The router now routing: its queues, spools and plugins are the live part of `status`.
-    func attach(_ router: Router) { state.withLock { $0.router = router } }
+    func attach(_ router: Router) {
+        state.withLock { $0.router = router }
+        firstRouter.open()
+    }
+
+    /// Returns once the first router routes (the config is loaded and `status` lists it), or when cancelled.
+    public func routing() async { await firstRouter.wait() }
 
     /// The routing loop took `event` and it matched `routes`; `verdicts` explains a miss (called only while watched).
     func routed(_ event: TagEvent, routes: [String], verdicts: () -> [RouteExplanation]) {

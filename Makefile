@@ -33,7 +33,9 @@ test: deps
 	@# (a stale one would test an old program; an unchanged tree skips this slow step).
 	@[ -x .build/release/tagrouter ] && [ -z "$$(find Package.swift Sources Plugins -newer .build/release/tagrouter -print -quit)" ] \
 	  || scripts/build-release.sh --product tagrouter
-	$(SWIFT) test $(SWIFTFLAGS)
+	@# One test at a time: many tests drive simulators, brokers and daemons whose timing matters;
+	@# side by side on a 2-core machine they starved each other (about 2 minutes this way, and steady).
+	$(SWIFT) test $(SWIFTFLAGS) --no-parallel
 
 ## Figures: throughput, latency, CPU and memory, each beside its baseline.
 bench: deps release

@@ -5,7 +5,7 @@ CONFIG     ?= config/tagrouter.yaml
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: deps build release run demo test bench fuzz clean deb install uninstall
+.PHONY: deps build release run demo test bench fuzz soak clean deb install uninstall
 
 ## Install the Debian packages we build against (only those missing).
 deps:
@@ -41,9 +41,14 @@ test: deps
 bench: deps release
 	@scripts/bench.sh
 
-## Coverage-guided fuzzing of the NDEF decoder and the Type 2 TLV walker.
+## Coverage-guided fuzzing: NDEF decoder + TLV walker + JSON parser, config loader, templates.
+## FUZZ_SECONDS per target (default 600), FUZZ_TARGETS to pick some (ndef config template).
 fuzz: deps
 	@scripts/fuzz.sh
+
+## SOAK_TAPS events (default 100000) through MQTT, webhook, shell and exec under faults; every event accounted for.
+soak: deps release
+	@scripts/soak.py
 
 ## The Debian package, dist/tagrouter_<version>-<revision>_<arch>.deb (docs/packaging.md).
 deb: release

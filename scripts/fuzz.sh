@@ -1,28 +1,63 @@
 #!/usr/bin/env bash
-# Fuzzes the NDEF decoder, the Type 2 TLV walker and the JSON parser with libFuzzer for
-# FUZZ_SECONDS (default 600). The target (Fuzz/NDEFFuzz.swift) is compiled with
-# the NDEF sources by swiftc, outside Package.swift. The corpus lives in
-# fuzz-corpus/ndef (seeded from the test vectors); crashes land in fuzz-corpus/crashes.
+# Coverage-guided fuzzing with libFuzzer, one target after the other:
+#   ndef      the NDEF decoder, the Type 2 TLV walker and the JSON parser   (Fuzz/NDEFFuzz.swift)
+#   config    the config loader: libyaml, its limits, the specs, every action plugin (Fuzz/ConfigFuzz.swift)
+#   template  the template parser and renderer                              (Fuzz/TemplateFuzz.swift)
+# FUZZ_TARGETS picks some (default: all three, in that order); FUZZ_SECONDS is the time
+# per target (default 600). The targets are compiled by swiftc outside Package.swift,
+# with -sanitize=fuzzer,address, into .build/fuzz. Each corpus lives in fuzz-corpus/<target>
+# (seeded on every run from the test vectors, the example configs and a few hostile
+# inputs written here); crashes land in fuzz-corpus/crashes/<target>-*. At the end a table
+# gives executions, executions per second and corpus size per target; the exit status is
+# 1 when any target found a crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-600}"
+FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template}"
 build=.build/fuzz
-corpus=fuzz-corpus/ndef
 crashes=fuzz-corpus/crashes
-mkdir -p "$build" "$corpus" "$crashes"
+mkdir -p "$build" "$crashes"
 
-# OrderedJSON (which NDEF imports) becomes a module of its own first.
-mapfile -t json_sources < <(find Sources/OrderedJSON -name '*.swift' | sort)
-swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name OrderedJSON \
-  -emit-module -emit-module-path "$build/OrderedJSON.swiftmodule" -emit-object -wmo \
-  -o "$build/OrderedJSON.o" "${json_sources[@]}"
-mapfile -t sources < <(find Sources/NDEF -name '*.swift' | sort)
-swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -I "$build" \
-  Fuzz/NDEFFuzz.swift "${sources[@]}" "$build/OrderedJSON.o" -o "$build/ndef-fuzz"
+flags=(-O -sanitize=fuzzer,address -use-ld=lld -parse-as-library -swift-version 6 -I "$build")
+for module_map in Sources/C*/module.modulemap; do flags+=(-I "$(dirname "$module_map")"); done
 
-# Seed the corpus with every vector's bytes (messages and Type 2 images).
-python3 - "$corpus" <<'PY'
+# Compiles the Swift files under the given folders into module $1 ($build/$1.o and its
+# .swiftmodule), unless the object is newer than every one of them.
+build_module() {
+  local name=$1; shift
+  local sources
+  mapfile -t sources < <(find "$@" -name '*.swift' | sort)
+  if [ -f "$build/$name.o" ] && [ -z "$(find "$@" -name '*.swift' -newer "$build/$name.o" -print -quit)" ]; then return; fi
+  echo "fuzz: compiling $name"
+  swiftc "${flags[@]}" -module-name "$name" -emit-module -emit-module-path "$build/$name.swiftmodule" \
+    -emit-object -wmo -o "$build/$name.o" "${sources[@]}"
+}
+
+# Links the entry point Fuzz/$2 with the given module objects into $build/$1.
+link_fuzzer() {
+  local binary=$1 entry=$2; shift 2
+  local objects=()
+  for module in "$@"; do objects+=("$build/$module.o"); done
+  echo "fuzz: linking $binary"
+  swiftc "${flags[@]}" "Fuzz/$entry" "${objects[@]}" -lyaml -lmosquitto -lcrypto -o "$build/$binary"
+}
+
+# Writes file $2 into corpus folder $1 (named by its hash, so seeds never pile up twice).
+seed() {
+  local corpus=$1 text=$2
+  printf '%s' "$text" >"$corpus/seed-$(printf '%s' "$text" | sha1sum | cut -c1-16)"
+}
+
+prepare_ndef() {
+  build_module OrderedJSON Sources/OrderedJSON
+  # NDEF and the entry point form one module (the entry point reaches NDEF's internals).
+  local sources
+  mapfile -t sources < <(find Sources/NDEF -name '*.swift' | sort)
+  echo "fuzz: linking ndef-fuzz"
+  swiftc "${flags[@]}" Fuzz/NDEFFuzz.swift "${sources[@]}" "$build/OrderedJSON.o" -o "$build/ndef-fuzz"
+  # Every vector's bytes (messages and Type 2 images).
+  python3 - "$1" <<'PY'
 import glob, json, os, sys, hashlib
 out = sys.argv[1]
 for path in glob.glob("Tests/NDEFTests/Vectors/*.json"):
@@ -31,11 +66,87 @@ for path in glob.glob("Tests/NDEFTests/Vectors/*.json"):
             text = vector.get(key)
             if text:
                 data = bytes.fromhex(text)
-                name = hashlib.sha1(data).hexdigest()
-                with open(os.path.join(out, name), "wb") as f:
+                with open(os.path.join(out, hashlib.sha1(data).hexdigest()), "wb") as f:
                     f.write(data)
 PY
+}
 
+build_router_modules() {
+  build_module OrderedJSON Sources/OrderedJSON
+  build_module TagCore Sources/TagCore
+  build_module TagRouter Sources/TagRouter
+}
+
+prepare_config() {
+  build_router_modules
+  build_module ChildProcess Sources/ChildProcess
+  local plugins=(MQTTPlugin ShellPlugin OpenURLPlugin WebhookPlugin ExecPlugin)
+  for plugin in "${plugins[@]}"; do build_module "$plugin" "Plugins/$plugin"; done
+  link_fuzzer config-fuzz ConfigFuzz.swift OrderedJSON TagCore TagRouter ChildProcess "${plugins[@]}"
+  local corpus=$1
+  for file in config/examples/*.yaml config/tagrouter.yaml Sources/TagRouterCLI/Resources/tagrouter.yaml; do
+    [ -f "$file" ] && cp "$file" "$corpus/seed-$(basename "$file")"
+  done
+  # The limits, each just crossed: an alias bomb, deep nesting, many aliases.
+  seed "$corpus" $'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n'
+  seed "$corpus" "routes: $(printf '[%.0s' {1..70})$(printf ']%.0s' {1..70})"
+  seed "$corpus" $'x: &x 1\ny: ['"$(printf '*x,%.0s' {1..1001})"$']\n'
+  seed "$corpus" $'routes:\n  - name: r\n    match: {uri: "https://*", text: "/^a.*$/"}\n    actions:\n      - log: "{{text | upper}}"\n      - webhook: {url: "https://h.example/{{env.HOOK_ID}}", retry: {attempts: 3}}\n'
+}
+
+prepare_template() {
+  build_router_modules
+  link_fuzzer template-fuzz TemplateFuzz.swift OrderedJSON TagCore TagRouter
+  local corpus=$1
+  seed "$corpus" 'p/{{text}}'
+  seed "$corpus" '{{ tag.uid | upper }}-{{ndef.records.0.text|default: "none"}}'
+  seed "$corpus" 'https://ha.local/api/webhook/{{env.HOOK_ID}}?u={{uri | urlencode}}'
+  seed "$corpus" '{{json}} {{env.UNSET | default: "x"}} {{route | json}}'
+  seed "$corpus" $'{{text}}\x00{"text":"a\\u0085b","tag":{"uid":"01"}}'
+}
+
+# Fills in the summary row of target $1 from its libFuzzer log $2 and corpus $3.
+summary=()
+summarize() {
+  local target=$1 log=$2 corpus=$3 status=$4
+  local execs rate files bytes found
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  files=$(find "$corpus" -type f | wc -l)
+  bytes=$(du -sb "$corpus" | cut -f1)
+  found=$(find "$crashes" -name "$target-*" -type f | wc -l)
+  summary+=("$(printf '| %-8s | %6s | %12s | %8s | %6s | %10s B | %7s | %s |' \
+    "$target" "$FUZZ_SECONDS" "${execs:-?}" "${rate:-?}" "$files" "$bytes" "$found" \
+    "$([ "$status" -eq 0 ] && echo clean || echo "exit $status: see $log")")")
+}
+
+failed=0
 export SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0
-exec "$build/ndef-fuzz" -max_total_time="$FUZZ_SECONDS" -max_len=4096 -print_final_stats=1 \
-  -artifact_prefix="$crashes/" "$corpus"
+for target in $FUZZ_TARGETS; do
+  case "$target" in
+    ndef) max_len=4096 ;;
+    config) max_len=8192 ;;
+    template) max_len=1024 ;;
+    *) echo "fuzz: unknown target '$target' (ndef, config, template)" >&2; exit 64 ;;
+  esac
+  corpus=fuzz-corpus/$target
+  mkdir -p "$corpus"
+  "prepare_$target" "$corpus"
+  dict=()
+  [ -f "Fuzz/$target.dict" ] && dict=(-dict="Fuzz/$target.dict")
+  log=$build/$target.log
+  echo "fuzz: $target for ${FUZZ_SECONDS}s (log: $log)"
+  status=0
+  # stdin is /dev/null: a config that names /dev/stdin must not wait for a terminal.
+  "$build/$target-fuzz" -max_total_time="$FUZZ_SECONDS" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 "${dict[@]}" -artifact_prefix="$crashes/$target-" "$corpus" </dev/null 2>"$log" || status=$?
+  grep -E '^#[0-9]+.*(pulse|DONE)' "$log" | tail -2 || true
+  [ "$status" -eq 0 ] || { failed=1; tail -40 "$log"; }
+  summarize "$target" "$log" "$corpus" "$status"
+done
+
+echo
+echo "| target   | s each | executions   | execs/s  | corpus | corpus size  | crashes | result |"
+echo "| -------- | ------ | ------------ | -------- | ------ | ------------ | ------- | ------ |"
+printf '%s\n' "${summary[@]}"
+exit "$failed"

@@ -19,7 +19,7 @@ struct BrokerKillTests {
         // session is in it and outlives the kill (messages published before the subscriber
         // is back are queued for it, as a user's persistent broker would).
         await broker.stop()
-        try broker.start()
+        try await broker.start()
         try await subscriber.waitUntilSubscribed(times: 2)
 
         let file = try scratch.write("tagrouter.yaml", """
@@ -48,11 +48,11 @@ struct BrokerKillTests {
         #expect(unread, "the daemon's PUBLISH packets reached the stopped broker's socket\n\(daemon.stderr.joined(separator: "\n"))")
         kill(pid, SIGKILL)
         #expect(await eventually { kill(pid, 0) != 0 }, "the broker is gone")
-        try broker.start()
+        try await broker.start()
 
         let received = try await subscriber.waitUntil("every event") { Set($0.map(\.text)).isSuperset(of: ids) }
         daemon.closeInput()
-        #expect(try daemon.exitStatus() == 0)
+        #expect(try await daemon.exitStatus() == 0)
         var firstSeen: [String] = []
         var seen: Set<String> = []
         for id in received.map(\.text) where seen.insert(id).inserted { firstSeen.append(id) }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs a command as root in a throwaway copy of this machine: an overlay over /
+# whose changes land in SANDBOX/upper, in a private mount namespace, so
+# `dpkg -i`, the maintainer scripts, adduser and `dpkg --purge` run for real
+# without touching the machine itself. /dev, /proc and /sys are the machine's;
+# /run is empty, so the scripts see no running systemd or udev (as in a chroot or
+# an image build) and talk to neither.
+#
+#   scripts/deb-sandbox.sh SANDBOX COMMAND...
+#
+# Calls with the same SANDBOX folder see each other's changes (install, then
+# upgrade, then purge). Files put under SANDBOX/upper before the first call appear
+# in the sandbox (e.g. SANDBOX/upper/root/tagrouter.deb is /root/tagrouter.deb).
+# Remove SANDBOX when done. Needs root (mount, chroot).
+set -euo pipefail
+
+[ $# -ge 2 ] || { echo "usage: $0 SANDBOX COMMAND..." >&2; exit 64; }
+[ "$(id -u)" = 0 ] || { echo "error: $0 needs root: it mounts an overlay and chroots into it" >&2; exit 77; }
+sandbox=$(realpath -m "$1")
+shift
+mkdir -p "$sandbox/upper" "$sandbox/work" "$sandbox/merged"
+
+exec unshare --mount --propagation private -- /bin/sh -euc '
+    sandbox=$1; shift
+    mount -t overlay overlay -o "lowerdir=/,upperdir=$sandbox/upper,workdir=$sandbox/work" "$sandbox/merged"
+    for folder in dev proc sys; do mount --rbind "/$folder" "$sandbox/merged/$folder"; done
+    mount -t tmpfs tmpfs "$sandbox/merged/run"
+    mount -t tmpfs tmpfs "$sandbox/merged/tmp"
+    exec chroot "$sandbox/merged" "$@"
+' deb-sandbox "$sandbox" "$@"

@@ -3,8 +3,8 @@ import TagKit
 
 /// Identifies the card on a PC/SC reader — UID from GET DATA (`FF CA 00 00 00`),
 /// type from the ATR's card name (a Type 2 tag's size from its CC) — and picks
-/// the TagKit driver: Type 2 through the storage-card commands, Type 4 through
-/// its own APDUs. Other cards are named but not read.
+/// the TagKit driver: Type 2 and MIFARE Classic through the storage-card
+/// commands, Type 4 through its own APDUs. Other cards are named but not read.
 enum PCSCInspector {
     /// Names the card (`uid`: what GET DATA answered already, if it was asked);
     /// throws when it left or the reader failed on the way.
@@ -16,19 +16,16 @@ enum PCSCInspector {
             return TagInspector.Identified(info: TagInfo(uid: TagUID(bytes: uid), type: "unknown"), driver: nil)
         }
         var type = identity.type
-        let driver: (any NDEFTagDriver)?
-        switch identity.nfcForumType {
-        case 2?:
-            let storage = StorageCardTransport(reader: transport)
-            if let cc = try? storage.transceive([0x30, 0x03]), cc.count >= 4 {
-                type = PCSCCardName.refineType2(type, ccSizeByte: cc[2])
+        let tagTransport: (any TagTransport)? =
+            switch identity.access {
+            case .apdus: transport
+            case .storageCommands: StorageCardTransport(reader: transport)
+            case .none: nil
             }
-            driver = Type2Driver(transport: storage, tagType: type)
-        case 4?:
-            driver = Type4Driver(transport: transport)
-        default:
-            driver = nil
+        if identity.nfcForumType == 2, let cc = try? tagTransport?.transceive([0x30, 0x03]), cc.count >= 4 {
+            type = PCSCCardName.refineType2(type, ccSizeByte: cc[2])
         }
+        let driver = tagTransport.flatMap { TagDrivers.driver(forType: type, uid: uid, transport: $0) }
         return TagInspector.Identified(info: TagInfo(uid: TagUID(bytes: uid), type: type, nfcForumType: identity.nfcForumType), driver: driver)
     }
 

@@ -199,9 +199,11 @@ import TestSupport
 
 /// Tags beyond Type 2 and Type 4 on both backends: libnfc passes the tag's own
 /// commands through the PN532, PC/SC goes through the reader's part 3 commands
-/// (MIFARE Classic: LOAD KEYS, GENERAL AUTHENTICATE, READ/UPDATE BINARY).
+/// (MIFARE Classic: LOAD KEYS, GENERAL AUTHENTICATE, READ/UPDATE BINARY;
+/// FeliCa: the card's frames through the reader's pass-through).
 extension ReaderBehaviourTests {
     static let classicUID: [UInt8] = [0x74, 0x10, 0x37, 0x94]
+    static let felicaIDm: [UInt8] = [0x01, 0x2E, 0x3A, 0x4B, 0x5C, 0x6D, 0x7E, 0x8F]
 
     /// A kind of tag, made holding a given message.
     struct Kind: Sendable, CustomTestStringConvertible {
@@ -214,6 +216,7 @@ extension ReaderBehaviourTests {
 
     static let kinds: [Kind] = [
         Kind(type: "mifare-classic-1k", uid: classicUID, capacity: 716) { try MifareClassicTag(uid: classicUID, message: $0) },
+        Kind(type: "type3", uid: felicaIDm, capacity: 208) { try Type3Tag(idm: felicaIDm, message: $0) },
     ]
 
     @Test(arguments: Backend.allCases, kinds)

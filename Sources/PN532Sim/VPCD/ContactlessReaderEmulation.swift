@@ -5,8 +5,9 @@ import TagKit
 /// from the card's type, GET DATA (`FF CA`) for the UID, and for storage cards
 /// READ BINARY (`FF B0`) and UPDATE BINARY (`FF D6`) — on 4-byte pages for
 /// Type 2, on 16-byte blocks for MIFARE Classic, whose sectors open with LOAD
-/// KEYS (`FF 82`) and GENERAL AUTHENTICATE (`FF 86`) first. ISO-DEP cards
-/// (Type 4) receive every other APDU as it is. The loaded keys are the
+/// KEYS (`FF 82`) and GENERAL AUTHENTICATE (`FF 86`) first. FeliCa frames come
+/// through ACS's pass-through (`FF 00 00 00`); ISO-DEP cards (Type 4) receive
+/// every other APDU as it is. The loaded keys are the
 /// reader's: they outlive the card, as in a reader's volatile key memory.
 struct ContactlessReaderEmulation {
     static let ok: [UInt8] = [0x90, 0x00]
@@ -70,6 +71,8 @@ struct ContactlessReaderEmulation {
         switch (apdu[1], apdu[2]) {
         case (0xCA, 0x00):
             return tag.activation.uid + Self.ok
+        case (0x00, 0x00) where tag.activation.felica != nil:
+            return Self.passThrough(apdu, tag: &tag)
         case (0x82, 0x00):
             return loadKey(apdu)
         case (0x86, 0x00) where tag.typeName.hasPrefix("mifare-classic"):
@@ -83,6 +86,21 @@ struct ContactlessReaderEmulation {
         default:
             return Self.notSupported
         }
+    }
+
+    /// A FeliCa frame through ACS's pass-through `FF 00 00 00 Lc <frame>` (length
+    /// byte first): the card's response frame, or the failure status when it
+    /// stays silent. Polling (`06 00 SC SC RC TSN`) is answered from the tag's
+    /// activation, as the PN532 simulator answers it, when the system code matches.
+    private static func passThrough(_ apdu: [UInt8], tag: inout any SimulatedTag) -> [UInt8] {
+        guard apdu.count >= 6, apdu[3] == 0x00, apdu.count == 5 + Int(apdu[4]) else { return wrongLength }
+        let frame = Array(apdu[5...])
+        guard frame.count == 6, frame[1] == 0x00 else { return (try? tag.exchange(frame)).map { $0 + ok } ?? failed }
+        guard let felica = tag.activation.felica,
+            zip(frame[2...3], felica.systemCode).allSatisfy({ $0 == 0xFF || $0 == $1 })
+        else { return failed }
+        let body = [0x01] + tag.activation.uid + felica.pmm + (frame[4] == 0x01 ? felica.systemCode : [])
+        return [UInt8(1 + body.count)] + body + ok
     }
 
     /// LOAD KEYS `FF 82 00 <slot> 06 <key>`: a key into a volatile slot.

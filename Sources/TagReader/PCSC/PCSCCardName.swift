@@ -21,6 +21,9 @@ enum PCSCCardName {
         /// A storage card (Type 2, MIFARE Classic): the reader's READ BINARY `FF B0`,
         /// UPDATE BINARY `FF D6` and, for Classic, LOAD KEYS / GENERAL AUTHENTICATE.
         case storageCommands
+        /// A FeliCa card: its own commands (FeliCa's length byte first) wrapped in
+        /// the reader's pass-through `FF 00 00 00 Lc`, as ACS readers take them.
+        case feliCaCommands
         /// No portable way to its memory through PC/SC (yet): named, not read.
         case none
     }
@@ -34,7 +37,7 @@ enum PCSCCardName {
         0x0026: ("mifare-mini", nil, .storageCommands),
         0x0003: ("mifare-ultralight", 2, .storageCommands), 0x003A: ("mifare-ultralight-c", 2, .storageCommands),
         0x003D: ("mifare-ultralight-ev1", 2, .storageCommands),
-        0x002F: ("type1", 1, .none), 0x0030: ("type1", 1, .none), 0x003B: ("felica", nil, .none),
+        0x002F: ("type1", 1, .none), 0x0030: ("type1", 1, .none), 0x003B: ("felica", nil, .feliCaCommands),
     ]
 
     /// The card's identity, or nil when the ATR is not a contactless one.

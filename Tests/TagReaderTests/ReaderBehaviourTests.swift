@@ -265,6 +265,21 @@ extension ReaderBehaviourTests {
         #expect(reader.field.tag(uid: Self.classicUID)?.memory == image)
     }
 
+    @Test(arguments: Backend.allCases)
+    func aFeliCaCardOutsideTheNFCForumIsNamedNotRead(backend: Backend) async throws {
+        let reader = try await Reader(backend)
+        defer { reader.close() }
+        // A transit-card system code: no answer to polling for 12FC.
+        reader.field.place(try Type3Tag(idm: Self.felicaIDm, message: [], systemCode: [0x00, 0x03]))
+        let (supervisor, log) = reader.watch()
+        defer { supervisor.stop() }
+        let arrived = try await log.wait(for: 2)[1]
+        #expect(arrived.tag?.type == "felica")
+        #expect(arrived.tag?.nfcForumType == nil)
+        #expect(arrived.tag?.uid.bytes == Self.felicaIDm)
+        #expect(arrived.ndefError == "tagrouter reads no NDEF from felica tags")
+    }
+
     /// The message on `tag` as its driver reads it straight from the model.
     static func message(on tag: some SimulatedTag, type: String) throws -> [UInt8]? {
         let driver = try #require(TagDrivers.driver(forType: type, uid: tag.activation.uid, transport: ModelTransport(tag)))

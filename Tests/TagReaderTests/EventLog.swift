@@ -8,6 +8,8 @@ import TagReader
 final class EventLog: Sendable {
     private final class Storage: Sendable {
         let events = Mutex<[TagEvent]>([])
+        /// The supervisor's stream finished: every reader thread has ended.
+        let finished = Atomic<Bool>(false)
     }
 
     private let storage = Storage()
@@ -16,6 +18,7 @@ final class EventLog: Sendable {
         let storage = storage
         Task {
             for await event in supervisor.events { storage.events.withLock { $0.append(event) } }
+            storage.finished.store(true, ordering: .sequentiallyConsistent)
         }
     }
 
@@ -34,6 +37,16 @@ final class EventLog: Sendable {
         }
         let events = storage.events.withLock { $0 }
         throw Timeout(description: "expected \(count) events within \(limit), got \(events.count): \(Self.summary(events))")
+    }
+
+    /// Returns once the supervisor's readers have all ended (after `stop()`), so
+    /// their devices are free for the next user.
+    func waitUntilFinished(within limit: Duration = .seconds(20)) async throws {
+        let deadline = ContinuousClock.now + limit
+        while !storage.finished.load(ordering: .sequentiallyConsistent) {
+            guard ContinuousClock.now < deadline else { throw Timeout(description: "the readers did not end within \(limit)") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// Waits until `count` events arrived, then returns their short forms (`tag.arrived 04…`).

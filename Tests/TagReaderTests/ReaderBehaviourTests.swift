@@ -196,3 +196,93 @@ import TestSupport
         }
     }
 }
+
+/// Tags beyond Type 2 and Type 4 on both backends: libnfc passes the tag's own
+/// commands through the PN532, PC/SC goes through the reader's part 3 commands
+/// (MIFARE Classic: LOAD KEYS, GENERAL AUTHENTICATE, READ/UPDATE BINARY;
+/// FeliCa: the card's frames through the reader's pass-through).
+extension ReaderBehaviourTests {
+    static let classicUID: [UInt8] = [0x74, 0x10, 0x37, 0x94]
+    static let felicaIDm: [UInt8] = [0x01, 0x2E, 0x3A, 0x4B, 0x5C, 0x6D, 0x7E, 0x8F]
+
+    /// A kind of tag, made holding a given message.
+    struct Kind: Sendable, CustomTestStringConvertible {
+        let type: String
+        let uid: [UInt8]
+        let capacity: Int
+        let make: @Sendable (_ message: [UInt8]) throws -> any SimulatedTag
+        var testDescription: String { type }
+    }
+
+    static let kinds: [Kind] = [
+        Kind(type: "mifare-classic-1k", uid: classicUID, capacity: 716) { try MifareClassicTag(uid: classicUID, message: $0) },
+        Kind(type: "type3", uid: felicaIDm, capacity: 208) { try Type3Tag(idm: felicaIDm, message: $0) },
+    ]
+
+    @Test(arguments: Backend.allCases, kinds)
+    func aTagIsReadThenWrittenWithVerify(backend: Backend, kind: Kind) async throws {
+        let reader = try await Reader(backend)
+        defer { reader.close() }
+        reader.field.place(try kind.make(NDEFMessage(records: [.uri("https://example.com/before")]).encoded()))
+        let (supervisor, log) = reader.watch()
+        let arrived = try await log.wait(for: 2)[1]
+        supervisor.stop()
+        try await log.waitUntilFinished()
+        #expect(arrived.tag?.type == kind.type)
+        #expect(arrived.tag?.uid.bytes == kind.uid)
+        #expect(arrived.tag?.ndefCapacity == kind.capacity)
+        #expect(arrived.ndefError == nil)
+        #expect(arrived.uri == "https://example.com/before")
+        // Long enough to span several blocks (Classic: sectors, each opened with its key).
+        let message = NDEFMessage(records: [.uri("https://example.com/after"), .text(String(repeating: "across sectors ", count: 8))]).encoded()
+        try await TagAccess.withTag(device: reader.device, timeout: .seconds(10)) { tag, driver in
+            #expect(tag.type == kind.type)
+            try driver.write(message: message)
+        }
+        let written = try #require(reader.field.tag(uid: kind.uid))
+        #expect(try Self.message(on: written, type: kind.type) == message)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aClassicSectorUnderAnotherKeyIsNamedAndRefused(backend: Backend) async throws {
+        let reader = try await Reader(backend)
+        defer { reader.close() }
+        var image = try MifareClassicTag(uid: Self.classicUID, message: NDEFMessage(records: [.text("secret")]).encoded()).memory
+        // Sector 1, the first NDEF sector, gets a key A of its own instead of the NFC Forum public key.
+        image.replaceSubrange(112..<118, with: [0x01, 0x02, 0x03, 0x04, 0x05, 0x06])
+        reader.field.place(try MifareClassicTag(image: image))
+        let (supervisor, log) = reader.watch()
+        let arrived = try await log.wait(for: 2)[1]
+        supervisor.stop()
+        try await log.waitUntilFinished()
+        #expect(arrived.tag?.type == "mifare-classic-1k")
+        #expect(arrived.ndefError == "tag is not NDEF formatted: sector 1 does not open with the NFC Forum public key")
+        await #expect(throws: TagDriverError.notFormatted("sector 1 does not open with the NFC Forum public key")) {
+            try await TagAccess.withTag(device: reader.device, timeout: .seconds(10)) { _, driver in
+                try driver.write(message: NDEFMessage(records: [.text("overwritten")]).encoded())
+            }
+        }
+        #expect(reader.field.tag(uid: Self.classicUID)?.memory == image)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aFeliCaCardOutsideTheNFCForumIsNamedNotRead(backend: Backend) async throws {
+        let reader = try await Reader(backend)
+        defer { reader.close() }
+        // A transit-card system code: no answer to polling for 12FC.
+        reader.field.place(try Type3Tag(idm: Self.felicaIDm, message: [], systemCode: [0x00, 0x03]))
+        let (supervisor, log) = reader.watch()
+        defer { supervisor.stop() }
+        let arrived = try await log.wait(for: 2)[1]
+        #expect(arrived.tag?.type == "felica")
+        #expect(arrived.tag?.nfcForumType == nil)
+        #expect(arrived.tag?.uid.bytes == Self.felicaIDm)
+        #expect(arrived.ndefError == "tagrouter reads no NDEF from felica tags")
+    }
+
+    /// The message on `tag` as its driver reads it straight from the model.
+    static func message(on tag: some SimulatedTag, type: String) throws -> [UInt8]? {
+        let driver = try #require(TagDrivers.driver(forType: type, uid: tag.activation.uid, transport: ModelTransport(tag)))
+        return try driver.read().message
+    }
+}

@@ -7,7 +7,8 @@ import Synchronization
 /// the card side (the simulator's `VPCDCard`) connects. (The vpcd driver keeps
 /// one connection per slot number, not per reader: a second vpcd reader in
 /// the same pcscd takes the first one's slots over.) Tests lease a slot and
-/// wait while both are in use.
+/// wait while both are in use, and a slot given back rests until pcscd has
+/// seen its card leave.
 ///
 /// pcsc-lite 1.9's pcscd always serves `/run/pcscd/pcscd.comm` (clients
 /// honour `PCSCLITE_CSOCK_NAME`, the daemon does not), so it runs in a private
@@ -34,7 +35,17 @@ public final class PCSCDaemon: Sendable {
     public let socket: String
     public let basePort: UInt16
     private let process: Process
-    private let busy = Mutex<[Bool]>([false, false])
+    /// Per slot: leased now, or the time from which it may be leased again.
+    private let slots = Mutex<[SlotState]>([.free(from: .now), .free(from: .now)])
+
+    private enum SlotState {
+        case leased
+        case free(from: ContinuousClock.Instant)
+    }
+
+    /// How long a slot given back rests: pcscd looks for vpcd's card every 400 ms,
+    /// and a card that comes back sooner is taken for the one that left, ATR and all.
+    static let rest: Duration = .milliseconds(500)
 
     /// For child processes: where the daemon's socket is.
     public var environment: [String: String] { ["PCSCLITE_CSOCK_NAME": socket] }
@@ -87,9 +98,11 @@ public final class PCSCDaemon: Sendable {
     /// A slot no other test uses now, waiting while both are leased; give it back with `release`.
     public func leaseSlot() async throws -> Slot {
         while true {
-            let free = busy.withLock { busy -> Int? in
-                guard let index = busy.firstIndex(of: false) else { return nil }
-                busy[index] = true
+            let free = slots.withLock { slots -> Int? in
+                let now = ContinuousClock.now
+                guard let index = slots.indices.first(where: { if case .free(let from) = slots[$0] { from <= now } else { false } })
+                else { return nil }
+                slots[index] = .leased
                 return index
             }
             if let index = free { return Slot(port: basePort + UInt16(index), device: "pcsc:tagrouter-test * 0\(index)") }
@@ -99,7 +112,7 @@ public final class PCSCDaemon: Sendable {
 
     /// Gives a leased slot back (its card must have hung up).
     public func release(_ slot: Slot) {
-        busy.withLock { $0[Int(slot.port - basePort)] = false }
+        slots.withLock { $0[Int(slot.port - basePort)] = .free(from: .now + Self.rest) }
     }
 
     /// Stops the daemon (SIGTERM) and removes its directory.

@@ -58,6 +58,7 @@ public final class VPCDCard: SimulatedField {
         /// The UID of the card vpcd has now: another tag in its place is a removal and an insertion.
         var connectedUID: [UInt8]?
         var lastHangUp: ContinuousClock.Instant?
+        var reader = ContactlessReaderEmulation()
         defer { if socket >= 0 { Glibc.close(socket) } }
         while !stopped.load(ordering: .sequentiallyConsistent) {
             let first = field.withLock { $0.entries.first?.tag.activation.uid }
@@ -87,7 +88,7 @@ public final class VPCDCard: SimulatedField {
             }
             var pending = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             guard poll(&pending, 1, 20) > 0 else { continue }
-            guard let message = receive(socket), let answer = answer(message) ?? Optional([]) else {
+            guard let message = receive(socket), let answer = answer(message, reader: &reader) ?? Optional([]) else {
                 // vpcd hung up (pcscd stopped): connect again while a tag lies there.
                 Glibc.close(socket)
                 socket = -1
@@ -101,7 +102,7 @@ public final class VPCDCard: SimulatedField {
     }
 
     /// What to send back for one message; nil for a control that has no answer.
-    private func answer(_ message: [UInt8]) -> [UInt8]? {
+    private func answer(_ message: [UInt8], reader: inout ContactlessReaderEmulation) -> [UInt8]? {
         field.withLock { field -> [UInt8]? in
             guard !field.entries.isEmpty else { return nil }
             if message.count == 1 {
@@ -113,7 +114,7 @@ public final class VPCDCard: SimulatedField {
                     return nil
                 }
             }
-            let response = ContactlessReaderEmulation.respond(to: message, tag: &field.entries[0].tag)
+            let response = reader.respond(to: message, tag: &field.entries[0].tag)
             apduCount.add(1, ordering: .relaxed)
             field.answered(at: 0)
             return response

@@ -1,28 +1,33 @@
 /// An NFC Forum Type 3 tag (FeliCa, laid out like a FeliCa Lite-S) in memory:
-/// system code 12FC, block 0 the Attribute Information Block, NDEF data from
+/// system code 12FC (or another, for a FeliCa card outside the NFC Forum), block 0 the Attribute Information Block, NDEF data from
 /// block 1. Answers Request Response (`04`), Check (`06`) on the NDEF service
 /// `000B`/`0009`, and Write Without Encryption (`08`) on `0009`. Frames carry
 /// FeliCa's length byte first, as the PN532 passes them (`LEN CMD IDm …`);
 /// a frame for another IDm gets no answer.
 public struct Type3Tag: SimulatedTag {
     /// The NFC Forum system code.
-    public static let systemCode: [UInt8] = [0x12, 0xFC]
+    public static let nfcForumSystemCode: [UInt8] = [0x12, 0xFC]
     /// PMm of a FeliCa Lite-S (IC code F1).
     static let pmm: [UInt8] = [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00]
     /// Blocks one Check may read (Nbr) and one Write may write (Nbw).
     static let maxCheck = 4, maxWrite = 1
 
     private let idm: [UInt8]
+    /// The system code the tag answers polling with: the NFC Forum's, or another for a FeliCa card outside it.
+    private let systemCode: [UInt8]
     /// Block 0 (attribute information) and the NDEF blocks, 16 bytes each.
     public private(set) var memory: [UInt8]
     /// Write-protected in hardware (every Write is refused), as well as marked read-only in block 0.
     private let locked: Bool
 
     /// A formatted tag with `ndefBlocks` data blocks (13 on a FeliCa Lite-S) holding `message`.
-    public init(idm: [UInt8], message: [UInt8], ndefBlocks: Int = 13, readOnly: Bool = false) throws(TagModelError) {
+    public init(
+        idm: [UInt8], message: [UInt8], ndefBlocks: Int = 13, readOnly: Bool = false, systemCode: [UInt8] = nfcForumSystemCode
+    ) throws(TagModelError) {
         guard idm.count == 8 else { throw .uidLength(expected: [8], got: idm.count) }
         guard message.count <= ndefBlocks * 16 else { throw .doesNotFit(size: message.count, capacity: ndefBlocks * 16) }
         self.idm = idm
+        self.systemCode = systemCode
         locked = readOnly
         let attribute = Self.attributeBlock(ndefBlocks: ndefBlocks, length: message.count, writable: !readOnly, writing: false)
         memory = attribute + message + [UInt8](repeating: 0, count: ndefBlocks * 16 - message.count)
@@ -35,6 +40,7 @@ public struct Type3Tag: SimulatedTag {
             throw .imageSize(expected: max(32, (image.count + 15) / 16 * 16), got: image.count)
         }
         self.idm = idm
+        systemCode = Self.nfcForumSystemCode
         locked = false
         memory = image
     }
@@ -52,7 +58,7 @@ public struct Type3Tag: SimulatedTag {
     public var typeName: String { "type3" }
 
     public var activation: TagActivation {
-        TagActivation(idm: idm, felica: FeliCaParameters(pmm: Self.pmm, systemCode: Self.systemCode))
+        TagActivation(idm: idm, felica: FeliCaParameters(pmm: Self.pmm, systemCode: systemCode))
     }
 
     public mutating func reset() {}

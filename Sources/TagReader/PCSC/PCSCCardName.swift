@@ -10,18 +10,34 @@ enum PCSCCardName {
         /// The type name events use (`mifare-ultralight`, `type4`, …).
         var type: String
         var nfcForumType: Int?
-        /// True for a storage card: its memory is read with READ BINARY `FF B0` and written with UPDATE BINARY `FF D6`.
-        var storageCard: Bool
+        /// How the card's commands reach it through the reader.
+        var access: Access
+    }
+
+    /// How tagrouter talks to a kind of card through a PC/SC reader.
+    enum Access: Equatable {
+        /// An ISO 14443-4 card: its own APDUs, sent as they are.
+        case apdus
+        /// A storage card (Type 2, MIFARE Classic): the reader's READ BINARY `FF B0`,
+        /// UPDATE BINARY `FF D6` and, for Classic, LOAD KEYS / GENERAL AUTHENTICATE.
+        case storageCommands
+        /// A FeliCa card: its own commands (FeliCa's length byte first) wrapped in
+        /// the reader's pass-through `FF 00 00 00 Lc`, as ACS readers take them.
+        case feliCaCommands
+        /// No portable way to its memory through PC/SC (yet): named, not read.
+        case none
     }
 
     /// PC/SC part 3's registered RID, which marks a storage card's historical bytes.
     static let storageCardPrefix: [UInt8] = [0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06]
 
     /// Card names (PC/SC part 3 supplement, table "card name") of the cards tagrouter tells apart.
-    static let cardNames: [UInt16: (type: String, nfcForumType: Int?)] = [
-        0x0001: ("mifare-classic-1k", nil), 0x0002: ("mifare-classic-4k", nil), 0x0026: ("mifare-mini", nil),
-        0x0003: ("mifare-ultralight", 2), 0x003A: ("mifare-ultralight-c", 2), 0x003D: ("mifare-ultralight-ev1", 2),
-        0x002F: ("type1", 1), 0x0030: ("type1", 1), 0x003B: ("felica", nil),
+    static let cardNames: [UInt16: (type: String, nfcForumType: Int?, access: Access)] = [
+        0x0001: ("mifare-classic-1k", nil, .storageCommands), 0x0002: ("mifare-classic-4k", nil, .storageCommands),
+        0x0026: ("mifare-mini", nil, .storageCommands),
+        0x0003: ("mifare-ultralight", 2, .storageCommands), 0x003A: ("mifare-ultralight-c", 2, .storageCommands),
+        0x003D: ("mifare-ultralight-ev1", 2, .storageCommands),
+        0x002F: ("type1", 1, .none), 0x0030: ("type1", 1, .none), 0x003B: ("felica", nil, .feliCaCommands),
     ]
 
     /// The card's identity, or nil when the ATR is not a contactless one.
@@ -29,11 +45,11 @@ enum PCSCCardName {
         guard atr.count >= 5, atr[0] == 0x3B, atr[1] & 0xF0 == 0x80, atr[2] == 0x80, atr[3] == 0x01 else { return nil }
         let historical = Array(atr.dropFirst(4).prefix(Int(atr[1] & 0x0F)))
         guard historical.starts(with: storageCardPrefix), historical.count >= 11 else {
-            return Identity(type: "type4", nfcForumType: 4, storageCard: false)
+            return Identity(type: "type4", nfcForumType: 4, access: .apdus)
         }
         let name = UInt16(historical[9]) << 8 | UInt16(historical[10])
-        let known = cardNames[name] ?? ("iso14443a", nil)
-        return Identity(type: known.type, nfcForumType: known.nfcForumType, storageCard: true)
+        let known = cardNames[name] ?? ("iso14443a", nil, .none)
+        return Identity(type: known.type, nfcForumType: known.nfcForumType, access: known.access)
     }
 
     /// Readers report NTAG21x as an Ultralight (card name `00 03`); the data area

@@ -25,11 +25,17 @@ struct PCSCTransport: TagTransport {
     }
 }
 
-/// A Type 2 tag behind a PC/SC reader: the Type 2 commands TagKit's driver
-/// sends become the reader's storage-card commands of PC/SC part 3 — READ
-/// (`30 p`) and FAST_READ (`3A a b`) become READ BINARY `FF B0 00 p 10`,
-/// WRITE (`A2 p d0…d3`) becomes UPDATE BINARY `FF D6 00 p 04 d0…d3` — so the
-/// one Type 2 driver serves libnfc and PC/SC alike.
+/// A storage card behind a PC/SC reader: the commands TagKit's drivers send,
+/// as a PN532 takes them, become the reader's storage-card commands of PC/SC
+/// part 3, so one driver per tag type serves libnfc and PC/SC alike.
+/// - READ (`30 n`) becomes READ BINARY `FF B0 00 n 10`: four Type 2 pages or
+///   one MIFARE Classic block; Type 2 FAST_READ (`3A a b`) becomes as many.
+/// - Type 2 WRITE (`A2 p d0…d3`) becomes UPDATE BINARY `FF D6 00 p 04 d0…d3`,
+///   MIFARE Classic WRITE (`A0 b d0…d15`) `FF D6 00 b 10 d0…d15`.
+/// - MIFARE Classic authentication (`60|61 block key uid`) becomes LOAD KEYS
+///   `FF 82 00 00 06 key` (the reader's volatile key slot 0), then GENERAL
+///   AUTHENTICATE `FF 86 00 00 05 01 00 block 60|61 00`; the reader runs
+///   Crypto1 with the card, as a PN532 does.
 struct StorageCardTransport: TagTransport {
     let reader: PCSCTransport
 
@@ -39,14 +45,21 @@ struct StorageCardTransport: TagTransport {
             return try readPages(from: command[1], bytes: 16)
         case 0x3A where command.count == 3 && command[2] >= command[1]:
             return try readPages(from: command[1], bytes: (Int(command[2]) - Int(command[1]) + 1) * 4)
-        case 0xA2 where command.count == 6:
-            _ = try reader.readerCommand([0xFF, 0xD6, 0x00, command[1], 0x04] + command[2...])
+        case 0xA2 where command.count == 6, 0xA0 where command.count == 18:
+            _ = try reader.readerCommand([0xFF, 0xD6, 0x00, command[1], UInt8(command.count - 2)] + command[2...])
+            return []
+        case 0x60 where command.count == 12, 0x61 where command.count == 12:
+            _ = try reader.readerCommand([0xFF, 0x82, 0x00, Self.keySlot, 0x06] + command[2...7])
+            _ = try reader.readerCommand([0xFF, 0x86, 0x00, 0x00, 0x05, 0x01, 0x00, command[1], command[0], Self.keySlot])
             return []
         default:
             // GET_VERSION, READ_SIG and the like have no storage-card form.
             throw .refused(status: [])
         }
     }
+
+    /// The reader's volatile key slot authentication loads its key into.
+    static let keySlot: UInt8 = 0x00
 
     /// `bytes` bytes from page `first` on, 16 (four pages) per READ BINARY.
     private func readPages(from first: UInt8, bytes: Int) throws(TagTransportError) -> [UInt8] {

@@ -52,7 +52,7 @@ let systemd: [Target] = [
 /// Tags: transports, drivers, in-memory models, the PN532 simulator, the libnfc reader loop.
 let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
-    .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF"]),
+    .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "TagCore"]),
     .target(
         name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC", "CPCSC"],
         swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
@@ -84,7 +84,7 @@ let control: [Target] = [
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
 let plugins: [Target] = [
     .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "NDEF", "CMosquitto"], path: "Plugins/MQTTPlugin"),
-    .target(name: "ChildProcess"),
+    .target(name: "ChildProcess", dependencies: ["TagCore"]),
     .target(name: "ShellPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ShellPlugin"),
     .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/OpenURLPlugin"),
     .target(name: "WebhookPlugin", dependencies: ["TagRouter", "TagCore", "CCurl", "CCrypto"], path: "Plugins/WebhookPlugin"),

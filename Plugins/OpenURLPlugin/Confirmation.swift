@@ -27,6 +27,6 @@ struct Confirmation: Sendable {
 
     /// notify-send bodies are Pango markup: show the URI as text.
     static func escapeMarkup(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagRouter
 
 /// Checks a request rendered from an event before libcurl sees it. Tag text can
@@ -44,7 +44,7 @@ struct RenderedRequestCheck {
 
     /// The host in `prefix` when it holds `scheme://` and at least one character of the host.
     private static func host(namedBy prefix: String) -> String? {
-        guard let separator = prefix.range(of: "://") else { return nil }
+        guard let separator = prefix.firstRange(of: "://") else { return nil }
         let authority = prefix[separator.upperBound...].prefix { !"/?#".contains($0) }
         let afterUser = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
         let host = afterUser.hasPrefix("[")

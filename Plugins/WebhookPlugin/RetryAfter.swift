@@ -1,11 +1,11 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 
 /// The `Retry-After` header (RFC 9110 §10.2.3): a number of seconds, or an
 /// HTTP date (parsed by libcurl's `curl_getdate`). Nil for anything else.
 enum RetryAfter {
     static func delay(_ value: String, now: Date = Date()) -> Duration? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmingWhitespace()
         if let seconds = Int(trimmed), seconds >= 0 { return .seconds(seconds) }
         guard case .success(let curl) = Curl.shared else { return nil }
         let time = curl.getdate(trimmed, nil)

@@ -9,7 +9,7 @@ enum WebhookURLShape {
     static func problem(_ url: Template) -> String? {
         var known = url.literalPrefix
         var complete = url.isConstant
-        if let placeholder = known.range(of: "${"), !url.unsetEnvironment.isEmpty {
+        if let placeholder = known.firstRange(of: "${"), !url.unsetEnvironment.isEmpty {
             known = String(known[..<placeholder.lowerBound])
             complete = false
         }

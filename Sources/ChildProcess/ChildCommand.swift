@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// What to start: the argument vector (never a shell string), the complete
 /// environment the child sees, and the directory it starts in.
@@ -35,7 +35,7 @@ public struct ChildCommand: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         arguments.map { argument in
             argument.contains(where: { $0 == " " || $0 == "'" || $0 == "\"" }) || argument.isEmpty
-                ? "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'" : argument
+                ? "'" + argument.replacing("'", with: "'\\''") + "'" : argument
         }.joined(separator: " ")
     }
 

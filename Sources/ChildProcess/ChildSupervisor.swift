@@ -1,5 +1,5 @@
-import Foundation
 import Glibc
+import TagCore
 
 /// The thread that minds one child: feeds its standard input, reads its output
 /// into tails and lines, enforces the timeout by signalling the whole process
@@ -36,7 +36,7 @@ final class ChildSupervisor: @unchecked Sendable {
     func start() {
         let pid = pid
         let channel = channel
-        Thread.detachNewThread {
+        DedicatedThread.start(name: "child \(pid) exit") {
             var info = siginfo_t()
             // WNOWAIT leaves the child a zombie, so its process group id stays
             // valid until the supervisor has swept the group and reaped it.
@@ -44,7 +44,7 @@ final class ChildSupervisor: @unchecked Sendable {
             channel.state.withLock { $0.exited = true }
             channel.wake()
         }
-        Thread.detachNewThread { self.run() }
+        DedicatedThread.start(name: "child \(pid)") { self.run() }
     }
 
     private func run() {

@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import Foundation
+import FoundationEssentials
 import Synchronization
 import TagCore
 import TagRouter
@@ -46,7 +46,7 @@ public final class ControlServer: Service {
     /// Runs `body` on a new thread counted until it ends.
     private func startThread(_ body: @escaping @Sendable (ControlServer) -> Void) {
         connections.withLock { $0.threads += 1 }
-        Thread.detachNewThread { [self] in
+        DedicatedThread.start(name: "control socket") { [self] in
             body(self)
             let left = connections.withLock { state in
                 state.threads -= 1

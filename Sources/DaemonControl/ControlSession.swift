@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 import TagCore
 import TagRouter

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TagCore
 import TagKit
 
 /// A PN532 on a pseudo-terminal that libnfc's `pn532_uart` driver opens like a
@@ -36,9 +38,7 @@ public final class PN532Simulator: SimulatedField {
         linkPath = symlink(terminal.devicePath, link) == 0 ? link : terminal.devicePath
         self.pacing = pacing
         let engine = engine
-        let thread = Thread { engine.run() }
-        thread.name = "PN532Simulator \(terminal.devicePath)"
-        thread.start()
+        DedicatedThread.start(name: "PN532Simulator \(terminal.devicePath)") { engine.run() }
     }
 
     deinit { close() }

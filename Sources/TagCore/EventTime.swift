@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The `time` of an event: ISO 8601 in UTC with milliseconds,
 /// `2026-11-29T15:42:52.123Z`, written from the epoch with integer arithmetic

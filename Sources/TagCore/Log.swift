@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The daemon's diagnostic log on stderr (stdout is kept for event output such as
@@ -76,6 +76,6 @@ public enum Log {
             let details = fields.map { "\($0.key)=\($0.value.plainText)" }.joined(separator: " ")
             line = "\(level.name.uppercased()) \(message)" + (details.isEmpty ? "" : " " + details)
         }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardError.write(line: line)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A tag event that could not be read back from JSON.
 public struct EventDecodingError: Error, Sendable, CustomStringConvertible {

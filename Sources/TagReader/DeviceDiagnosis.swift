@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Why libnfc finds no reader, or cannot open one, on this machine: the usual
 /// culprits, each checked here rather than guessed — kernel NFC modules claiming
@@ -65,7 +66,7 @@ public struct DeviceDiagnosis: Sendable {
     func processIDs(named name: String) -> [String] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: root + "proc")) ?? []
         return entries.sorted().filter { entry in
-            entry.allSatisfy(\.isNumber) && read("proc/\(entry)/comm")?.trimmingCharacters(in: .whitespacesAndNewlines) == name
+            entry.allSatisfy(\.isNumber) && read("proc/\(entry)/comm")?.trimmingWhitespace() == name
         }
     }
 
@@ -84,7 +85,7 @@ public struct DeviceDiagnosis: Sendable {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: devices)) ?? []
         return entries.sorted().compactMap { entry -> USBReader? in
             func attribute(_ name: String) -> String? {
-                read("sys/bus/usb/devices/\(entry)/\(name)")?.trimmingCharacters(in: .whitespacesAndNewlines)
+                read("sys/bus/usb/devices/\(entry)/\(name)")?.trimmingWhitespace()
             }
             guard let vendor = attribute("idVendor"), let product = attribute("idProduct"),
                 let name = Self.knownUSBReaders["\(vendor):\(product)"],
@@ -103,7 +104,7 @@ public struct DeviceDiagnosis: Sendable {
         guard parts.count >= 2, parts[1].hasPrefix("/") else { return nil }
         let path = parts[1]
         let resolved = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map { target in
-            target.hasPrefix("/") ? target : (path as NSString).deletingLastPathComponent + "/" + target
+            target.hasPrefix("/") ? target : path.parentPath + "/" + target
         } ?? path
         guard FileManager.default.fileExists(atPath: resolved) else {
             return "\(path) does not exist" + (resolved == path ? "" : " (it links to \(resolved), which is gone)")
@@ -123,7 +124,7 @@ public struct DeviceDiagnosis: Sendable {
 
     /// The settings lines of `/etc/nfc/libnfc.conf` (no comments, no blank lines).
     var libnfcConfSettings: [String] {
-        read("etc/nfc/libnfc.conf")?.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        read("etc/nfc/libnfc.conf")?.split(separator: "\n").map { $0.trimmingWhitespace() }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") } ?? []
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// One process's exclusive claim on a reader device, so that two daemons (or a
@@ -106,6 +106,6 @@ final class DeviceLock {
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return nil }
-        return Int32(String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int32(String(decoding: buffer.prefix(count), as: UTF8.self).trimmingWhitespace())
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The machine half of `tagrouter doctor`: is there a reader, and can the service
 /// user open it? Kernel NFC modules, pcscd, known USB readers and their device
@@ -80,7 +81,7 @@ public struct HardwareDoctor: Sendable {
     }
 
     func autosuspend(_ reader: DeviceDiagnosis.USBReader) -> DoctorCheck {
-        let control = diagnosis.read(reader.sysfsEntry + "/power/control")?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let control = diagnosis.read(reader.sysfsEntry + "/power/control")?.trimmingWhitespace()
         guard control == "auto" else { return .ok("USB autosuspend: off for \(reader.name)") }
         return .failed(
             "USB autosuspend: on for \(reader.name); the reader may sleep and miss taps",
@@ -89,7 +90,7 @@ public struct HardwareDoctor: Sendable {
 
     /// On a Raspberry Pi: the UART enabled, and not given to the serial console.
     func raspberryPi(hasBuses: Bool) -> [DoctorCheck] {
-        guard let model = diagnosis.read("proc/device-tree/model")?.trimmingCharacters(in: CharacterSet(charactersIn: "\0\n")),
+        guard let model = diagnosis.read("proc/device-tree/model")?.trimming(while: { $0 == "\0" || $0 == "\n" }),
             model.contains("Raspberry Pi")
         else { return [] }
         var checks: [DoctorCheck] = []

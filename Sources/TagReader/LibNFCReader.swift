@@ -1,6 +1,6 @@
 import CNFC
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 import TagCore
 
@@ -42,12 +42,10 @@ final class LibNFCReader: Sendable {
 
     func start() {
         markProgress()
-        let thread = Thread { [self] in
+        DedicatedThread.start(name: "reader \(config.name)") { [self] in
             run()
             finished()
         }
-        thread.name = "reader \(config.name)"
-        thread.start()
     }
 
     /// Asks the thread to end: wakes it from a sleep and aborts its libnfc call.

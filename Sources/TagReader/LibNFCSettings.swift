@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TagCore
 
 /// libnfc's settings from the environment as the user made them, and its own

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A user as a machine's `/etc/passwd` and `/etc/group` describe it (read under a
 /// root folder, so tests can make one up): whose access to readers the doctor judges.

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
+import TagCore
 
 /// Watches a set of reader threads from a thread of its own: checks their
 /// watchdogs once a second and, once asked to stop them, repeats the stop every
@@ -16,9 +18,7 @@ final class ReaderMonitor: Sendable {
     init(_ threads: [any ReaderThread]) { self.threads = threads }
 
     func start() {
-        let thread = Thread { [self] in watch() }
-        thread.name = "tagrouter reader monitor"
-        thread.start()
+        DedicatedThread.start(name: "tagrouter reader monitor") { [self] in watch() }
     }
 
     /// Stops every reader now and keeps repeating it.
@@ -33,7 +33,7 @@ final class ReaderMonitor: Sendable {
     private func watch() {
         var ticks = 0
         while !finished.load(ordering: .sequentiallyConsistent) {
-            Thread.sleep(forTimeInterval: 0.1)
+            usleep(100_000)
             ticks += 1
             if stopping.load(ordering: .sequentiallyConsistent) {
                 for thread in threads { thread.stop() }

@@ -1,5 +1,6 @@
 import CNFC
-import Foundation
+import FoundationEssentials
+import Glibc
 import TagCore
 import TagKit
 
@@ -44,11 +45,9 @@ public enum TagAccess {
         _ body: @escaping @Sendable (_ tag: TagInfo, _ driver: any NDEFTagDriver) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
+            DedicatedThread.start(name: "tag access \(device)") {
                 continuation.resume(with: Result { try reachTag(device: device, timeout: timeout, ifBusy: ifBusy, body) })
             }
-            thread.name = "tag access \(device)"
-            thread.start()
         }
     }
 
@@ -106,7 +105,7 @@ public enum TagAccess {
                     Log.warning("\(holder); waiting for it", JSONObject(["device": .string(connstring)]))
                     reported = true
                 }
-                Thread.sleep(forTimeInterval: Double(wait.milliseconds) / 1000)
+                usleep(UInt32(clamping: wait.milliseconds * 1000))
             }
         }
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NDEF
 
 /// `tagrouter decode`: decode an NDEF message (hex, raw bytes or a Type 2 memory image) to JSON

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NDEF
+import TagCore
 
 /// Where `decode` reads its bytes from: an argument, a file or stdin, as hex or raw.
 enum DecodeInput {
@@ -11,7 +13,8 @@ enum DecodeInput {
             }
             return try bytes(of: data, raw: raw)
         case (["-"], nil):
-            return try bytes(of: FileHandle.standardInput.readDataToEndOfFile(), raw: raw)
+            guard let input = FileBytes.read(descriptor: STDIN_FILENO) else { throw .runtime("cannot read stdin: \(String(cString: strerror(errno)))") }
+            return try bytes(of: Data(input), raw: raw)
         case (let words, nil) where !words.isEmpty && !words.contains("-"):
             if raw { throw .usage("--raw applies to --file and stdin, not to hex arguments") }
             return try hex(words.joined())

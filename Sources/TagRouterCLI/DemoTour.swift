@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NDEF
 import Synchronization
 import TagCore
@@ -79,7 +79,7 @@ final class DemoTour: Sendable {
         waiting.withLock { $0 = "the simulator to answer \(request)" }
         let control = control
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Result<String, CLIError>, Never>) in
-            Thread.detachNewThread {
+            DedicatedThread.start(name: "demo control") {
                 continuation.resume(returning: Result { () throws(CLIError) -> String in try SimulateClient.send(request, to: control) })
             }
         }

@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import Foundation
+import FoundationEssentials
 
 /// The temporary folder one `tagrouter demo` runs in: the demo config, the
 /// simulator's link and control socket, and the daemon's `state_dir`. It is made
@@ -16,16 +16,16 @@ struct DemoWorkspace: Sendable {
 
     /// Makes a fresh folder and writes the config into it.
     static func create() throws(CLIError) -> DemoWorkspace {
-        var template = Array((NSTemporaryDirectory() + "/tagrouter-demo-XXXXXX").utf8CString)
+        var template = Array((FileManager.default.temporaryDirectory.path + "/tagrouter-demo-XXXXXX").utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw .runtime("cannot make a temporary folder in \(NSTemporaryDirectory()): \(String(cString: strerror(errno))); set TMPDIR to a writable folder")
+            throw .runtime("cannot make a temporary folder in \(FileManager.default.temporaryDirectory.path): \(String(cString: strerror(errno))); set TMPDIR to a writable folder")
         }
         let workspace = DemoWorkspace(directory: URL(fileURLWithPath: String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)).standardizedFileURL.path)
         do {
             try configText.write(toFile: workspace.config, atomically: true, encoding: .utf8)
         } catch {
             workspace.remove()
-            throw .runtime("cannot write the demo config \(workspace.config): \(error.localizedDescription)")
+            throw .runtime("cannot write the demo config \(workspace.config): \(error)")
         }
         return workspace
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagReader
 
 /// `tagrouter devices`: list NFC readers and explain why one cannot be opened

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NDEF
 
 /// `tagrouter encode`: encode records to an NDEF message (hex) or a Type 2 memory image

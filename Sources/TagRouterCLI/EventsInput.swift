@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import Dispatch
-import Foundation
+import FoundationEssentials
 import TagCore
 import TagRouter
 
@@ -56,7 +56,8 @@ private final class EventsFile: @unchecked Sendable {
     func forEach(_ body: (TagEvent) async -> Bool) async {
         let (events, continuation) = AsyncStream.makeStream(of: TagEvent.self)
         let room = DispatchSemaphore(value: readAhead)
-        let thread = Thread { [self] in
+        continuation.onTermination = { _ in room.signal() }
+        DedicatedThread.start(name: "tagrouter events-from") { [self] in
             defer { fclose(file) }
             var lineNumber = 0
             while let line = readLine() {
@@ -72,9 +73,6 @@ private final class EventsFile: @unchecked Sendable {
             }
             continuation.finish()
         }
-        continuation.onTermination = { _ in room.signal() }
-        thread.name = "tagrouter events-from"
-        thread.start()
         defer { continuation.finish() }
         for await event in events {
             room.signal()

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagRouter
 
 /// Finds and loads the config `run` and `check-config` use: the file given,
@@ -13,7 +13,7 @@ struct RunConfigFile {
 
     static var searchPath: [String] {
         let environment = ProcessInfo.processInfo.environment
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         // systemd may list several directories, separated by colons.
         let systemd = (environment["CONFIGURATION_DIRECTORY"] ?? "").split(separator: ":").map { String($0) + "/tagrouter.yaml" }
         return systemd + ["./tagrouter.yaml", home + "/.config/tagrouter/tagrouter.yaml", "/etc/tagrouter/tagrouter.yaml"]

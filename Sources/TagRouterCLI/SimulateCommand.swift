@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
-import Foundation
+import Dispatch
+import FoundationEssentials
 import PN532Sim
 
 /// `tagrouter simulate`: run a PN532 reader simulator on a pseudo-terminal

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NDEF
 
 /// `write --from FILE`: a whole message as JSON (`{"records": […]}`, the form
@@ -6,7 +6,7 @@ import NDEF
 enum WriteSource {
     static func records(fromFile path: String) throws(CLIError) -> [NDEFRecord] {
         guard let data = FileManager.default.contents(atPath: path) else { throw .runtime("cannot read '\(path)'") }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: data, as: UTF8.self).trimmingWhitespace()
         if text.hasPrefix("{") {
             do {
                 return try JSONDecoder().decode(NDEFMessage.self, from: Data(text.utf8)).records

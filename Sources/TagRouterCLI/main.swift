@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// Every subcommand, in the order `tagrouter --help` lists them.
@@ -14,7 +14,7 @@ let version = tagrouterVersion
 setvbuf(stdout, nil, _IOLBF, 0)
 
 func printToStderr(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    StandardError.write(line: text)
 }
 
 let toolUsage = """
@@ -23,7 +23,7 @@ let toolUsage = """
     Usage: tagrouter <command> [options]
 
     Commands:
-    \(commands.map { "  " + $0.name.padding(toLength: 14, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+    \(commands.map { "  " + $0.name.rightPadded(toLength: 14) + $0.summary }.joined(separator: "\n"))
 
     Run `tagrouter <command> --help` for the options of a command.
     """

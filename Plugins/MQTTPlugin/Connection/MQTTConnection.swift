@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 import TagCore
 
@@ -85,11 +86,9 @@ public final class MQTTConnection: Service {
             return !state.started
         }
         guard first else { return }
-        let thread = Thread { [self] in
+        DedicatedThread.start(name: "mqtt \(settings.broker)") { [self] in
             loop()
         }
-        thread.name = "mqtt \(settings.broker)"
-        thread.start()
     }
 
     /// Publishes `offline` (when an availability topic is set), disconnects

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// What the payloads on an `mqtt` input's topic are, and how each becomes an event.
@@ -63,7 +63,7 @@ enum InputFormat: String, Sendable, CaseIterable {
     private static let uidLengths = 4...10
 
     private static func uid(_ text: String) throws(InputProblem) -> TagEvent {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw InputProblem("the payload is empty; expected a UID such as 04:A2:24:B2 or a Home Assistant tag id") }
         if let uid = TagUID(trimmed), uidLengths.contains(uid.bytes.count) {
             return TagEvent(kind: .tagArrived, reader: "", tag: TagInfo(uid: uid, type: "unknown"))

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// The JSON a Tasmota device with a PN532 publishes on `tele/<topic>/SENSOR`

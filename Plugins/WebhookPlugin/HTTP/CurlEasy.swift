@@ -105,7 +105,7 @@ private final class ResponseSink {
         if line.hasPrefix("HTTP/") {
             headers.removeAll()  // a new response (after 100 Continue or a redirect)
         } else if let colon = line.firstIndex(of: ":") {
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            let value = line[line.index(after: colon)...].trimmingWhitespace()
             headers.append((line[..<colon].lowercased(), value))
         }
     }

@@ -1,5 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
+import TagCore
 
 /// A dedicated thread for blocking libcurl transfers (they never run on the
 /// cooperative pool): requests queue up, run one at a time over a kept-alive
@@ -10,7 +12,7 @@ final class CurlThread: Sendable {
 
     init() {
         let queue = queue
-        let thread = Thread {
+        DedicatedThread.start(name: "tagrouter-webhook") {
             var easy: CurlEasy?
             if case .success(let curl) = Curl.shared { easy = CurlEasy(curl) }
             while let job = queue.next() {
@@ -19,8 +21,6 @@ final class CurlThread: Sendable {
                 job.continuation.resume(returning: result)
             }
         }
-        thread.name = "tagrouter-webhook"
-        thread.start()
     }
 
     deinit { queue.stop() }

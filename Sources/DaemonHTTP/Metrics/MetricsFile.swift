@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import Foundation
+import FoundationEssentials
 
 /// The textfile for node_exporter's textfile collector: written whole to a
 /// temporary file beside it, then renamed over it, so the collector never

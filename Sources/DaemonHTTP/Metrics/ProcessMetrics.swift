@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import Foundation
+import FoundationEssentials
 
 /// The standard `process_*` metrics of this process, read from `/proc` as the
 /// Prometheus client libraries do.

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
-import Foundation
+import FoundationEssentials
 import Synchronization
+import TagCore
 
 /// Serves `SimulatorControl` on a Unix socket: any number of clients, each
 /// sending JSON request lines and reading one response line per request.
@@ -49,7 +50,7 @@ public final class ControlSocketServer: Sendable {
         self.path = path
         listener = fd
         self.control = control
-        Thread.detachNewThread { [self] in acceptLoop() }
+        DedicatedThread.start(name: "simulator accept") { [self] in acceptLoop() }
     }
 
     /// Stops accepting, hangs up on connected clients and removes the socket file.
@@ -71,7 +72,7 @@ public final class ControlSocketServer: Sendable {
                 return
             }
             clients.withLock { _ = $0.insert(client) }
-            Thread.detachNewThread { [self] in serve(client) }
+            DedicatedThread.start(name: "simulator client") { [self] in serve(client) }
         }
     }
 

@@ -1,6 +1,8 @@
 @preconcurrency import Glibc
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
+import TagCore
 import TagKit
 
 /// The simulator as the card in vsmartcard's virtual reader: pcscd's `vpcd`
@@ -27,12 +29,10 @@ public final class VPCDCard: SimulatedField {
     public init(host: String = "127.0.0.1", port: UInt16) {
         self.host = host
         self.port = port
-        let thread = Thread { [self] in
+        DedicatedThread.start(name: "vpcd card \(port)") { [self] in
             serve()
             ended.signal()
         }
-        thread.name = "vpcd card \(port)"
-        thread.start()
     }
 
     /// How often vpcd powered the card up: pcscd does so when it notices a card inserted.

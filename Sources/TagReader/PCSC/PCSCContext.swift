@@ -1,5 +1,5 @@
 internal import CPCSC
-import Foundation
+import FoundationEssentials
 
 /// A connection to pcscd (`SCardEstablishContext`), used by one thread; only
 /// `cancel()` may be called from another (pcsc-lite allows `SCardCancel` there),

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 import TagCore
 
@@ -28,12 +28,10 @@ final class PCSCReader: ReaderThread {
     }
 
     func start() {
-        let thread = Thread { [self] in
+        DedicatedThread.start(name: "pcsc reader \(config.name)") { [self] in
             run()
             finished()
         }
-        thread.name = "pcsc reader \(config.name)"
-        thread.start()
     }
 
     func stop() {

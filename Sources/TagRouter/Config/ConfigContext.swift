@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a config is read against: the environment `{{env.NAME}}` sees and the
 /// directory relative `*_file` paths start from.
@@ -26,7 +26,7 @@ public struct ConfigContext: Sendable {
     /// `path` made absolute against `directory` (`~/` expands to the home directory).
     public func resolve(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
-        if path.hasPrefix("~/") { return (environment["HOME"] ?? NSHomeDirectory()) + path.dropFirst(1) }
+        if path.hasPrefix("~/") { return (environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + path.dropFirst(1) }
         return directory + "/" + path
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// Reads a config file into a `RouterConfig`: YAML → nodes → checked against the
@@ -63,12 +63,10 @@ public struct ConfigLoader: Sendable {
     public func load(file path: String) throws(ConfigErrors) -> RouterConfig {
         // One byte past the limit is enough for the parser to refuse it: /dev/zero or a
         // huge file is not read whole.
-        guard let handle = FileHandle(forReadingAtPath: path),
-              let data = try? handle.read(upToCount: YAMLParser.Limits.fileBytes + 1) ?? Data() else {
+        guard let data = FileBytes.read(path: path, limit: YAMLParser.Limits.fileBytes + 1) else {
             throw ConfigErrors(mark: SourceMark(file: path, line: 1, column: 1), path: "", message: "cannot read the config file")
         }
-        try? handle.close()
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.parentPath
         return try load(text: String(decoding: data, as: UTF8.self), file: path, directory: directory.isEmpty ? "." : directory)
     }
 
@@ -118,7 +116,7 @@ public struct ConfigLoader: Sendable {
         if let configured = top.string("state_dir") { return top.context.resolve(configured) }
         if let systemd = environment["STATE_DIRECTORY"], !systemd.isEmpty { return systemd }
         if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/tagrouter" }
-        return (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/tagrouter"
+        return (environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/state/tagrouter"
     }
 
     private func checkUnique(_ items: [ConfigValue], key: String, what: String, _ errors: inout ConfigErrors) {

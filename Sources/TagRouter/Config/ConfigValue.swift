@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// A config node that passed its `OptionSpec`: plugins read their options
@@ -110,7 +110,7 @@ public struct ConfigValue: Sendable {
         guard let data = FileManager.default.contents(atPath: context.resolve(path)) else {
             return context.missingSecretsAreWarnings ? "<the contents of \(context.resolve(path))>" : nil
         }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: data, as: UTF8.self).trimmingWhitespace()
     }
     public var elements: [ConfigValue] {
         (node.elements ?? []).enumerated().map { index, element in

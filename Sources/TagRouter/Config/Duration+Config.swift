@@ -1,11 +1,11 @@
-import Foundation
+import FoundationEssentials
 
 extension Duration {
     /// Parses a config duration: a number with a unit (`ms`, `s`, `m`, `h`),
     /// several in a row (`1m30s`), decimals (`1.5s`), or a bare `0`.
     /// Nil when the text is anything else.
     public init?(configText text: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         if trimmed == "0" {
             self = .zero
             return

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where an HTTP listener binds: an IP literal and a port, from `host:port`
 /// text (`127.0.0.1:9464`, `[::1]:9464`, `0.0.0.0:9464`, `localhost:9464`).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The `metrics:` section: the HTTP listener for `/metrics` and the live page,
 /// the bearer token it then requires, and the file rewritten for

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Checks a node against an `OptionType`, collecting every problem with its
 /// line and column (it never stops at the first).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The config reference in Markdown, generated from the same specs that
 /// validate configs: one table (key, type, default, meaning) per section, for
@@ -46,6 +46,6 @@ public enum ReferenceTable {
             if character == "`" { inCode.toggle() }
             escaped += character == "|" && !inCode ? "\\|" : String(character)
         }
-        return escaped.replacingOccurrences(of: "\n", with: " ")
+        return escaped.replacing("\n", with: " ")
     }
 }

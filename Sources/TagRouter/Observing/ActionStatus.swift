@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// What happened to one action's deliveries since the daemon started (kept

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// A plugin's link to an outside service (the MQTT broker) as `status` and the

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TagCore
 
 extension DaemonStatus {
     /// The daemon in one line for `systemctl status`:
@@ -15,9 +16,11 @@ extension DaemonStatus {
         parts.append("\(routes.count) route\(routes.count == 1 ? "" : "s")")
         let taps = readers.compactMap { reader in reader.lastTag.map { (reader: reader.name, time: $0.time) } }
         if let last = taps.max(by: { $0.time < $1.time }) {
-            var clock = Date.FormatStyle(date: .omitted, time: .standard, locale: Locale(identifier: "en_GB"))
-            clock.timeZone = timeZone
-            parts.append("last tap \(last.time.formatted(clock)) \(last.reader)")
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = timeZone
+            let clock = calendar.dateComponents([.hour, .minute, .second], from: last.time)
+            let time = [clock.hour, clock.minute, clock.second].map { String($0 ?? 0).leftPadded(toLength: 2, with: "0") }
+            parts.append("last tap \(time.joined(separator: ":")) \(last.reader)")
         }
         let problems = problems
         if let first = problems.first {

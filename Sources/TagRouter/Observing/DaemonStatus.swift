@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// A snapshot of the running daemon: what `tagrouter status` prints and the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// Something that went wrong, and when: a reader's or an action's last error.

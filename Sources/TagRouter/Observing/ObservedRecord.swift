@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// One line of the daemon's live event stream (`tagrouter events`, the page):

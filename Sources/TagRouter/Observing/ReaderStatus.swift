@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// What the daemon knows about one reader, learned from the events it sent.

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
-import Foundation
+import FoundationEssentials
+import Dispatch
 import Synchronization
 import TagCore
 
@@ -179,7 +180,7 @@ final class Spool: Sendable {
             } else if state.batches[0].first <= sequence {
                 if state.deliveredFile < 0 { state.deliveredFile = openDelivered() }
                 // A write that fails only means these entries are delivered again after a crash: at least once.
-                let line = Array(String(format: "%020llu\n", sequence).utf8)
+                let line = Array((String(sequence).leftPadded(toLength: 20, with: "0") + "\n").utf8)
                 _ = line.withUnsafeBytes { pwrite(state.deliveredFile, $0.baseAddress, $0.count, 0) }
             }
         }
@@ -190,13 +191,13 @@ final class Spool: Sendable {
     /// `delivered`, open while it exists (so it is deleted with the last batch).
     private func openDelivered() -> Int32 { open(deliveredPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600) }
 
-    private static func batchName(_ first: UInt64) -> String { String(format: "%020llu.json", first) }
+    private static func batchName(_ first: UInt64) -> String { String(first).leftPadded(toLength: 20, with: "0") + ".json" }
 
     private func batchPath(_ first: UInt64) -> String { directory + "/" + Self.batchName(first) }
 
     private func readDelivered() -> UInt64 {
         guard let data = FileManager.default.contents(atPath: deliveredPath) else { return 0 }
-        return UInt64(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        return UInt64(String(decoding: data, as: UTF8.self).trimmingWhitespace()) ?? 0
     }
 
     /// A batch's deliveries, or nil when any line of it cannot be read.

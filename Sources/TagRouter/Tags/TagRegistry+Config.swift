@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// Reading `tags:` — a list of entries in the config, or `{file: tags.yaml}`

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// A `{{path | filter}}` template over the event, parsed once at config load

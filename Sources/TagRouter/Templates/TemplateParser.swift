@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// Splits template text into literals and `{{ path | filter }}` expressions and
@@ -54,11 +54,11 @@ struct TemplateParser {
 
     private func expression(_ body: String, offset: Int, unset: inout [String]) throws(TemplateError) -> Template.Part {
         let pieces = Self.splitFilters(body)
-        let path = pieces[0].trimmingCharacters(in: .whitespaces)
+        let path = pieces[0].trimmingWhitespace()
         guard !path.isEmpty else { throw TemplateError(offset: offset, message: "empty '{{ }}'; name a variable such as {{uri}}") }
         var filters: [TemplateFilter] = []
         for piece in pieces.dropFirst() {
-            filters.append(try filter(piece.trimmingCharacters(in: .whitespaces), offset: offset))
+            filters.append(try filter(piece.trimmingWhitespace(), offset: offset))
         }
         if path.hasPrefix("env.") {
             let name = String(path.dropFirst(4))
@@ -97,7 +97,7 @@ struct TemplateParser {
     }
 
     private func filter(_ text: String, offset: Int) throws(TemplateError) -> TemplateFilter {
-        let name = text.prefix { $0 != ":" }.trimmingCharacters(in: .whitespaces)
+        let name = text.prefix { $0 != ":" }.trimmingWhitespace()
         switch name {
         case "json": return .json
         case "urlencode": return .urlencode
@@ -107,7 +107,7 @@ struct TemplateParser {
             guard let colon = text.firstIndex(of: ":") else {
                 throw TemplateError(offset: offset, message: "filter 'default' needs a value: default: \"x\"")
             }
-            var argument = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            var argument = text[text.index(after: colon)...].trimmingWhitespace()
             if argument.count >= 2, let first = argument.first, first == "\"" || first == "'", argument.last == first {
                 argument = String(argument.dropFirst().dropLast())
             }

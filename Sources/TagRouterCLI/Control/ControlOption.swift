@@ -1,5 +1,5 @@
 import DaemonControl
-import Foundation
+import FoundationEssentials
 import TagCore
 
 /// `--control PATH`, shared by `run` and the commands that talk to it.

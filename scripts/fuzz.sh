@@ -80,9 +80,10 @@ build_router_modules() {
 prepare_config() {
   build_router_modules
   build_module ChildProcess Sources/ChildProcess
+  build_module NDEF Sources/NDEF  # the MQTT plugin encodes NDEF for `write` requests
   local plugins=(MQTTPlugin ShellPlugin OpenURLPlugin WebhookPlugin ExecPlugin)
   for plugin in "${plugins[@]}"; do build_module "$plugin" "Plugins/$plugin"; done
-  link_fuzzer config-fuzz ConfigFuzz.swift OrderedJSON TagCore TagRouter ChildProcess "${plugins[@]}"
+  link_fuzzer config-fuzz ConfigFuzz.swift OrderedJSON NDEF TagCore TagRouter ChildProcess "${plugins[@]}"
   local corpus=$1
   for file in config/examples/*.yaml config/tagrouter.yaml Sources/TagRouterCLI/Resources/tagrouter.yaml; do
     [ -f "$file" ] && cp "$file" "$corpus/seed-$(basename "$file")"

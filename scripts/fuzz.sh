@@ -22,16 +22,32 @@ mkdir -p "$build" "$crashes"
 flags=(-O -sanitize=fuzzer,address -use-ld=lld -parse-as-library -swift-version 6 -I "$build")
 for module_map in Sources/C*/module.modulemap; do flags+=(-I "$(dirname "$module_map")"); done
 
-# Compiles the Swift files under the given folders into module $1 ($build/$1.o and its
-# .swiftmodule), unless the object is newer than every one of them.
+# The modules each module imports among these (Package.swift's dependencies).
+declare -A imports=(
+  [OrderedJSON]="" [NDEF]="OrderedJSON" [TagCore]="OrderedJSON" [TagRouter]="OrderedJSON TagCore" [ChildProcess]=""
+  [MQTTPlugin]="TagRouter TagCore NDEF" [ShellPlugin]="TagRouter TagCore ChildProcess"
+  [OpenURLPlugin]="TagRouter TagCore ChildProcess" [WebhookPlugin]="TagRouter TagCore" [ExecPlugin]="TagRouter TagCore ChildProcess"
+)
+
+# Compiles the Swift files under folder $2 into module $1 ($build/$1.o and its .swiftmodule),
+# unless the object is newer than every one of them and than each module it imports: code
+# compiled against an older layout of an imported module crashes at run time (seen: the
+# webhook plugin's spec, against a TagRouter rebuilt after it).
 build_module() {
-  local name=$1; shift
-  local sources
-  mapfile -t sources < <(find "$@" -name '*.swift' | sort)
-  if [ -f "$build/$name.o" ] && [ -z "$(find "$@" -name '*.swift' -newer "$build/$name.o" -print -quit)" ]; then return; fi
+  local name=$1 folder=$2
+  local sources newer
+  mapfile -t sources < <(find "$folder" -name '*.swift' | sort)
+  if [ -f "$build/$name.o" ]; then
+    newer=$(find "$folder" -name '*.swift' -newer "$build/$name.o" -print -quit)
+    for module in ${imports[$name]}; do
+      if [ "$build/$module.o" -nt "$build/$name.o" ]; then newer=$module; fi
+    done
+    if [ -z "$newer" ]; then return; fi
+  fi
   echo "fuzz: compiling $name"
   swiftc "${flags[@]}" -module-name "$name" -emit-module -emit-module-path "$build/$name.swiftmodule" \
     -emit-object -wmo -o "$build/$name.o" "${sources[@]}"
+  touch "$build/$name.o"  # swiftc leaves an unchanged object's time as it was
 }
 
 # Links the entry point Fuzz/$2 with the given module objects into $build/$1.
@@ -80,9 +96,10 @@ build_router_modules() {
 prepare_config() {
   build_router_modules
   build_module ChildProcess Sources/ChildProcess
+  build_module NDEF Sources/NDEF  # the MQTT plugin encodes NDEF for `write` requests
   local plugins=(MQTTPlugin ShellPlugin OpenURLPlugin WebhookPlugin ExecPlugin)
   for plugin in "${plugins[@]}"; do build_module "$plugin" "Plugins/$plugin"; done
-  link_fuzzer config-fuzz ConfigFuzz.swift OrderedJSON TagCore TagRouter ChildProcess "${plugins[@]}"
+  link_fuzzer config-fuzz ConfigFuzz.swift OrderedJSON NDEF TagCore TagRouter ChildProcess "${plugins[@]}"
   local corpus=$1
   for file in config/examples/*.yaml config/tagrouter.yaml Sources/TagRouterCLI/Resources/tagrouter.yaml; do
     [ -f "$file" ] && cp "$file" "$corpus/seed-$(basename "$file")"

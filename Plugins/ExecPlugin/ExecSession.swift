@@ -27,6 +27,8 @@ actor ExecSession: Service {
     private var failures = 0
     private var started = false
     private var stopped = false
+    /// Terminates a child that takes longer than `replyTimeout` to answer (one timer for all deliveries).
+    private let replyWatchdog = Watchdog()
 
     init(command: ChildCommand, route: String, replyTimeout: Duration, backoff: Backoff) {
         self.command = command
@@ -53,6 +55,7 @@ actor ExecSession: Service {
     /// Closes the program's stdin, gives it a few seconds to finish, then terminates its process group.
     func stop() async {
         stopped = true
+        replyWatchdog.cancel()
         guard let child else { return }
         child.closeInput()
         let timer = Task {
@@ -71,12 +74,9 @@ actor ExecSession: Service {
         guard child.write(Array((line + "\n").utf8)) else { throw .retryable("exec: \(program) exited before taking the event") }
         let timeout = replyTimeout
         let sent = ContinuousClock.now
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            child.terminate()
-        }
+        replyWatchdog.set(sent + timeout) { child.terminate() }
         let reply = await withCheckedContinuation { waiting = $0 }
-        timer.cancel()
+        replyWatchdog.clear()
         switch reply.map(ExecProtocol.interpret) {
         case nil:
             // Its stdout is closed: without answers it is of no use, even if still running.

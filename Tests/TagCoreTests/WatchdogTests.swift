@@ -1,0 +1,61 @@
+import Testing
+
+@testable import TagCore
+
+@Suite struct WatchdogTests {
+    /// What fired, in order.
+    private static func firings() -> (AsyncStream<String>, @Sendable (String) -> @Sendable () -> Void) {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        return (stream, { name in { continuation.yield(name) } })
+    }
+
+    /// The exec plugin sets a 30 s deadline per event and clears it at the answer: a
+    /// sleep per event would hold thousands of cancelled timers (issue 8's memory rise).
+    @Test func oneSleepServesAThousandDeadlines() {
+        let watchdog = Watchdog()
+        defer { watchdog.cancel() }
+        for _ in 0..<1000 {
+            watchdog.set(.now + .seconds(30)) {}
+            watchdog.clear()
+        }
+        #expect(watchdog.sleepsStarted == 1)
+    }
+
+    @Test func firesOnceWhenDueAndNotAClearedOrReplacedDeadline() async {
+        let (fired, firing) = Self.firings()
+        let watchdog = Watchdog()
+        let started = ContinuousClock.now
+        watchdog.set(started + .milliseconds(20), firing("cleared"))
+        watchdog.clear()
+        watchdog.set(started + .milliseconds(50), firing("replaced"))
+        watchdog.set(started + .milliseconds(300), firing("due"))
+        var names = fired.makeAsyncIterator()
+        #expect(await names.next() == "due")
+        #expect(ContinuousClock.now - started >= .milliseconds(300), "fired before its deadline")
+        #expect(watchdog.sleepsStarted == 2, "one sleep for the first deadline, one more for the later one")
+        watchdog.set(.now + .milliseconds(10), firing("again"))
+        #expect(await names.next() == "again", "it fires again after it has fired")
+    }
+
+    @Test func aDeadlineMovedEarlierFiresOnTime() async {
+        let (fired, firing) = Self.firings()
+        let watchdog = Watchdog()
+        let started = ContinuousClock.now
+        watchdog.set(started + .seconds(60), firing("late"))
+        watchdog.set(started + .milliseconds(20), firing("early"))
+        var names = fired.makeAsyncIterator()
+        #expect(await names.next() == "early")
+        #expect(ContinuousClock.now - started < .seconds(30), "it waited for the deadline it replaced")
+    }
+
+    @Test func cancelledItFiresNothing() async {
+        let (fired, firing) = Self.firings()
+        let watchdog = Watchdog()
+        watchdog.set(.now + .milliseconds(20), firing("cancelled"))
+        watchdog.cancel()
+        let other = Watchdog()
+        other.set(.now + .milliseconds(100), firing("other"))
+        var names = fired.makeAsyncIterator()
+        #expect(await names.next() == "other")
+    }
+}

@@ -90,7 +90,8 @@ public struct MQTTPlugin: ActionPlugin {
             group.addTask {
                 await withTaskGroup(of: Void.self) { requests in
                     // `incoming` ends when the connection has stopped.
-                    for await message in connection.incoming {
+                    for await incoming in connection.incoming {
+                        let message = incoming.message
                         if let commands, let reader = commands.reader(of: message.topic) {
                             requests.addTask { _ = connection.enqueue(await commands.answer(message, reader: reader), hold: hold) }
                         } else if let discovery = presence?.discovery {

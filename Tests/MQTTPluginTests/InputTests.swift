@@ -33,25 +33,31 @@ struct InputTests {
         try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(port), "-q", "1", "-t", topic, "-m", payload])
     }
 
-    /// Runs the config's first input into a buffer while `body` publishes and reads.
+    /// Runs the config's first input into a buffer while `body` publishes and reads;
+    /// `body` starts once the input subscribed, or at once (`subscribed: false`:
+    /// a persistent session's messages come before the SUBACK and wait for `body`).
     static func whileReceiving<Result: Sendable>(
-        _ inputs: String, on broker: MosquittoBroker, _ body: (MQTTInput, EventBuffer) async throws -> Result
+        _ inputs: String, on broker: MosquittoBroker, subscribed: Bool = true, _ body: (MQTTInput, EventBuffer) async throws -> Result
     ) async throws -> Result {
         let config = try load(inputs, port: broker.port)
         let input = try #require(config.inputs.first?.source as? MQTTInput)
         let buffer = EventBuffer(capacity: 100)
         return try await config.inputs[0].service(into: buffer).whileRunning {
-            await input.connection.subscribed()
+            if subscribed { await input.connection.subscribed() }
             return try await body(input, buffer)
         }
     }
 
-    /// The next `count` events in the buffer; fails after `timeout`.
+    /// The next `count` events in the buffer, each accepted as the router would
+    /// (the input reads the next message only then); fails after `timeout`.
     static func next(_ count: Int, from buffer: EventBuffer, timeout: Duration = .seconds(10)) async throws -> [TagEvent] {
         try await withThrowingTaskGroup(of: [TagEvent]?.self) { group in
             group.addTask {
                 var events: [TagEvent] = []
-                while events.count < count, let entry = await buffer.next() { events.append(entry.event) }
+                while events.count < count, let entry = await buffer.next() {
+                    events.append(entry.event)
+                    entry.acceptance?.release()
+                }
                 return events
             }
             group.addTask {
@@ -137,25 +143,51 @@ struct InputTests {
         }
     }
 
-    /// libmosquitto acknowledges a QoS 1 message as it arrives, so the broker will
-    /// not send it again: what arrived before the daemon stops must still be routed.
-    @Test func messagesAcknowledgedBeforeTheStopAreStillSentOn() async throws {
+    /// A message is acknowledged, and the next one read, only once the router
+    /// accepted the event before it: while the router holds event k, the input
+    /// has taken k + 1 messages and the broker keeps the rest.
+    @Test func theNextMessageIsReadOnlyOnceTheEventBeforeIsAccepted() async throws {
         let broker = try await MosquittoBroker()
-        let config = try Self.load(#"- mqtt: {topic: "fleet/+/tag.arrived"}"#, port: broker.port)
-        let input = try #require(config.inputs.first?.source as? MQTTInput)
-        let buffer = EventBuffer(capacity: 1)
-        let running = Task { try await config.inputs[0].service(into: buffer).run() }
-        await input.connection.subscribed()
-        let count = 30
-        let lines = (0..<count).map { TagEvent(kind: .tagArrived, id: "tap-\($0)", reader: "a", tag: TagInfo(uid: TagUID(bytes: [4, UInt8($0)]), type: "ntag215")).json.serialized() }
-        let file = broker.directory.appendingPathComponent("taps.jsonl").path
+        try await Self.whileReceiving(#"- mqtt: {topic: "fleet/+/tag.arrived"}"#, on: broker) { input, buffer in
+            let count = 20
+            try Self.publishTaps(count, on: broker)
+            for index in 0..<count {
+                let entry = try #require(await buffer.next())
+                #expect(entry.event.id == "tap-\(index)")
+                #expect(input.connection.received == index + 1, "no message read past the one waiting for the router")
+                #expect(buffer.count == 0)
+                let acceptance = try #require(entry.acceptance)
+                acceptance.release()
+            }
+        }
+    }
+
+    /// What the broker had not been able to hand over while the input was away
+    /// — unacknowledged, or published meanwhile — arrives when it is back: the
+    /// input's session is persistent by default. A stop still hands on what arrived.
+    @Test func aPersistentSessionKeepsWhatArrivedWhileTheInputWasAway() async throws {
+        let broker = try await MosquittoBroker()
+        let inputs = #"- mqtt: {topic: "fleet/+/tag.arrived"}"#
+        try await Self.whileReceiving(inputs, on: broker) { _, buffer in
+            try Self.publishTaps(10, on: broker)
+            let first = try #require(await buffer.next())
+            #expect(first.event.id == "tap-0")  // not accepted: the input is stopped while it waits
+        }
+        try Self.publishTaps(5, from: 10, on: broker)
+        try await Self.whileReceiving(inputs, on: broker, subscribed: false) { _, buffer in
+            let events = try await Self.next(14, from: buffer)
+            #expect(events.map(\.id) == (1..<15).map { "tap-\($0)" })
+        }
+    }
+
+    /// Publishes `tap-<first>` … as one QoS 1 burst, the way a node does.
+    static func publishTaps(_ count: Int, from first: Int = 0, on broker: MosquittoBroker, topic: String = "fleet/a/tag.arrived") throws {
+        let lines = (first..<first + count).map {
+            TagEvent(kind: .tagArrived, id: "tap-\($0)", reader: "a", tag: TagInfo(uid: TagUID(bytes: [4, UInt8($0 % 256), UInt8($0 / 256)]), type: "ntag215")).json.serialized()
+        }
+        let file = broker.directory.appendingPathComponent("taps-\(first).jsonl").path
         try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
-        try MosquittoBroker.run("/bin/sh", ["-c", "mosquitto_pub -p \(broker.port) -q 1 -t fleet/a/tag.arrived -l < \(file)"])
-        while input.connection.received < count { try await Task.sleep(for: .milliseconds(5)) }
-        running.cancel()  // the buffer holds one; the rest wait in the input
-        let events = try await Self.next(count, from: buffer)
-        #expect(events.map(\.id) == (0..<count).map { "tap-\($0)" })
-        _ = await running.result
+        try MosquittoBroker.run("/bin/sh", ["-c", "mosquitto_pub -p \(broker.port) -q 1 -t \(topic) -l < \(file)"])
     }
 
     @Test func formatsReadTheirPayloads() throws {

@@ -50,4 +50,32 @@ struct ThroughTheRouterTests {
             #expect(router.counters.values.allSatisfy { $0.failed == 0 && $0.dropped == 0 })
         }
     }
+
+    /// An `mqtt` input and an `mqtt` action in one router: the input's thread
+    /// waits inside libmosquitto's message callback until each event is written
+    /// ahead, while the action publishes every event on the `mqtt:` connection.
+    @Test func anInputWaitingForTheRouterDoesNotHoldUpTheActionsPublishing() async throws {
+        let broker = try await MosquittoBroker()
+        let subscriber = try Subscriber(port: broker.port, filter: "relayed/#", qos: 1)
+        try await subscriber.waitUntilSubscribed()
+        let config = try ConfigLoader(registry: PluginRegistry([MQTTPlugin.self], sources: [MQTTInput.self]), environment: [:]).load(text: """
+            state_dir: \(broker.directory.appendingPathComponent("state").path)
+            readers: []
+            mqtt: {host: 127.0.0.1, port: \(broker.port), client_id: relay}
+            inputs: [{mqtt: {topic: "fleet/+/+/tag.arrived"}}]
+            routes:
+              - name: relay
+                actions: [{mqtt: {topic: "relayed/{{id}}", queue: 1}}]
+            """, file: "test.yaml")
+        let input = try #require(config.inputs.first?.source as? MQTTInput)
+        let count = 200
+        try await Router(config: config).whileRunning { buffer in
+            try await config.inputs[0].service(into: buffer).whileRunning {
+                await input.connection.subscribed()
+                try InputTests.publishTaps(count, on: broker, topic: "fleet/pi-1/door/tag.arrived")
+                let relayed = try await subscriber.waitUntil("every tap relayed") { Set($0.map(\.topic)).count >= count }
+                #expect(Set(relayed.map(\.topic)) == Set((0..<count).map { "relayed/tap-\($0)" }))
+            }
+        }
+    }
 }

@@ -3,14 +3,17 @@
 # each publishing its taps with an `mqtt` action, QoS 1) and two central routers
 # on one mosquitto shared subscription, posting every event to a webhook that
 # records its Idempotency-Key. Router b is killed (SIGKILL; KILL=TERM for a clean
-# stop) once half the taps have arrived. Prints a Markdown table: taps that
+# stop) once half the taps have arrived, and started again on the same state_dir
+# a second later, as systemd's Restart=always would (RESTART=0: it stays down; its
+# share of the broker's messages then waits in its persistent session). Prints a
+# Markdown table: taps that
 # reached the webhook at least once, lost, duplicates, what dedup dropped, and
 # the routers' events per second.
 #   TAPS=10000 COPIES=5 DEDUP=10m scripts/bench/fleet.sh
 #   TAGROUTER=.build/debug/tagrouter scripts/bench/fleet.sh   # skip the release build
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-taps=${TAPS:-10000} copies_percent=${COPIES:-5} dedup=${DEDUP:-10m} kill_signal=${KILL:-KILL}
+taps=${TAPS:-10000} copies_percent=${COPIES:-5} dedup=${DEDUP:-10m} kill_signal=${KILL:-KILL} restart=${RESTART:-1}
 if [[ -z "${TAGROUTER:-}" ]]; then
   scripts/build-release.sh --product tagrouter >&2
   TAGROUTER="$(swift build -c release --show-bin-path)/tagrouter"
@@ -41,10 +44,13 @@ routes:
   - name: door
     actions: [{webhook: {url: "http://127.0.0.1:$http_port/tap", headers: {X-Router: $router}}}]
 YAML
-  "$TAGROUTER" run --config "$work/router-$router.yaml" --control "$work/router-$router.sock" --log-format json \
-    >"$work/router-$router.log" 2>&1 & pids+=($!)
-  eval "router_$router=\$!"
 done
+start_router() {  # start_router NAME: runs it in the background, its pid in router_NAME
+  "$TAGROUTER" run --config "$work/router-$1.yaml" --control "$work/router-$1.sock" --log-format json \
+    >>"$work/router-$1.log" 2>&1 & pids+=($!)
+  eval "router_$1=\$!"
+}
+for router in a b; do start_router "$router"; done
 wait_for 20 "$work/router-a.log" '"mqtt subscribed"'
 wait_for 20 "$work/router-b.log" '"mqtt subscribed"'
 
@@ -81,11 +87,18 @@ done
 
 while [[ $(wc -l <"$work/requests" 2>/dev/null || echo 0) -lt $((taps / 2)) ]]; do sleep 0.02; done
 kill -"$kill_signal" "$router_b"
+if [[ $restart == 1 ]]; then
+  wait "$router_b" 2>/dev/null || true
+  sleep 1
+  start_router b
+fi
 for pid in "${node_pids[@]}"; do wait "$pid"; done
 # Settled: no new request for two seconds (a minute at most).
 last=-1
 for _ in $(seq 60); do
   now=$(wc -l <"$work/requests"); [[ $now == "$last" ]] && break; last=$now; sleep 2
 done
-kill -TERM "$router_a"; wait "$router_a" || true
+kill -TERM "$router_a" "$router_b" 2>/dev/null || true
+wait "$router_a" || true
+wait "$router_b" 2>/dev/null || true
 python3 scripts/bench/fleet/report.py "$work/requests" "$taps" "$copies" "b (SIG$kill_signal)" "$work/router-a.log"

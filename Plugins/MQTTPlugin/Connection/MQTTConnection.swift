@@ -52,9 +52,11 @@ public final class MQTTConnection: Service {
     }
 
     public let settings: MQTTSettings
-    /// Messages arriving on `settings.subscriptions`, for one consumer.
-    public let incoming: AsyncStream<MQTTMessage>
-    private let incomingInput: AsyncStream<MQTTMessage>.Continuation
+    /// Messages arriving on `settings.subscriptions`, for one consumer. With
+    /// `settings.acknowledgeWhenAccepted` one at a time: the next is read once
+    /// the consumer released the acceptance of the one before.
+    public let incoming: AsyncStream<MQTTIncoming>
+    private let incomingInput: AsyncStream<MQTTIncoming>.Continuation
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
     private let wake: WakePipe
@@ -63,7 +65,7 @@ public final class MQTTConnection: Service {
 
     public init(_ settings: MQTTSettings) {
         self.settings = settings
-        (incoming, incomingInput) = AsyncStream.makeStream(of: MQTTMessage.self)
+        (incoming, incomingInput) = AsyncStream.makeStream(of: MQTTIncoming.self)
         wake = WakePipe()
     }
 
@@ -144,7 +146,8 @@ public final class MQTTConnection: Service {
     /// first connection), or the caller is cancelled.
     public func subscribed() async { await subscribedLatch.wait() }
 
-    /// Messages that arrived on the subscriptions so far (each acknowledged to the broker as it arrived).
+    /// Messages that arrived on the subscriptions so far (each acknowledged to the
+    /// broker as it arrived, or once accepted with `settings.acknowledgeWhenAccepted`).
     public var received: Int { receivedCount.load(ordering: .relaxed) }
 
     /// The current status.
@@ -214,6 +217,9 @@ public final class MQTTConnection: Service {
             try session.connect()
         } catch {
             return (false, error)
+        }
+        if settings.acknowledgeWhenAccepted {
+            session.arrived = { [unowned self] message in handOverAndWait(message) }
         }
         var announced = false
         var moreToSend = false
@@ -286,7 +292,7 @@ public final class MQTTConnection: Service {
         }
         for message in session.takeReceived() {
             receivedCount.add(1, ordering: .relaxed)
-            incomingInput.yield(message)
+            incomingInput.yield(MQTTIncoming(message: message, acceptance: nil))
         }
         for granted in session.takeSubscribeAcks() {
             let fields = JSONObject(["broker": .string(settings.broker), "topics": .array(settings.subscriptions.map(JSONValue.string))])
@@ -299,7 +305,27 @@ public final class MQTTConnection: Service {
         }
     }
 
-    /// A clean goodbye: retained `offline`, then DISCONNECT, flushed within two seconds.
+    /// Inside the message callback (`settings.acknowledgeWhenAccepted`): hands
+    /// `message` to the consumer and holds the loop thread — libmosquitto reads
+    /// nothing more meanwhile, and the message's PUBACK stays queued — until the
+    /// consumer accepted it or the connection stops. A stop lets the PUBACK go
+    /// out with the DISCONNECT: the consumer still takes what it was handed.
+    private func handOverAndWait(_ message: MQTTMessage) {
+        receivedCount.add(1, ordering: .relaxed)
+        let accepted = AcceptedFlag()
+        let wake = wake
+        incomingInput.yield(MQTTIncoming(message: message, acceptance: Acceptance {
+            accepted.set()
+            wake.signal()
+        }))
+        while !accepted.isSet, !isStopping {
+            wake.wait(alongside: -1, events: 0, timeoutMilliseconds: 1000)
+        }
+    }
+
+    /// A clean goodbye: retained `offline`, then DISCONNECT, flushed within two
+    /// seconds. With `acknowledgeWhenAccepted` nothing more is read: the last
+    /// message's PUBACK goes out with the DISCONNECT, not the next message.
     private func leave(_ session: MQTTSession) {
         if let topic = settings.availabilityTopic {
             _ = session.publish(MQTTMessage(topic: topic, text: "offline", qos: 1, retain: true))
@@ -308,7 +334,7 @@ public final class MQTTConnection: Service {
         let deadline = ContinuousClock.now + .seconds(2)
         while session.socket >= 0, ContinuousClock.now < deadline {
             waitForActivity(on: session, timeoutMilliseconds: 100)
-            if session.step() != nil { break }
+            if (settings.acknowledgeWhenAccepted ? session.flush() : session.step()) != nil { break }
         }
         absorb(session)
     }
@@ -375,4 +401,13 @@ public final class MQTTConnection: Service {
             wake.wait(alongside: -1, events: 0, timeoutMilliseconds: milliseconds)
         }
     }
+}
+
+/// Set once, from any thread, when the consumer accepted a message.
+private final class AcceptedFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func set() { value.store(true, ordering: .releasing) }
+
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }

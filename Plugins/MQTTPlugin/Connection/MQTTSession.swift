@@ -10,6 +10,14 @@ import Glibc
 /// in this object's buffers; the owner drains them after each call. Each
 /// attempt gets a fresh handle, so libmosquitto never resends a message on
 /// its own: resending after a reconnect is the `Outbox`'s job, in order.
+///
+/// Acknowledging incoming QoS 1 messages after they are taken: libmosquitto
+/// 2.0 queues the PUBACK *before* it calls the message callback, and writes
+/// it at once unless the handle is marked threaded. With
+/// `acknowledgeWhenAccepted` the handle is marked so (`mosquitto_threaded_set`
+/// changes nothing else but that), and `arrived` takes each message: the
+/// PUBACK waits in libmosquitto's queue until the callback has returned and
+/// the next `step()` writes it (docs/fleet.md).
 final class MQTTSession {
     private let handle: OpaquePointer
     private let settings: MQTTSettings
@@ -22,12 +30,15 @@ final class MQTTSession {
     private(set) var received: [MQTTMessage] = []
     /// SUBACKs that arrived: for each, whether the broker granted every filter of that SUBSCRIBE.
     private(set) var subscribeAcks: [Bool] = []
+    /// Takes each incoming message in place of `received`, inside the message
+    /// callback; with `acknowledgeWhenAccepted` its acknowledgement is written after it returns.
+    var arrived: ((MQTTMessage) -> Void)?
 
     private static let libraryReady: Void = { _ = mosquitto_lib_init() }()
 
     init(settings: MQTTSettings) throws(MQTTError) {
         _ = Self.libraryReady
-        guard let handle = mosquitto_new(settings.clientID, true, nil) else {
+        guard let handle = mosquitto_new(settings.clientID, !settings.persistentSession, nil) else {
             throw .invalidSettings("cannot create an MQTT client with client id '\(settings.clientID)' (out of memory?)")
         }
         self.handle = handle
@@ -44,6 +55,9 @@ final class MQTTSession {
         let version = settings.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol version")
         try check(mosquitto_int_option(handle, MOSQ_OPT_SEND_MAXIMUM, Int32(clamping: settings.maxInFlight)), "max in flight")
+        if settings.acknowledgeWhenAccepted {
+            try check(mosquitto_threaded_set(handle, true), "acknowledge after acceptance")
+        }
         if let username = settings.username {
             try check(mosquitto_username_pw_set(handle, username, settings.password), "username")
         }
@@ -75,7 +89,8 @@ final class MQTTSession {
             } ?? []
             let copy = MQTTMessage(
                 topic: String(cString: topic), payload: payload, qos: Int(message.pointee.qos), retain: message.pointee.retain)
-            Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue().received.append(copy)
+            let session = Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue()
+            if let arrived = session.arrived { arrived(copy) } else { session.received.append(copy) }
         }
     }
 
@@ -103,8 +118,19 @@ final class MQTTSession {
     }
 
     /// Starts the TCP (and TLS) connection without blocking; CONNECT goes out when the socket is writable.
+    /// A persistent MQTT 5 session needs its expiry in CONNECT's properties, which
+    /// libmosquitto 2.0 takes only on a blocking connect: that one waits for TCP.
     func connect() throws(MQTTError) {
-        let code = mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
+        let code: Int32
+        if settings.persistentSession, settings.protocolVersion == .v5 {
+            var properties: OpaquePointer?
+            defer { mosquitto_property_free_all(&properties) }
+            let expiry = UInt32(clamping: settings.sessionExpiry.components.seconds)
+            _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), expiry)
+            code = mosquitto_connect_bind_v5(handle, settings.host, Int32(settings.port), Int32(settings.keepalive), nil, properties)
+        } else {
+            code = mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
+        }
         guard code == MOSQ_ERR_SUCCESS.rawValue else {
             throw .unreachable(broker: settings.broker, reason: Self.describe(code))
         }
@@ -135,6 +161,15 @@ final class MQTTSession {
             return .refused(broker: settings.broker, code: Int(connack), reason: reason)
         }
         return .unreachable(broker: settings.broker, reason: Self.describe(code))
+    }
+
+    /// Writes what is queued — acknowledgements, DISCONNECT — without reading:
+    /// after DISCONNECT libmosquitto refuses an incoming message as a protocol
+    /// error and drops the connection before it writes anything.
+    func flush() -> MQTTError? {
+        let code = mosquitto_loop_write(handle, 1)
+        guard code != MOSQ_ERR_SUCCESS.rawValue else { return nil }
+        return failure(code)
     }
 
     /// Hands one message to libmosquitto; returns its message id, or the error.

@@ -49,6 +49,17 @@ public struct MQTTSettings: Sendable, Equatable {
     /// Topic filters subscribed (QoS 1) on every connect; what arrives comes
     /// out of `MQTTConnection.incoming`.
     public var subscriptions: [String]
+    /// Ask the broker to keep the session — subscriptions, and the QoS 1
+    /// messages not yet acknowledged or sent — while the client is away
+    /// (MQTT 3.1.1 `clean session` off; MQTT 5 `clean start` off with
+    /// `sessionExpiry`). Needs a client id that stays the same across restarts.
+    public var persistentSession = false
+    /// MQTT 5: how long the broker keeps a persistent session after the client
+    /// went away (3.1.1 brokers decide that themselves).
+    public var sessionExpiry: Duration = .seconds(86_400)
+    /// Acknowledge each incoming QoS 1 message only once its consumer released
+    /// its `Acceptance` (see `MQTTConnection.incoming`), instead of as it arrives.
+    public var acknowledgeWhenAccepted = false
 
     public init(
         host: String = "localhost", port: Int = 1883, clientID: String, username: String? = nil, password: String? = nil,

@@ -14,6 +14,13 @@ import TagRouter
 /// broker can wait, so each event is `send` into the buffer (backpressure, no
 /// drops). Copies of an event id within `dedup` are dropped; a message that is
 /// not of the format is logged with its topic and counted, never routed.
+///
+/// A message is acknowledged to the broker only once the router has accepted
+/// its event — routed it and written it ahead to the spool of every spooled
+/// action it matched — and the next one is read only then: what the broker
+/// counts as delivered survives a crash, and a full buffer slows the broker
+/// down instead of piling up in memory. The session is persistent by default,
+/// so what was not acknowledged is sent again after a restart.
 public struct MQTTInput: SourcePlugin {
     public static let name = "mqtt"
     public static let spec = OptionSpec("events from the broker of the `mqtt:` section", scalarOption: "topic", [
@@ -26,6 +33,9 @@ public struct MQTTInput: SourcePlugin {
         Option("node", .string,
                "the event's `node`, a template like `reader`; default: the event's own (tagrouter), the reader's (tasmota), none (uid)"),
         Option("dedup", .duration, default: "10m", "drop a copy of an event id seen within this long (at-least-once delivery brings copies); `0s` keeps every copy"),
+        Option("persistent_session", .bool, default: "true",
+               "the broker keeps the input's subscription and the messages not yet acknowledged while the daemon is away (restart, crash) and sends them when it is back; needs a `client_id` that stays the same"),
+        Option("session_expiry", .duration, default: "1d", "MQTT 5: how long the broker keeps that session while the daemon is away (3.1.1 brokers decide themselves)"),
     ])
 
     let filter: TopicFilter
@@ -68,6 +78,9 @@ public struct MQTTInput: SourcePlugin {
         settings.availabilityTopic = nil
         settings.birthMessages = []
         settings.subscriptions = [filter.subscription]
+        settings.acknowledgeWhenAccepted = true
+        settings.persistentSession = options.bool("persistent_session") ?? true
+        settings.sessionExpiry = options.duration("session_expiry") ?? .seconds(86_400)
         self.filter = filter
         let wildcard = format == .tagrouter ? nil : filter.firstWildcardLevel
         self.reader = reader ?? wildcard.map(TopicName.init(level:))
@@ -88,7 +101,7 @@ public struct MQTTInput: SourcePlugin {
 
     /// Connects (not under `--dry-run`), subscribes, and sends each event into
     /// `buffer` until cancelled; then disconnects and still sends what had
-    /// arrived: libmosquitto acknowledged it on arrival, the broker will not resend it.
+    /// arrived: a stop lets its acknowledgement go out, the broker will not resend it.
     public func run(into buffer: EventBuffer) async throws {
         guard !dryRun else { return await Latch().wait() }
         let connection = connection
@@ -97,9 +110,13 @@ public struct MQTTInput: SourcePlugin {
         // stop; it ends once the connection has stopped and its messages are sent.
         let consumer = Task { [self] in
             var reception = Reception(input: self)
-            for await message in connection.incoming {
-                guard let event = reception.event(from: message) else { continue }
-                guard await buffer.send(event) else { return }
+            for await incoming in connection.incoming {
+                guard let event = reception.event(from: incoming.message) else {
+                    incoming.acceptance?.release()  // nothing to route: a copy, not a reading, or malformed
+                    continue
+                }
+                // Not sent, the message stays unacknowledged: the connection is stopping, it goes again later.
+                guard await buffer.send(event, acceptance: incoming.acceptance) else { return }
             }
         }
         await Latch().wait()

@@ -10,6 +10,8 @@ public final class EventBuffer: Sendable {
         public let event: TagEvent
         /// True for a source that can wait (it also waits for room in full action queues).
         public let canWait: Bool
+        /// Released by the router once the event is routed and written ahead (see `Acceptance`).
+        public let acceptance: Acceptance?
     }
 
     private let queue: BoundedQueue<Entry>
@@ -28,7 +30,7 @@ public final class EventBuffer: Sendable {
 
     /// Adds a live source's event without waiting; a full buffer drops its oldest.
     public func offer(_ event: TagEvent) {
-        guard let old = queue.push(Entry(event: event, canWait: false)) else { return }
+        guard let old = queue.push(Entry(event: event, canWait: false, acceptance: nil)) else { return }
         droppedCount.add(1, ordering: .relaxed)
         let reason = old.event.id == event.id ? "the daemon is stopping" : "event buffer full (\(capacity)); oldest event dropped"
         Log.warning("event dropped", JSONObject(["event_id": .string(old.event.id), "reader": .string(old.event.reader), "reason": .string(reason)]))
@@ -36,8 +38,9 @@ public final class EventBuffer: Sendable {
 
     /// Adds an event from a source that can wait, waiting for room. False when it
     /// was not added: the buffer is finished, or the caller's task was cancelled.
-    public func send(_ event: TagEvent) async -> Bool {
-        await queue.send(Entry(event: event, canWait: true))
+    /// `acceptance`: released by the router once it has taken charge of the event.
+    public func send(_ event: TagEvent, acceptance: Acceptance? = nil) async -> Bool {
+        await queue.send(Entry(event: event, canWait: true, acceptance: acceptance))
     }
 
     /// The next event for the router; nil once finished and empty, when the

@@ -7,6 +7,8 @@ public struct Delivery: Sendable {
     public var route: String
     /// 1 for the first try, then 2, 3… as the delivery policy retries.
     public var attempt: Int
+    /// Released when a spooled action has written the delivery ahead (see `Acceptance`).
+    var acceptance: Acceptance?
     private let lazyEventJSON: Lazy<JSONValue>
     private let lazyVariables: Lazy<JSONValue>
 

@@ -63,9 +63,16 @@ final class ActionWorker: Sendable {
 
     /// Queues a delivery. A full queue drops its oldest, unless `waitForRoom`:
     /// then the caller waits for room (and drops only when cancelled meanwhile).
-    func enqueue(_ delivery: Delivery, waitForRoom: Bool) async {
+    /// A worker with a spool holds `acceptance` until the delivery is written ahead.
+    func enqueue(_ delivery: Delivery, waitForRoom: Bool, acceptance: Acceptance? = nil) async {
+        var delivery = delivery
+        if spool != nil, let acceptance {
+            acceptance.hold()
+            delivery.acceptance = acceptance
+        }
         if waitForRoom, await queue.send(delivery) { return }
         guard let dropped = queue.push(delivery) else { return }
+        dropped.acceptance?.release()
         let reason = dropped.event.id == delivery.event.id ? "router is shutting down" : "queue full (\(queue.capacity)); oldest event dropped"
         count(.dropped, dropped.event, reason: reason)
         Log.warning("event dropped", fields(dropped.event, ["reason": .string(reason)]))
@@ -124,6 +131,8 @@ final class ActionWorker: Sendable {
         var failing = false
         func write(_ batch: [Delivery]) async {
             guard !batch.isEmpty else { return }
+            // On disk, or known never to get there (logged below): the sources may acknowledge.
+            defer { for delivery in batch { delivery.acceptance?.release() } }
             switch await spool.write(batch) {
             case .success(let entries):
                 Log.debug("written ahead to the spool", fields.merging(JSONObject(["count": .int(Int64(entries.count))])))

@@ -99,7 +99,9 @@ public final class Router: Sendable {
                 }
             }
             group.addTask {
-                while let entry = await events.next() { await self.dispatch(entry.event, waitForRoom: entry.canWait) }
+                while let entry = await events.next() {
+                    await self.dispatch(entry.event, waitForRoom: entry.canWait, acceptance: entry.acceptance)
+                }
                 return .routing
             }
             group.addTask {
@@ -141,9 +143,11 @@ public final class Router: Sendable {
     /// Matches `event` and queues it for every action of every matching route;
     /// returns the names of the routes that matched. `waitForRoom`: a full
     /// action queue is waited on (an event from a source that can wait) instead
-    /// of dropping its oldest event.
+    /// of dropping its oldest event. `acceptance` is released once every spooled
+    /// action the event matched has written it ahead (at once when none did).
     @discardableResult
-    func dispatch(_ event: TagEvent, waitForRoom: Bool) async -> [String] {
+    func dispatch(_ event: TagEvent, waitForRoom: Bool, acceptance: Acceptance? = nil) async -> [String] {
+        defer { acceptance?.release() }
         let event = config.tags.resolve(event)
         for plugin in config.plugins { plugin.observe(event) }
         let matching = matchingRoutes(event)
@@ -155,7 +159,7 @@ public final class Router: Sendable {
         let json = Lazy { event.json }
         for index in matching {
             let delivery = Delivery(event: event, route: routes[index].name, eventJSON: json)
-            for worker in workers[index] { await worker.enqueue(delivery, waitForRoom: waitForRoom) }
+            for worker in workers[index] { await worker.enqueue(delivery, waitForRoom: waitForRoom, acceptance: acceptance) }
         }
         return matched
     }

@@ -7,20 +7,25 @@ import Testing
 /// /run/systemd/journal/socket, so `systemd-probe` runs in a mount namespace of its
 /// own (`unshare -m`, root) where a folder of this test is mounted on /run/systemd.
 @Suite struct SystemdJournalTests {
-    /// journald's native protocol: `NAME=value\n`, or `NAME\n` + 64-bit little-endian length + bytes + `\n`.
+    /// One entry's fields; a repeated name keeps its last value.
     static func fields(_ datagram: [UInt8]) -> [String: String] {
-        var fields: [String: String] = [:]
+        Dictionary(pairs(datagram), uniquingKeysWith: { $1 })
+    }
+
+    /// journald's native protocol: `NAME=value\n`, or `NAME\n` + 64-bit little-endian length + bytes + `\n`.
+    static func pairs(_ datagram: [UInt8]) -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
         var index = 0
         while index < datagram.count {
             guard let end = datagram[index...].firstIndex(where: { $0 == 0x0A || $0 == 0x3D }) else { break }
             let name = String(decoding: datagram[index..<end], as: UTF8.self)
             if datagram[end] == 0x3D {
                 let valueEnd = datagram[end...].firstIndex(of: 0x0A) ?? datagram.count
-                fields[name] = String(decoding: datagram[(end + 1)..<valueEnd], as: UTF8.self)
+                fields.append((name, String(decoding: datagram[(end + 1)..<valueEnd], as: UTF8.self)))
                 index = valueEnd + 1
             } else {
                 let length = datagram[(end + 1)..<(end + 9)].reversed().reduce(0) { $0 << 8 | Int($1) }
-                fields[name] = String(decoding: datagram[(end + 9)..<(end + 9 + length)], as: UTF8.self)
+                fields.append((name, String(decoding: datagram[(end + 9)..<(end + 9 + length)], as: UTF8.self)))
                 index = end + 9 + length + 1
             }
         }
@@ -61,5 +66,51 @@ import Testing
         #expect(!SystemdJournal.stderrIsJournal(journalStream: "\(info.st_dev):\(info.st_ino + 1)"))
         #expect(!SystemdJournal.stderrIsJournal(journalStream: nil))
         #expect(!SystemdJournal.stderrIsJournal(journalStream: "garbage"))
+    }
+}
+
+extension SystemdJournalTests {
+    /// `tagrouter run` under systemd: stderr is the journal stream (`JOURNAL_STREAM` names it),
+    /// so each log entry goes to journald with fields to filter on.
+    @Test func theDaemonLogsTapsToTheJournalWithFieldsToFilterOn() async throws {
+        let folder = try SystemdNotifierTests.folder()
+        try FileManager.default.createDirectory(atPath: folder + "/journal", withIntermediateDirectories: true)
+        let journald = try DatagramListener(path: folder + "/journal/socket")
+        let events = folder + "/events.jsonl"
+        try """
+            {"event":"tag.arrived","id":"e-1","reader":"front-door","tag":{"uid":"04a224b2c35e80","type":"ntag215"},"uri":"spotify:track:1"}
+            {"event":"tag.arrived","id":"e-2","reader":"hall","tag":{"uid":"04112233445566","type":"ntag213"}}
+
+            """.write(toFile: events, atomically: true, encoding: .utf8)
+        let config = folder + "/tagrouter.yaml"
+        try """
+            state_dir: \(folder)/state
+            routes:
+              - { name: music, match: { uri: "spotify:*" }, continue: true, actions: [{ log: "{{uri}}" }] }
+              - { name: any-spotify, match: { uri: "spotify:*" }, actions: [{ log: "{{uri}}" }] }
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        // The shell makes its stderr (a pipe to this test) the journal stream, as systemd would.
+        let script = """
+            mount --bind "$0" /run/systemd && JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) \
+            exec "$1" run --config "$2" --events-from "$3" --control "$0/control.sock"
+            """
+        let run = try await ToolRun(
+            "/usr/bin/unshare", ["-m", "sh", "-c", script, folder, BuiltProducts.tagrouter.path, config, events])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.isEmpty, "every line went to the journal: \(run.stderr)")
+        let datagrams = journald.received()
+        let entries = datagrams.map(Self.fields)
+        let taps = entries.filter { $0["MESSAGE"]?.hasPrefix("tap on ") == true }
+        try #require(taps.count == 2, "\(entries)")
+        #expect(taps[0]["PRIORITY"] == "6")
+        #expect(taps[0]["READER"] == "front-door")
+        #expect(taps[0]["TAG_UID"] == "04a224b2c35e80")
+        #expect(taps[0]["EVENT_ID"] == "e-1")
+        #expect(taps[0]["SYSLOG_IDENTIFIER"] == "tagrouter")
+        let tapDatagram = try #require(datagrams.first { Self.fields($0)["EVENT_ID"] == "e-1" && Self.fields($0)["MESSAGE"]?.hasPrefix("tap on ") == true })
+        #expect(Self.pairs(tapDatagram).filter { $0.name == "ROUTE" }.map(\.value) == ["music", "any-spotify"], "one ROUTE= per route matched")
+        #expect(taps[1]["MESSAGE"] == "tap on hall: ntag213 04112233445566 → no route matched")
+        #expect(taps[1]["READER"] == "hall")
+        #expect(entries.contains { $0["MESSAGE"] == "router started" })
     }
 }

@@ -185,7 +185,7 @@ class Daemon:
                 continue
             message, action = entry.get("msg", ""), entry.get("action")
             with self.lock:
-                if message == "written ahead to the spool" and action in self.written_ahead:
+                if action in self.written_ahead and message == f"{action}: written ahead to the spool":
                     self.written_ahead[action] += entry.get("count", 0)
                 elif message == "stopped":
                     self.stopped = entry

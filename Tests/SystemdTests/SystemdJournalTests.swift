@@ -70,12 +70,8 @@ import Testing
 }
 
 extension SystemdJournalTests {
-    /// `tagrouter run` under systemd: stderr is the journal stream (`JOURNAL_STREAM` names it),
-    /// so each log entry goes to journald with fields to filter on.
-    @Test func theDaemonLogsTapsToTheJournalWithFieldsToFilterOn() async throws {
-        let folder = try SystemdNotifierTests.folder()
-        try FileManager.default.createDirectory(atPath: folder + "/journal", withIntermediateDirectories: true)
-        let journald = try DatagramListener(path: folder + "/journal/socket")
+    /// Two taps — one on front-door with a Spotify URI, one on hall with nothing — and a config with `routes`.
+    static func daemonFiles(in folder: String, routes: String) throws -> (config: String, events: String) {
         let events = folder + "/events.jsonl"
         try """
             {"event":"tag.arrived","id":"e-1","reader":"front-door","tag":{"uid":"04a224b2c35e80","type":"ntag215"},"uri":"spotify:track:1"}
@@ -86,9 +82,21 @@ extension SystemdJournalTests {
         try """
             state_dir: \(folder)/state
             routes:
+            \(routes)
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        return (config, events)
+    }
+
+    /// `tagrouter run` under systemd: stderr is the journal stream (`JOURNAL_STREAM` names it),
+    /// so each log entry goes to journald with fields to filter on.
+    @Test func theDaemonLogsTapsToTheJournalWithFieldsToFilterOn() async throws {
+        let folder = try SystemdNotifierTests.folder()
+        try FileManager.default.createDirectory(atPath: folder + "/journal", withIntermediateDirectories: true)
+        let journald = try DatagramListener(path: folder + "/journal/socket")
+        let (config, events) = try Self.daemonFiles(in: folder, routes: """
               - { name: music, match: { uri: "spotify:*" }, continue: true, actions: [{ log: "{{uri}}" }] }
               - { name: any-spotify, match: { uri: "spotify:*" }, actions: [{ log: "{{uri}}" }] }
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+            """)
         // The shell makes its stderr (a pipe to this test) the journal stream, as systemd would.
         let script = """
             mount --bind "$0" /run/systemd && JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) \
@@ -112,5 +120,53 @@ extension SystemdJournalTests {
         #expect(taps[1]["MESSAGE"] == "tap on hall: ntag213 04112233445566 → no route matched")
         #expect(taps[1]["READER"] == "hall")
         #expect(entries.contains { $0["MESSAGE"] == "router started" })
+    }
+}
+
+extension SystemdJournalTests {
+    /// The same, read back the way a user does: a real journald in a private mount
+    /// namespace (a tmpfs on /run), then `journalctl READER=front-door` and
+    /// `journalctl ACTION=…` find the tap's line and the failing action's line.
+    @Test func journalctlFindsTheDaemonsLinesByReaderAndByAction() async throws {
+        let folder = try SystemdNotifierTests.folder()
+        let (config, events) = try Self.daemonFiles(in: folder, routes: """
+              - { name: music, match: { uri: "spotify:*" }, actions: [{ shell: { command: [/bin/false], retry: { attempts: 1 }, spool: false } }] }
+            """)
+        let script = """
+            set -e
+            mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/journal
+            /lib/systemd/systemd-journald & journald=$!
+            n=0; until [ -S /run/systemd/journal/socket ]; do n=$((n+1)); [ $n -lt 400 ] || exit 3; sleep 0.05; done
+            JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) "$1" run --config "$2" --events-from "$3" --control "$0/control.sock"
+            journalctl --sync
+            journalctl -D /run/log/journal -o json --no-pager READER=front-door > "$0/reader.json"
+            journalctl -D /run/log/journal -o json --no-pager ACTION=music.0.shell > "$0/action.json"
+            kill $journald; wait $journald || true
+            """
+        let run = try await ToolRun("/usr/bin/unshare", ["-m", "sh", "-c", script, folder, BuiltProducts.tagrouter.path, config, events])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        /// journalctl's JSON output: one object per line, each field a string.
+        func entries(_ file: String) throws -> [[String: String]] {
+            try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(separator: "\n").map { line in
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+                return object.compactMapValues { $0 as? String }
+            }
+        }
+        let reader = try entries("reader.json")
+        let tap = try #require(reader.first { $0["MESSAGE"]?.hasPrefix("tap on front-door") == true }, "\(reader)")
+        #expect(tap["MESSAGE"] == "tap on front-door: ntag215 04a224b2c35e80 spotify:track:1 → music")
+        #expect(tap["PRIORITY"] == "6")
+        #expect(tap["TAG_UID"] == "04a224b2c35e80")
+        #expect(tap["EVENT_ID"] == "e-1")
+        #expect(tap["ROUTE"] == "music")
+        #expect(tap["SYSLOG_IDENTIFIER"] == "tagrouter")
+        #expect(!reader.contains { $0["READER"] == "hall" }, "the filter selects one reader")
+        let action = try entries("action.json")
+        let failure = try #require(action.first, "\(action)")
+        #expect(failure["MESSAGE"]?.hasPrefix("music.0.shell: delivery failed; event not delivered: shell: /bin/false") == true, "\(failure)")
+        #expect(failure["PRIORITY"] == "3")
+        #expect(failure["EVENT_ID"] == "e-1")
+        #expect(failure["READER"] == "front-door")
+        #expect(failure["ROUTE"] == "music")
     }
 }

@@ -104,10 +104,4 @@ import Testing
         let utc = try #require(TimeZone(identifier: "UTC"))
         #expect(observer.status.summary(timeZone: utc) == "2 readers connected · 2 routes · last tap 14:02:11 door")
     }
-
-    @Test func attentionLinesSayHowLongInAWayAPersonReads() {
-        #expect(ActionAttention.elapsed(45.2) == "45s")
-        #expect(ActionAttention.elapsed(192) == "3m12s")
-        #expect(ActionAttention.elapsed(3840) == "1h04m")
-    }
 }

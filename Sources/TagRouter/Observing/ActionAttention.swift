@@ -10,6 +10,9 @@ import TagCore
 /// `window` is written at debug level only, and the next such line at its own
 /// level says how many it stands for.
 final class ActionAttention: Sendable {
+    /// Where the lines go: `Log.write`, or a test's collector.
+    typealias Writer = @Sendable (Log.Level, String, JSONObject) -> Void
+
     private struct Flood {
         var since: Date
         var unshown = 0
@@ -28,10 +31,12 @@ final class ActionAttention: Sendable {
     private let action: ConfiguredAction
     private let window: TimeInterval
     private let state = Mutex(State())
+    private let write: Writer
 
-    init(_ action: ConfiguredAction, window: Duration = .seconds(60)) {
+    init(_ action: ConfiguredAction, window: Duration = .seconds(60), write: @escaping Writer = Log.write) {
         self.action = action
         self.window = Double(window.components.seconds)
+        self.write = write
     }
 
     /// One result of a delivery. `quiet`: the target is known down and its plugin said so once
@@ -59,7 +64,7 @@ final class ActionAttention: Sendable {
     /// At start: `count` events an earlier run spooled are delivered first.
     func spooledFromBefore(_ count: Int) {
         state.withLock { $0.catchingUpFromBefore = true }
-        Log.info("\(action.id): delivering \(count) spooled event\(count == 1 ? "" : "s") from before", JSONObject(["action": .string(action.id)]))
+        write(.info, "\(action.id): delivering \(count) spooled event\(count == 1 ? "" : "s") from before", JSONObject(["action": .string(action.id)]))
     }
 
     /// A debug line, or the recovery line once the trouble is over and the spool empty.
@@ -71,7 +76,7 @@ final class ActionAttention: Sendable {
             defer { state = State() }
             return (state.troubleSince, state.spoolDelivered)
         }
-        guard let recovery else { return Log.debug("\(action.id): delivered", fields(event)) }
+        guard let recovery else { return write(.debug, "\(action.id): delivered", fields(event)) }
         var parts: [String] = []
         var fields = fields(event)
         if let trouble = recovery.trouble {
@@ -83,7 +88,7 @@ final class ActionAttention: Sendable {
             parts.append("\(recovery.spooled) spooled event\(recovery.spooled == 1 ? "" : "s") delivered")
             fields["count"] = .int(Int64(recovery.spooled))
         }
-        Log.info("\(action.id): " + parts.joined(separator: "; "), fields)
+        write(.info, "\(action.id): " + parts.joined(separator: "; "), fields)
     }
 
     /// A line for trouble; the same line within the window goes to debug and is counted.
@@ -105,12 +110,12 @@ final class ActionAttention: Sendable {
             message += ": \(reason)"
             fields["reason"] = .string(reason)
         }
-        guard let unshown else { return Log.debug(message, fields) }
+        guard let unshown else { return write(.debug, message, fields) }
         if unshown > 0 {
             message += " (… \(unshown) more like this not shown)"
             fields["repeated"] = .int(Int64(unshown))
         }
-        Log.write(level, message, fields)
+        write(level, message, fields)
     }
 
     private func fields(_ event: TagEvent) -> JSONObject {

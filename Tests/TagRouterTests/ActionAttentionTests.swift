@@ -6,7 +6,7 @@ import Testing
 @testable import TagRouter
 
 /// The lines one action writes: trouble once per reason per window, then how much
-/// was not shown; the recovery once the spool is empty; successes at debug.
+/// was not shown; the recovery once the outage's backlog is delivered; successes at debug.
 @Suite struct ActionAttentionTests {
     /// An action that is never performed here: only its identity is used.
     struct Unperformed: Action {
@@ -61,7 +61,7 @@ import Testing
         #expect(lines.last?["route"] == "door")
     }
 
-    @Test func theRecoveryWaitsForTheSpoolToEmptyAndSaysHowLongAndHowMany() {
+    @Test func theRecoveryWaitsForTheBacklogAndSaysHowLongAndHowMany() {
         let (attention, lines) = attention()
         let start = Date(timeIntervalSince1970: 1_000_000)
         attention.note(.retried, tagEvent(), reason: "connection refused", at: start)
@@ -79,6 +79,19 @@ import Testing
         attention.note(.delivered, tagEvent(), reason: nil, fromSpool: true, at: start + 200)
         #expect(lines.shown().count == 3)
         #expect(lines.shown(atLeast: .debug).last == Line(level: .debug, message: "door.0.webhook: delivered"))
+    }
+
+    @Test func underSteadyTrafficTheRecoveryCountsTheBacklogTheOutageLeft() {
+        let (attention, lines) = attention()
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        attention.note(.spooled, tagEvent(), reason: "HTTP 503", fromSpool: true, at: start)
+        // The target answers with 3 events waiting behind the first; new taps keep the spool from emptying.
+        for left in [3, 3, 3, 3] {
+            attention.note(.delivered, tagEvent(), reason: nil, fromSpool: true, spoolLeft: left, at: start + 30)
+        }
+        #expect(lines.shown().last == Line(level: .info, message: "door.0.webhook: recovered after 30s; 4 spooled events delivered"))
+        attention.note(.delivered, tagEvent(), reason: nil, fromSpool: true, spoolLeft: 3, at: start + 31)
+        #expect(lines.shown().count == 2, "then successes are debug lines again")
     }
 
     @Test func aKnownDownTargetIsDebugUntilItsRecovery() {

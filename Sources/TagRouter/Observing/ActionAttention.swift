@@ -21,9 +21,10 @@ final class ActionAttention: Sendable {
     private struct State {
         /// When the first delivery failed since the last recovery.
         var troubleSince: Date?
-        /// An earlier run left events in the spool that are not all delivered yet.
-        var catchingUpFromBefore = false
-        /// Spooled events delivered since the trouble began (or since start, for an earlier run's).
+        /// Deliveries still to make before the recovery line: the backlog when the target
+        /// answered again (the event and what waited behind it), or an earlier run's spool.
+        var backlog: Int?
+        /// Spooled events of the backlog delivered so far.
         var spoolDelivered = 0
         var floods: [String: Flood] = [:]
     }
@@ -41,8 +42,8 @@ final class ActionAttention: Sendable {
 
     /// One result of a delivery. `quiet`: the target is known down and its plugin said so once
     /// (or a summary line says it), so this is a debug line. `fromSpool`: the event was
-    /// written to the spool; `spoolLeft`: events still spooled after it (the recovery line
-    /// waits for the last, so it can say how many were delivered).
+    /// written to the spool; `spoolLeft`: events still spooled behind it (at the first success
+    /// after trouble they are the backlog the recovery line waits for and counts).
     func note(
         _ result: ActionResult, _ event: TagEvent, reason: String?, quiet: Bool = false, fromSpool: Bool = false, spoolLeft: Int = 0,
         at time: Date = Date()
@@ -63,17 +64,19 @@ final class ActionAttention: Sendable {
 
     /// At start: `count` events an earlier run spooled are delivered first.
     func spooledFromBefore(_ count: Int) {
-        state.withLock { $0.catchingUpFromBefore = true }
+        state.withLock { $0.backlog = count }
         write(.info, "\(action.id): delivering \(count) spooled event\(count == 1 ? "" : "s") from before", JSONObject(["action": .string(action.id)]))
     }
 
-    /// A debug line, or the recovery line once the trouble is over and the spool empty.
+    /// A debug line, or the recovery line once the backlog the trouble left is delivered.
     private func delivered(_ event: TagEvent, fromSpool: Bool, spoolLeft: Int, at time: Date) {
         let recovery = state.withLock { state -> (trouble: Date?, spooled: Int)? in
-            guard state.troubleSince != nil || state.catchingUpFromBefore else { return nil }
+            guard state.troubleSince != nil || state.backlog != nil else { return nil }
+            let backlog = (state.backlog ?? (1 + (fromSpool ? spoolLeft : 0))) - 1
             if fromSpool { state.spoolDelivered += 1 }
-            guard spoolLeft == 0 else { return nil }
-            defer { state = State() }
+            state.backlog = backlog
+            guard backlog <= 0 else { return nil }
+            defer { state = State(floods: state.floods) }
             return (state.troubleSince, state.spoolDelivered)
         }
         guard let recovery else { return write(.debug, "\(action.id): delivered", fields(event)) }
@@ -96,6 +99,7 @@ final class ActionAttention: Sendable {
         let key = what + "\u{0}" + (reason ?? "")
         let unshown = state.withLock { state -> Int? in
             if state.troubleSince == nil { state.troubleSince = time }
+            state.backlog = nil  // in trouble (again): the backlog is taken anew at the next success
             if var flood = state.floods[key], time.timeIntervalSince(flood.since) < window {
                 flood.unshown += 1
                 state.floods[key] = flood

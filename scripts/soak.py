@@ -44,8 +44,9 @@ BROKER_RESTARTS = (0.15, 0.45, 0.75)
 WEBHOOK_500 = (0.30, 0.40)
 DAEMON_KILL = 0.55
 BROKER_DOWN_SECONDS = 2.0
-# What the daemon logs when it gives an event up (ActionWorker), each with the event's id or a count.
-FAILURES = {"delivery failed", "delivery failed; event dropped (no spool)", "event dropped"}
+# What the daemon logs when it gives an event up (ActionAttention): "<action>: <what>: <reason>",
+# one line per event at debug level (a flood shows once at its own level, the repeats at debug).
+FAILURES = ("delivery failed; event not delivered", "event dropped")
 # How long the end may take without a single new delivery before the rest counts as not delivered.
 QUIET_LIMIT_SECONDS = 120
 
@@ -184,11 +185,11 @@ class Daemon:
                 continue
             message, action = entry.get("msg", ""), entry.get("action")
             with self.lock:
-                if message == "written ahead to the spool" and action in self.written_ahead:
+                if action in self.written_ahead and message == f"{action}: written ahead to the spool":
                     self.written_ahead[action] += entry.get("count", 0)
                 elif message == "stopped":
                     self.stopped = entry
-                elif action and (message in FAILURES or "events lost" in message):
+                elif action and message.startswith(tuple(f"{action}: {failure}" for failure in FAILURES)):
                     self.failures.append((action, entry.get("event_id"), entry.get("count", 1), message, entry.get("reason", "")))
         self.log.close()
 
@@ -378,7 +379,7 @@ def main():
             for failed_action, event_id, count, message, reason in daemon.failures:
                 if failed_action != action:
                     continue
-                reasons.add(f"{message}: {reason}" if reason else message)
+                reasons.add(reason or message)
                 if event_id:
                     failed_ids.add(event_id)
                 else:

@@ -38,7 +38,7 @@ struct OpenAction: Action {
             throw .permanent("open: refused \(JSONValue.string(uri.render(delivery.variables)).serialized()): \(error)")
         }
         if let confirmation, await !confirmation.ask(toOpen: target) {
-            Log.info("open: not confirmed", JSONObject(["route": .string(route), "uri": .string(target)]))
+            Log.debug("open: not confirmed", JSONObject(["route": .string(route), "uri": .string(target)]))
             return
         }
         let opener: ChildProcess
@@ -48,7 +48,7 @@ struct OpenAction: Action {
             throw .permanent("open: \(error)")
         }
         let result = await Self.exitStatus(of: opener)
-        Log.info("open", JSONObject(["route": .string(route), "uri": .string(target), "command": .string(command.description), "status": .string(result?.description ?? "still running")]))
+        Log.debug("open", JSONObject(["route": .string(route), "uri": .string(target), "command": .string(command.description), "status": .string(result?.description ?? "still running")]))
         if let result, !result.succeeded { throw .permanent("open: \(command.arguments[0]) \(result)") }
     }
 

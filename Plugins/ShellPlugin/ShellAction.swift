@@ -54,12 +54,13 @@ struct ShellAction: Action {
         ])
         if !result.stdoutTail.isEmpty { fields["stdout"] = .string(Self.lastLines(result.stdoutText)) }
         if !result.stderrTail.isEmpty { fields["stderr"] = .string(Self.lastLines(result.stderrText)) }
+        // Successes and the full output are debug lines; a failure's line (the worker's) carries its last stderr line.
+        Log.debug(result.succeeded ? "shell command finished" : "shell command failed", fields)
         guard result.succeeded else {
-            Log.warning("shell command failed", fields)
-            let message = "shell: \(command.arguments.first ?? "") \(result)"
+            var message = "shell: \(command.arguments.first ?? "") \(result)"
+            if let last = result.stderrText.split(whereSeparator: \.isNewline).last { message += ": \(last)" }
             throw retryOnFailure ? .retryable(message) : .permanent(message)
         }
-        Log.info("shell command finished", fields)
     }
 
     func describe(_ delivery: Delivery) -> String { "run \(shownCommand(for: delivery))" }

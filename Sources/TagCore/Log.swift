@@ -4,7 +4,8 @@ import Synchronization
 
 /// The daemon's diagnostic log on stderr (stdout is kept for event output such as
 /// the `log` action). One line per entry: human text on a terminal, one JSON
-/// object per line otherwise; set once at start-up with `Log.configure`.
+/// object per line otherwise; set once at start-up with `Log.configure`, which
+/// can also hand entries to a sink instead (the executable sets the journal's).
 public enum Log {
     /// How important an entry is; entries below the configured level are dropped.
     public enum Level: Int, Sendable, Comparable, CaseIterable {
@@ -25,18 +26,31 @@ public enum Log {
         case human, json
     }
 
+    /// One entry, as a sink receives it.
+    public struct Entry: Sendable {
+        public var level: Level
+        public var message: String
+        /// Structured fields (`reader`, `tag_uid`, `routes`, `action`, `event_id`…).
+        public var fields: JSONObject
+    }
+
+    /// Takes every entry at or above the level instead of stderr; it must not block for long.
+    public typealias Sink = @Sendable (Entry) -> Void
+
     private struct Settings {
         var level: Level = .info
         var format: Format = isatty(STDERR_FILENO) != 0 ? .human : .json
+        var sink: Sink?
     }
 
     private static let settings = Mutex(Settings())
 
-    /// Sets the level and format for the rest of the process.
-    public static func configure(level: Level? = nil, format: Format? = nil) {
+    /// Sets the level, the format, and a sink for the rest of the process.
+    public static func configure(level: Level? = nil, format: Format? = nil, sink: Sink? = nil) {
         settings.withLock { current in
             if let level { current.level = level }
             if let format { current.format = format }
+            if let sink { current.sink = sink }
         }
     }
 
@@ -63,6 +77,7 @@ public enum Log {
     public static func write(_ level: Level, _ message: String, _ fields: JSONObject) {
         let current = settings.withLock { $0 }
         guard level >= current.level else { return }
+        if let sink = current.sink { return sink(Entry(level: level, message: message, fields: fields)) }
         let line: String
         switch current.format {
         case .json:

@@ -61,8 +61,10 @@ enum DemoCommand: Command {
             group.addTask {
                 do throws(CLIError) {
                     try await startSimulator(processes, workspace)
-                    try processes.start("daemon", ["run", "--config", workspace.config, "--log-format", "json"], directory: workspace.directory,
-                                        environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"]) { daemon in
+                    // At debug level: a shell command's output and every action's result are debug lines (libnfc's own stay off).
+                    try processes.start("daemon", ["run", "--config", workspace.config, "--log-format", "json", "--log-level", "debug"],
+                                        directory: workspace.directory,
+                                        environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false", "LIBNFC_LOG_LEVEL": "0"]) { daemon in
                         await follow(daemon, narrator)
                     }
                     try await tour.play()

@@ -54,6 +54,7 @@ final class DemoNarrator: Sendable {
         }
         let eventID = entry["event_id"]?.stringValue
         let route = entry["route"]?.stringValue
+        let action = entry["action"]?.stringValue ?? "?"
         switch message {
         case "stopped":
             state.withLock { $0.stopped = entry }
@@ -65,13 +66,14 @@ final class DemoNarrator: Sendable {
             // Not an outcome yet: the worker's "delivery failed" for the same action follows.
             let stderr = (entry["stderr"]?.plainText ?? "").trimmingTrailingNewlines
             sayAbout(eventID, Self.outcome(route: route ?? "?", "shell: \(entry["command"]?.plainText ?? "?") ended with \(entry["status"]?.plainText ?? "?") \(stderr)"))
-        case "delivery failed":
-            let action = entry["action"]?.plainText ?? "?"
+        case _ where message.hasPrefix("\(action): delivery failed; event not delivered"):
+            // At debug level every failed event has its line (a flood's repeats are debug lines).
             let text = "    action '\(action)' failed: \(entry["reason"]?.plainText ?? "")"
             if let eventID { record(eventID, route: String(action.prefix { $0 != "." }), text) } else { say(text) }
         case _ where entry["level"] == "warning" || entry["level"] == "error":
+            // An action's lines say their reason already.
             let reason = (entry["reason"] ?? entry["error"]).map { ": \($0.plainText)" } ?? ""
-            sayAbout(eventID, "    ! \(message)\(reason)")
+            sayAbout(eventID, "    ! \(message)\(entry["action"] == nil ? reason : "")")
         default:
             break
         }

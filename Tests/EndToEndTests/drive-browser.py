@@ -16,6 +16,7 @@ import sys
 import time
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
@@ -34,8 +35,11 @@ def wait(driver, command):
     text = command.get("text", "")
     while True:
         for element in driver.find_elements(By.CSS_SELECTOR, command["css"]):
-            if text in (element.get_attribute("textContent") or "") and (not command.get("visible") or element.is_displayed()):
-                return {"ok": True, "elapsed": time.monotonic() - start_time}
+            try:
+                if text in (element.get_attribute("textContent") or "") and (not command.get("visible") or element.is_displayed()):
+                    return {"ok": True, "elapsed": time.monotonic() - start_time}
+            except StaleElementReferenceException:
+                pass  # the page re-rendered it between finding and reading: look again
         if time.monotonic() >= deadline:
             return {"ok": False, "error": f"no {command['css']} holding {text!r} within {command.get('timeout', 5)} s"}
         time.sleep(0.02)

@@ -194,7 +194,8 @@ import TestSupport
         #expect(process.terminationStatus == 0)
         let stopped = try JSONValue.parse(try #require(stderr.lines.last { $0.contains("\"stopped\"") }))
         #expect(stopped["actions"]?["r.0.log"]?["failed"] == 2)
-        #expect(stderr.lines.filter { $0.contains("cannot write to stdout") }.count == 2)
+        // The same failure twice within a minute is one line.
+        #expect(stderr.lines.filter { $0.contains("cannot write to stdout") }.count == 1)
     }
 }
 

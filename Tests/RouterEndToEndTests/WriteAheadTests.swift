@@ -119,7 +119,7 @@ struct WriteAheadTests {
         #expect(warning["state_dir"]?.stringValue == blocker + "/state")
         #expect(warning["reason"]?.stringValue == "spool: create directory \(blocker)/state: Not a directory")
         #expect(warning["actions"] == ["hook.0.webhook"])
-        #expect(daemon.stderr.contains { $0.contains("delivery failed; event dropped (no spool)") })
+        #expect(daemon.stderr.contains { $0.contains("hook.0.webhook: delivery failed; event not delivered") && $0.contains("no spool") })
         let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
         let counters = stopped["actions"]?["hook.0.webhook"]
         #expect(counters?["failed"] == 1 && counters?["delivered"] == 2 && counters?["spooled"] == 0, "\(String(describing: counters))")

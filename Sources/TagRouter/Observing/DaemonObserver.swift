@@ -72,7 +72,8 @@ public final class DaemonObserver: Sendable {
     /// Returns once the first router routes (the config is loaded and `status` lists it), or when cancelled.
     public func routing() async { await firstRouter.wait() }
 
-    /// The routing loop took `event` and it matched `routes`; `verdicts` explains a miss (called only while watched).
+    /// The routing loop took `event` and it matched `routes` (a tap's line is logged here);
+    /// `verdicts` explains a miss (called only while watched).
     func routed(_ event: TagEvent, routes: [String], verdicts: () -> [RouteExplanation]) {
         state.withLock { state in
             state.eventCounts[event.reader, default: [:]][event.kind.rawValue, default: 0] += 1
@@ -81,6 +82,7 @@ public final class DaemonObserver: Sendable {
                 if let index = state.routeIndex[route] { state.routes[index].matches += 1 }
             }
         }
+        TapLine.log(event, routes: routes)
         guard watching.load(ordering: .relaxed) > 0 else { return }
         publish(.routed(event, routes: routes, verdicts: routes.isEmpty ? verdicts() : []))
     }

@@ -17,6 +17,7 @@ final class ActionWorker: Sendable {
     private let dryRun: Bool
     private let counters = Mutex(ActionCounters())
     private let observer: DaemonObserver?
+    private let attention: ActionAttention
     /// Deliveries written ahead to the spool and not yet done.
     private let spooledCount = Atomic<Int>(0)
 
@@ -25,6 +26,7 @@ final class ActionWorker: Sendable {
     init(_ configured: ConfiguredAction, stateDirectory: String?, dryRun: Bool, observer: DaemonObserver? = nil) {
         self.configured = configured
         self.observer = observer
+        attention = ActionAttention(configured)
         self.queue = BoundedQueue(capacity: configured.policy.queueCapacity)
         self.spool = configured.policy.spool && !dryRun ? stateDirectory.map { Spool(directory: Spool.directory(of: configured.id, under: $0)) } : nil
         self.dryRun = dryRun
@@ -38,8 +40,10 @@ final class ActionWorker: Sendable {
     /// Deliveries waiting in the spool.
     var spoolDepth: Int { spooledCount.load(ordering: .relaxed) }
 
-    /// Counts one result, and tells the observer.
-    private func count(_ result: ActionResult, _ event: TagEvent, reason: String? = nil) {
+    /// Counts one result, tells the observer, and logs it by the one rule of `ActionAttention`.
+    /// `quiet`: the target is known down (said once by its plugin), or a summary line says it;
+    /// `fromSpool`: the delivery was written ahead to the spool (it is still counted in `spoolDepth`).
+    private func count(_ result: ActionResult, _ event: TagEvent, reason: String? = nil, quiet: Bool = false, fromSpool: Bool = false) {
         counters.withLock { counters in
             switch result {
             case .delivered: counters.delivered += 1
@@ -50,13 +54,13 @@ final class ActionWorker: Sendable {
             }
         }
         observer?.ended(configured, result, event: event, reason: reason)
+        let spoolLeft = max(0, spoolDepth - (fromSpool ? 1 : 0))
+        attention.note(result, event, reason: reason, quiet: quiet, fromSpool: fromSpool, spoolLeft: spoolLeft)
     }
 
-    private var fields: JSONObject { JSONObject(["action": .string(configured.id)]) }
-
-    private func fields(_ event: TagEvent, _ extra: KeyValuePairs<String, JSONValue> = [:]) -> JSONObject {
-        var object = fields
-        object["event_id"] = .string(event.id)
+    /// The fields of the worker's own lines about its spool.
+    private func fields(_ extra: KeyValuePairs<String, JSONValue> = [:]) -> JSONObject {
+        var object = JSONObject(["action": .string(configured.id)])
         for (key, value) in extra { object[key] = value }
         return object
     }
@@ -75,7 +79,6 @@ final class ActionWorker: Sendable {
         dropped.acceptance?.release()
         let reason = dropped.event.id == delivery.event.id ? "router is shutting down" : "queue full (\(queue.capacity)); oldest event dropped"
         count(.dropped, dropped.event, reason: reason)
-        Log.warning("event dropped", fields(dropped.event, ["reason": .string(reason)]))
     }
 
     /// No more deliveries; `run` returns once the queue is empty (or spooled).
@@ -91,13 +94,10 @@ final class ActionWorker: Sendable {
     private func deliverFromMemory() async {
         while let delivery = await queue.next() {
             guard case .gaveUp(_, let reason, let quiet) = await deliver(delivery) else { continue }
-            count(.failed, delivery.event, reason: "retries used up; no spool: \(reason)")
-            Log.write(quiet ? .debug : .error, "delivery failed; event dropped (no spool)", fields(delivery.event))
+            count(.failed, delivery.event, reason: "\(reason) (retries used up; no spool)", quiet: quiet)
         }
         let left = queue.drain()
-        guard !left.isEmpty else { return }
-        for delivery in left { count(.failed, delivery.event, reason: "stopped before delivery; no spool") }
-        Log.error("stopped before delivery; events lost (no spool)", fields.merging(JSONObject(["count": .int(Int64(left.count))])))
+        for delivery in left { count(.failed, delivery.event, reason: "stopped before delivery; no spool (\(left.count) events lost)") }
     }
 
     /// A delivery the worker has accepted: its place in the spool, or nil when the
@@ -115,7 +115,7 @@ final class ActionWorker: Sendable {
     private func deliverWrittenAhead(_ spool: Spool) async {
         let accepted = BoundedQueue<Accepted>(capacity: .max)
         let recovered = spool.recover()
-        if !recovered.isEmpty { Log.info("delivering spooled events", fields.merging(JSONObject(["count": .int(Int64(recovered.count))]))) }
+        if !recovered.isEmpty { attention.spooledFromBefore(recovered.count) }
         for entry in recovered { accepted.push(Accepted(delivery: entry.delivery, sequence: entry.sequence)) }
         spooledCount.store(recovered.count, ordering: .relaxed)
         let queueEnded = Latch()
@@ -135,16 +135,17 @@ final class ActionWorker: Sendable {
             defer { for delivery in batch { delivery.acceptance?.release() } }
             switch await spool.write(batch) {
             case .success(let entries):
-                Log.debug("written ahead to the spool", fields.merging(JSONObject(["count": .int(Int64(entries.count))])))
-                if failing { Log.info("the spool is written again", fields) }
+                Log.debug("\(configured.id): written ahead to the spool", fields(["count": .int(Int64(entries.count))]))
+                if failing { Log.info("\(configured.id): the spool is written again", fields()) }
                 failing = false
                 spooledCount.add(entries.count, ordering: .relaxed)
                 for entry in entries { accepted.push(Accepted(delivery: entry.delivery, sequence: entry.sequence)) }
             case .failure(let error):
                 // Reported once per outage; each further batch at debug level.
                 Log.write(
-                    failing ? .debug : .error, "the spool cannot be written; events wait in memory only and are lost if tagrouter stops before they are delivered",
-                    fields.merging(JSONObject(["reason": .string(error.description), "count": .int(Int64(batch.count))])))
+                    failing ? .debug : .error,
+                    "\(configured.id): the spool cannot be written; events wait in memory only and are lost if tagrouter stops before they are delivered",
+                    fields(["reason": .string(error.description), "count": .int(Int64(batch.count))]))
                 failing = true
                 for delivery in batch { accepted.push(Accepted(delivery: delivery, sequence: nil)) }
             }
@@ -162,13 +163,10 @@ final class ActionWorker: Sendable {
     private func deliverAccepted(_ accepted: BoundedQueue<Accepted>, _ spool: Spool, _ queueEnded: Latch) async -> Accepted? {
         var waits = configured.policy.retryBackoff
         while var head = await accepted.next() {
-            while case .gaveUp(let requested, let reason, let quiet) = await deliver(head.delivery) {
+            while case .gaveUp(let requested, let reason, let quiet) = await deliver(head.delivery, fromSpool: head.sequence != nil) {
                 if !head.waited {
                     head.waited = true
-                    if head.sequence != nil {
-                        count(.spooled, head.delivery.event, reason: reason)
-                        Log.write(quiet ? .debug : .info, "event spooled; delivery resumes when the target answers", fields(head.delivery.event))
-                    }
+                    if head.sequence != nil { count(.spooled, head.delivery.event, reason: reason, quiet: quiet) }
                 }
                 if queueEnded.isOpen || Task.isCancelled { return head }
                 let wait = requested ?? waits.next()
@@ -189,21 +187,21 @@ final class ActionWorker: Sendable {
     private func keepForLater(_ left: [Accepted]) {
         let onDisk = left.filter { $0.sequence != nil }
         let lost = left.filter { $0.sequence == nil }
-        for kept in onDisk where !kept.waited { count(.spooled, kept.delivery.event, reason: "stopped before delivery") }
+        for kept in onDisk where !kept.waited { count(.spooled, kept.delivery.event, reason: "stopped before delivery", quiet: true) }
         if !onDisk.isEmpty {
-            Log.info("stopped before delivery; events wait in the spool for the next start", fields.merging(JSONObject(["count": .int(Int64(onDisk.count))])))
+            Log.info("\(configured.id): stopped before delivery; \(onDisk.count) events wait in the spool for the next start", fields(["count": .int(Int64(onDisk.count))]))
         }
-        guard !lost.isEmpty else { return }
-        for delivery in lost { count(.failed, delivery.delivery.event, reason: "stopped before delivery; the spool could not be written") }
-        Log.error("stopped before delivery; events lost (the spool could not be written)", fields.merging(JSONObject(["count": .int(Int64(lost.count))])))
+        for delivery in lost {
+            count(.failed, delivery.delivery.event, reason: "stopped before delivery; the spool could not be written (\(lost.count) events lost)")
+        }
     }
 
-    /// Tries a delivery up to `attempts` times with backoff.
-    private func deliver(_ delivery: Delivery) async -> Outcome {
+    /// Tries a delivery up to `attempts` times with backoff; `fromSpool`: it was written ahead.
+    private func deliver(_ delivery: Delivery, fromSpool: Bool = false) async -> Outcome {
         var delivery = delivery
         let policy = configured.policy
         if dryRun {
-            Log.info("dry run: \(configured.plugin) would \(configured.action.describe(delivery))", fields(delivery.event))
+            Log.info("dry run: \(configured.plugin) would \(configured.action.describe(delivery))", fields(["event_id": .string(delivery.event.id)]))
             count(.delivered, delivery.event)
             return .delivered
         }
@@ -211,37 +209,22 @@ final class ActionWorker: Sendable {
             delivery.attempt = attempt
             do {
                 try await configured.action.perform(delivery)
-                count(.delivered, delivery.event)
+                count(.delivered, delivery.event, fromSpool: fromSpool)
                 return .delivered
             } catch {
                 switch error {
                 case .permanent(let reason):
                     count(.failed, delivery.event, reason: reason)
-                    Log.error("delivery failed", fields(delivery.event, ["reason": .string(reason)]))
                     return .failed
                 case .retryable, .targetDown:
                     let (reason, after, quiet) = (error.description, error.retryAfter, error.isTargetKnownDown)
-                    let level: Log.Level = quiet ? .debug : .warning
-                    if attempt == policy.attempts || Task.isCancelled {
-                        Log.write(level, "delivery failed; retries used up", fields(delivery.event, ["reason": .string(reason), "attempts": .int(Int64(attempt))]))
-                        return .gaveUp(after, reason: reason, quiet: quiet)
-                    }
+                    if attempt == policy.attempts || Task.isCancelled { return .gaveUp(after, reason: reason, quiet: quiet) }
                     let wait = policy.delay(afterAttempt: attempt, requested: after)
-                    count(.retried, delivery.event, reason: reason)
-                    Log.write(level, "delivery failed; will retry", fields(delivery.event, ["reason": .string(reason), "attempt": .int(Int64(attempt)), "retry_in_ms": .int(Int64(wait.seconds * 1000))]))
+                    count(.retried, delivery.event, reason: reason, quiet: quiet)
                     do { try await Task.sleep(for: wait) } catch { return .gaveUp(nil, reason: "stopped while waiting to retry: \(reason)", quiet: quiet) }
                 }
             }
         }
         return .gaveUp(nil, reason: "no attempt made", quiet: false)
-    }
-}
-
-extension JSONObject {
-    /// This object with `other`'s members added.
-    func merging(_ other: JSONObject) -> JSONObject {
-        var merged = self
-        for (key, value) in other { merged[key] = value }
-        return merged
     }
 }

@@ -153,9 +153,8 @@ public final class Router: Sendable {
         let matching = matchingRoutes(event)
         let routes = config.routes
         let matched = matching.map { routes[$0].name }
-        // Told before the actions are queued, so a watcher sees the event before its outcomes.
+        // Told before the actions are queued, so a watcher (and the log) sees the event before its outcomes.
         observer?.routed(event, routes: matched) { explain(event) }
-        if matched.isEmpty { Log.debug("no route matched", JSONObject(["event": .string(event.kind.rawValue), "event_id": .string(event.id)])) }
         let json = Lazy { event.json }
         for index in matching {
             let delivery = Delivery(event: event, route: routes[index].name, eventJSON: json)

@@ -1,0 +1,141 @@
+import Foundation
+import TagCore
+import Testing
+import TestSupport
+
+/// The daemon's log answers "did my tap do anything?": one info line per tap with
+/// the routes that matched (or none), a line per action only for what needs
+/// attention — a flood of the same failure as one line — and the recovery.
+@Suite struct ActivityLogTests {
+    @Test func oneLinePerTapTroubleOnceAndTheRecovery() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let server = try await HTTPTestServer([.init(status: 500), .init(status: 500), .init(status: 500), .init(status: 200)])
+        let config = try scratch.write("tagrouter.yaml", """
+            state_dir: \(scratch.path)/state
+            routes:
+              - name: hook
+                match: { uid: "04a1" }
+                actions:
+                  - shell: { command: [/bin/true] }
+                  - webhook: { url: "http://127.0.0.1:\(server.port)/hook", retry: { attempts: 1 }, spool: false }
+            """)
+        let taps = (0..<4).map { _ in arrival(uid: "04a1", uri: "https://example.com/door") } + [arrival(uid: "0499")]
+        let events = try scratch.write("events.jsonl", taps.map { $0.serialized() + "\n" }.joined())
+        let run = try await ToolRun(
+            BuiltProducts.tagrouter.path, ["run", "--config", config, "--events-from", events, "--log-format", "json"], directory: scratch.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+        func messages(_ prefix: String) -> [JSONValue] { lines.filter { $0["msg"]?.stringValue?.hasPrefix(prefix) == true } }
+
+        let tapLines = messages("tap on door: ")
+        #expect(tapLines.map { $0["msg"]?.stringValue } == Array(repeating: "tap on door: ntag215 04a1 https://example.com/door → hook", count: 4)
+            + ["tap on door: ntag215 0499 → no route matched"])
+        #expect(tapLines.allSatisfy { $0["level"] == "info" })
+        #expect(tapLines[0]["routes"] == ["hook"])
+        #expect(tapLines[0]["tag_uid"] == "04a1")
+        #expect(tapLines[0]["reader"] == "door")
+        #expect(tapLines[0]["event_id"] == taps[0]["id"])
+        #expect(tapLines[4]["routes"] == [])
+
+        // Three failures for the same reason: one line; then the recovery says how long it took.
+        let failures = messages("hook.1.webhook: delivery failed")
+        try #require(failures.count == 1, "\(run.stderr)")
+        #expect(failures[0]["level"] == "error")
+        #expect(failures[0]["reason"]?.stringValue?.contains("HTTP 500") == true)
+        #expect(failures[0]["action"] == "hook.1.webhook")
+        let recoveries = messages("hook.1.webhook: recovered after ")
+        #expect(recoveries.count == 1, "\(run.stderr)")
+        #expect(recoveries.first?["level"] == "info")
+
+        // Successes are debug lines: neither the shell command nor the delivered webhook says anything.
+        #expect(!run.stderr.contains("shell command finished"))
+        #expect(messages("hook.0.shell").isEmpty)
+        #expect(await server.waitForRequests(4).count == 4)
+    }
+
+    /// Every kind of action succeeding: at info level the taps are all a user reads; at debug
+    /// level each action says `delivered` once per tap (issue 14: webhook said nothing while
+    /// shell and open logged every success).
+    @Test func successesAreDebugLinesForEveryAction() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let broker = try await MosquittoBroker()
+        let server = try await HTTPTestServer([.init(), .init()])
+        let opener = try scratch.write("opener", "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(scratch.path)/opened'\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: opener)
+        let config = try scratch.write("tagrouter.yaml", """
+            state_dir: \(scratch.path)/state
+            mqtt: { host: 127.0.0.1, port: \(broker.port) }
+            open: { handler: [\(opener), "{{uri}}"] }
+            routes:
+              - name: all
+                actions:
+                  - mqtt: { topic: "taps/{{tag.uid}}", qos: 1 }
+                  - shell: { command: [/bin/true] }
+                  - open
+                  - webhook: "http://127.0.0.1:\(server.port)/hook"
+                  - exec: { command: [python3, \(ExampleConfigTests.repositoryRoot)/config/examples/exec-plugin.py, \(scratch.path)/taps.log] }
+                  - log: "tap {{tag.uid}}"
+            """)
+        let taps = [arrival(uid: "04a1", uri: "https://example.com/door"), arrival(uid: "04a2", uri: "https://example.com/door")]
+        let events = try scratch.write("events.jsonl", taps.map { $0.serialized() + "\n" }.joined())
+        let run = try await ToolRun(
+            BuiltProducts.tagrouter.path, ["run", "--config", config, "--events-from", events, "--log-format", "json", "--log-level", "debug"],
+            directory: scratch.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+        let actions = ["all.0.mqtt", "all.1.shell", "all.2.open", "all.3.webhook", "all.4.exec", "all.5.log"]
+        let stopped = try #require(lines.last { $0["msg"] == "stopped" })
+        for action in actions {
+            #expect(stopped["actions"]?[action]?["delivered"] == 2, "\(action): \(String(describing: stopped["actions"]?[action]))")
+            let delivered = lines.filter { $0["msg"]?.stringValue == "\(action): delivered" }
+            #expect(delivered.count == 2 && delivered.allSatisfy { $0["level"] == "debug" }, "\(action)\n\(run.stderr)")
+        }
+        // What info level shows about the taps: their two lines, and nothing an action said.
+        let infoAboutTaps = lines.filter { $0["level"] != "debug" && ($0["event_id"] != nil || $0["stderr"] != nil) }
+        #expect(infoAboutTaps.map { $0["msg"]?.stringValue ?? "" } == Array(repeating: "tap on door: ntag215 04a1 https://example.com/door → all", count: 1)
+            + ["tap on door: ntag215 04a2 https://example.com/door → all"], "\(run.stderr)")
+        #expect(!lines.contains { $0["level"] != "debug" && actions.contains($0["action"]?.stringValue ?? "") }, "\(run.stderr)")
+        #expect(run.stdout == "tap 04a1\ntap 04a2\n")
+    }
+
+    /// The broker is down while taps come in: the events wait in the spool without a line
+    /// per event (the MQTT plugin said once that the broker is gone); when it is back, one
+    /// line says how long it was gone and how many spooled events went out.
+    @Test func theBrokerComingBackIsOneLineWithTheSpooledCount() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let (broker, subscriber) = try await Subscriber.onRestartableBroker(filter: "back/#")
+        await broker.stop()
+        let config = try scratch.write("tagrouter.yaml", """
+            state_dir: \(scratch.path)/state
+            mqtt: { host: 127.0.0.1, port: \(broker.port), hold: 200ms, reconnect_delay: 50ms, reconnect_delay_max: 200ms }
+            routes:
+              - name: all
+                actions:
+                  - mqtt: { topic: "back/{{tag.uid}}", qos: 1, payload: "{{id}}", retry: { attempts: 1, backoff: 100ms, max_backoff: 200ms } }
+            """)
+        let daemon = try Daemon(["run", "--config", config, "--events-from", "-", "--log-format", "json", "--log-level", "debug"], directory: scratch.path)
+        defer { daemon.stop() }
+        let taps = (1...5).map { arrival(uid: String(format: "08%02x", $0)) }
+        for tap in taps { daemon.send(tap) }
+        // All five are on disk, and the first has given up its attempts: the outage has begun.
+        try #require(await eventually { daemon.reported("written ahead to the spool", action: "all.0.mqtt") >= 5 }, "\(daemon.stderr.joined(separator: "\n"))")
+        try await daemon.stderr(containing: "all.0.mqtt: event kept in the spool for later")
+        try await broker.start()
+        _ = try await subscriber.waitUntil("every tap") { Set($0.map(\.text)).isSuperset(of: taps.compactMap { $0["id"]?.stringValue }) }
+        let recovery = try JSONValue.parse(try await daemon.stderr(containing: "all.0.mqtt: recovered after"))
+        daemon.closeInput()
+        #expect(try await daemon.exitStatus() == 0)
+
+        let message = try #require(recovery["msg"]?.stringValue)
+        #expect(message.hasSuffix("; 5 spooled events delivered"), "\(message)")
+        #expect(recovery["level"] == "info")
+        #expect(recovery["count"] == 5)
+        let lines = daemon.stderr.compactMap { try? JSONValue.parse($0) }
+        let attention = lines.filter { $0["action"] == "all.0.mqtt" && $0["level"] != "debug" }
+        #expect(attention.map { $0["msg"]?.stringValue ?? "" } == [message], "no line per event while the broker was known down\n\(daemon.stderr.joined(separator: "\n"))")
+        #expect(lines.filter { $0["msg"]?.stringValue?.hasPrefix("no MQTT broker on 127.0.0.1:\(broker.port)") == true }.count == 1)
+    }
+}

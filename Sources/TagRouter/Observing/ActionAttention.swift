@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 import TagCore
 
@@ -134,7 +134,7 @@ final class ActionAttention: Sendable {
     static func elapsed(_ seconds: TimeInterval) -> String {
         let total = Int(seconds.rounded())
         if total < 60 { return "\(total)s" }
-        if total < 3600 { return "\(total / 60)m\(String(format: "%02d", total % 60))s" }
-        return "\(total / 3600)h\(String(format: "%02d", total % 3600 / 60))m"
+        if total < 3600 { return "\(total / 60)m\(String(total % 60).leftPadded(toLength: 2, with: "0"))s" }
+        return "\(total / 3600)h\(String(total % 3600 / 60).leftPadded(toLength: 2, with: "0"))m"
     }
 }

@@ -4,7 +4,7 @@ import TagCore
 /// top-level `mqtt:` section (secrets already read from their files).
 public struct MQTTSettings: Sendable, Equatable {
     /// The MQTT protocol spoken on the wire.
-    public enum ProtocolVersion: String, Sendable, Equatable {
+    public enum ProtocolVersion: String, Sendable, Equatable, CaseIterable {
         case v311 = "3.1.1"
         case v5 = "5"
     }

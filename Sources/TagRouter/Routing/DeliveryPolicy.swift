@@ -40,9 +40,8 @@ public struct DeliveryPolicy: Sendable, Equatable {
     public init(_ options: ConfigValue) {
         let retry = options.section("retry")
         self.init(
-            queueCapacity: options.int("queue") ?? 100, attempts: retry?.int("attempts") ?? 3,
-            backoff: retry?.duration("backoff") ?? .seconds(1), maxBackoff: retry?.duration("max_backoff") ?? .seconds(60),
-            spool: options.bool("spool") ?? true, retryConfigured: options.has("retry"))
+            queueCapacity: options.int("queue"), attempts: retry.int("attempts"), backoff: retry.duration("backoff"),
+            maxBackoff: retry.duration("max_backoff"), spool: options.bool("spool"), retryConfigured: options.has("retry"))
     }
 
     /// The waits between tries (and between tries of a spooled event): backoff·2^(n−1),

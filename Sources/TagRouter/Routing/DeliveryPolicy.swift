@@ -16,7 +16,8 @@ public struct DeliveryPolicy: Sendable, Equatable {
     /// Whether the user wrote `retry:` (plugins may treat failures differently then).
     public var retryConfigured: Bool
 
-    public init(queueCapacity: Int = 100, attempts: Int = 3, backoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(60), spool: Bool = true, retryConfigured: Bool = false) {
+    /// Every setting given; an action's come from `init(_:)`, with the defaults of `options`.
+    public init(queueCapacity: Int, attempts: Int, backoff: Duration, maxBackoff: Duration, spool: Bool, retryConfigured: Bool) {
         self.queueCapacity = queueCapacity
         self.attempts = attempts
         self.backoff = backoff

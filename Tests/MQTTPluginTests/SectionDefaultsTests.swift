@@ -1,6 +1,7 @@
 import Foundation
 import TagCore
 import TagRouter
+import TestSupport
 import Testing
 
 @testable import MQTTPlugin
@@ -12,7 +13,7 @@ import Testing
     static func duration(_ spec: OptionSpec, _ key: String) throws -> Duration { try #require(Duration(configText: try declared(spec, key))) }
 
     @Test func anAbsentSectionReadsAsTheSpecDefaults() throws {
-        let context = PluginContext(stateDirectory: NSTemporaryDirectory(), dryRun: true, readers: [ReaderConfig(name: "door")])
+        let context = PluginContext(stateDirectory: NSTemporaryDirectory(), dryRun: true, readers: [ReaderConfig.testing(name: "door")])
         let plugin = try MQTTPlugin(section: MQTTPlugin.defaultSection(), context: context)
         let spec = MQTTSection.spec
         let settings = plugin.connection.settings

@@ -37,7 +37,9 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
                 continue: true
               - actions: [log]
             """)
-        #expect(config.readers == [ReaderConfig(name: "front-door", device: "pn532_uart:/dev/ttyUSB0", cooldown: .milliseconds(1500))])
+        var frontDoor = ReaderConfig.withDefaults(name: "front-door", device: "pn532_uart:/dev/ttyUSB0")
+        frontDoor.cooldown = .milliseconds(1500)
+        #expect(config.readers == [frontDoor])
         #expect(config.routes.map(\.name) == ["music", "route-2"])
         #expect(config.routes[0].continues)
         #expect(config.routes[0].actions.map(\.plugin) == ["log", "log", "probe"])

@@ -21,6 +21,15 @@ extension ReaderConfig {
             "when another process holds the device: `wait` for it (logged once), or `exit`: end this reader with a `reader.error`"),
     ])
 
+    /// A reader with the spec's default for every setting but its name and device
+    /// (the one-shot tools' readers, before their flags).
+    public static func withDefaults(name: String, device: String) -> ReaderConfig {
+        var reader = ReaderConfig(ConfigValue.defaults(of: spec, path: "readers[]"))
+        reader.name = name
+        reader.device = device
+        return reader
+    }
+
     /// Reads a validated reader entry; absent keys take the spec's defaults.
     public init(_ value: ConfigValue) {
         self.init(

@@ -34,8 +34,8 @@ func options(_ arguments: ArraySlice<String>) throws -> [String: String] {
 func settings(_ options: [String: String], clientID: String, availabilityTopic: String? = nil) throws -> MQTTSettings {
     guard let port = options["port"].flatMap(Int.init) else { throw Usage(description: "--port is required") }
     return MQTTSettings(
-        host: options["host"] ?? "127.0.0.1", port: port, clientID: clientID, availabilityTopic: availabilityTopic,
-        backoff: Backoff(initial: .milliseconds(100), maximum: .seconds(2)))
+        host: options["host"] ?? "127.0.0.1", port: port, clientID: clientID, keepalive: 60, protocolVersion: .v311,
+        availabilityTopic: availabilityTopic, backoff: Backoff(initial: .milliseconds(100), maximum: .seconds(2)))
 }
 
 func publish(_ options: [String: String]) async throws {

@@ -12,7 +12,7 @@ struct StampPlugin: ActionPlugin {
     /// Where stamps go; one consumer (the bench).
     static let arrivals = AsyncStream<Duration>.makeStream()
 
-    init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {}
+    init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {}
 
     func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action { StampAction() }
 }

@@ -22,21 +22,20 @@ public struct ExecPlugin: ActionPlugin {
     private let context: PluginContext
     private let sessions = SessionList()
 
-    public init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {
+    public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {
         self.context = context
     }
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
-        let arguments = options.strings("command") ?? []
-        guard !arguments.isEmpty, !arguments[0].isEmpty else { throw options.error("command", "the command is empty: give the program as the first element") }
+        guard let arguments = options.optionalStrings("command"), !arguments.isEmpty, !arguments[0].isEmpty else { throw options.error("command", "the command is empty: give the program as the first element") }
         var environment = ChildCommand.inheritedEnvironment
         for (name, value) in options.entries("env") { environment[name] = value.stringValue ?? "" }
-        let directory = options.string("cwd").map(context.config.resolve)
+        let directory = options.optionalString("cwd").map(context.config.resolve)
         if let directory, let problem = ChildCommand.problem(withWorkingDirectory: directory) { throw options.error("cwd", problem.description) }
         let command = ChildCommand(arguments, environment: environment, workingDirectory: directory)
         let session = ExecSession(
-            command: command, route: route, replyTimeout: options.duration("timeout") ?? .seconds(30),
-            backoff: Backoff(initial: options.duration("restart_backoff") ?? .seconds(1), maximum: options.duration("max_restart_backoff") ?? .seconds(60)))
+            command: command, route: route, replyTimeout: options.duration("timeout"),
+            backoff: Backoff(initial: options.duration("restart_backoff"), maximum: options.duration("max_restart_backoff")))
         sessions.append(session)
         return ExecAction(session: session)
     }

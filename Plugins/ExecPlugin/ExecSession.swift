@@ -13,8 +13,8 @@ import TagRouter
 actor ExecSession: Service {
     nonisolated let command: ChildCommand
     private let route: String
-    private let replyTimeout: Duration
-    private let backoff: Backoff
+    nonisolated let replyTimeout: Duration
+    nonisolated let backoff: Backoff
 
     private var child: ChildProcess?
     /// The delivery waiting for its reply: resumed with the line, or nil when the plugin's output ended.

@@ -6,7 +6,7 @@ import TagRouter
 /// acknowledged the message (QoS ≥ 1) or it was written (QoS 0).
 struct MQTTAction: Action {
     /// What the payload is made of.
-    enum Format: String {
+    enum Format: String, CaseIterable {
         /// The `payload` template, by default the event JSON.
         case json
         /// Tasmota's PN532 message (`{"Time":…,"PN532":{"UID":…,"DATA":…}}`).
@@ -18,7 +18,7 @@ struct MQTTAction: Action {
         Option("payload", .template, "payload; default: the event JSON"),
         Option("qos", .int(0...2), default: "1", "0 at most once, 1 at least once, 2 exactly once per connection"),
         Option("retain", .bool, default: "false", "ask the broker to keep the message for later subscribers"),
-        Option("payload_format", .choice(["json", "tasmota"]), default: "json", "`tasmota`: Tasmota's PN532 JSON, for templates written for Tasmota readers"),
+        Option("payload_format", .choice(Format.allCases.map(\.rawValue)), default: "json", "`tasmota`: Tasmota's PN532 JSON, for templates written for Tasmota readers"),
     ])
 
     let connection: MQTTConnection
@@ -30,15 +30,15 @@ struct MQTTAction: Action {
     let hold: Duration
 
     init(_ options: ConfigValue, connection: MQTTConnection, baseTopic: String, hold: Duration) throws(ConfigErrors) {
-        format = Format(rawValue: options.string("payload_format") ?? "json") ?? .json
+        format = options.choice("payload_format")
         if format == .tasmota, options.has("payload") {
             throw options.error("payload", "`payload` and `payload_format: tasmota` both set; keep one")
         }
         let defaultTopic = format == .tasmota ? "tele/{{reader}}/SENSOR" : "\(baseTopic)/{{reader}}/{{event}}"
-        topic = options.template("topic") ?? (try? Template(defaultTopic, environment: [:])) ?? Template(literal: defaultTopic)
-        payload = options.template("payload")
-        qos = options.int("qos") ?? 1
-        retain = options.bool("retain") ?? false
+        topic = options.optionalTemplate("topic") ?? (try? Template(defaultTopic, environment: [:])) ?? Template(literal: defaultTopic)
+        payload = options.optionalTemplate("payload")
+        qos = options.int("qos")
+        retain = options.bool("retain")
         self.connection = connection
         self.hold = hold
     }

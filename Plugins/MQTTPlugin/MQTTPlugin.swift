@@ -23,7 +23,7 @@ public struct MQTTPlugin: ActionPlugin {
     /// Write requests on `<base_topic>/<reader>/write`; nil unless `commands: true`.
     let commands: MQTTWriteCommands?
 
-    public init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {
+    public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {
         readers = context.readers.map(\.name)
         self.section = try MQTTSection(section, readers: readers)
         dryRun = context.dryRun

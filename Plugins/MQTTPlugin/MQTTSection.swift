@@ -41,7 +41,7 @@ struct MQTTSection: Sendable {
         Option("password_file", .secretFile, "file holding the password (trimmed)"),
         Option("tls", .section(tlsSpec), "connect with TLS"),
         Option("keepalive", .duration, default: "60s", "ping interval when idle; the broker drops the client after 1.5× this without traffic"),
-        Option("protocol", .choice(["3.1.1", "5"]), default: "3.1.1", "MQTT protocol version"),
+        Option("protocol", .choice(MQTTSettings.ProtocolVersion.allCases.map(\.rawValue)), default: "3.1.1", "MQTT protocol version"),
         Option("base_topic", .string, default: "tagrouter", "first level of the default topics `<base_topic>/<reader>/<event kind>`"),
         Option("availability_topic", .string, "retained `online` on connect and last will `offline`; default: `<base_topic>/<client_id>/status`; `\"\"` for none"),
         Option("reconnect_delay", .duration, default: "1s", "wait before the first reconnect; doubles after each failure"),
@@ -52,58 +52,57 @@ struct MQTTSection: Sendable {
         Option("allow_lock", .bool, default: "false", "a write request may make the tag read-only for ever (`lock: true`)"),
     ])
 
-    /// Reads a validated section (nil: the section is absent, all defaults).
-    init(_ section: ConfigValue?, readers: [String]) throws(ConfigErrors) {
-        let value = section ?? (try? ConfigValue.parse("{}", spec: Self.spec, path: "mqtt"))
+    /// Reads a validated section, defaults filled in.
+    init(_ value: ConfigValue, readers: [String]) throws(ConfigErrors) {
         var errors = ConfigErrors()
-        let clientID = value?.string("client_id") ?? "tagrouter-\(Self.hostName)"
-        let baseTopic = value?.string("base_topic") ?? "tagrouter"
+        let clientID = value.optionalString("client_id") ?? "tagrouter-\(Self.hostName)"
+        let baseTopic = value.string("base_topic")
         let nodeID = HomeAssistantDiscovery.topicID(clientID)
-        var availability = value?.string("availability_topic") ?? "\(baseTopic)/\(nodeID)/status"
-        if value?.has("availability_topic") == true, value?.string("availability_topic") == nil { availability = "" }
-        let keepalive = Int((value?.duration("keepalive") ?? .seconds(60)).components.seconds)
-        if keepalive < 5 { errors.append(contentsOf: value?.error("keepalive", "must be at least 5s") ?? ConfigErrors()) }
+        var availability = value.optionalString("availability_topic") ?? "\(baseTopic)/\(nodeID)/status"
+        if value.has("availability_topic"), value.optionalString("availability_topic") == nil { availability = "" }
+        let keepalive = Int(value.duration("keepalive").components.seconds)
+        if keepalive < 5 { errors.append(contentsOf: value.error("keepalive", "must be at least 5s")) }
         var tls: MQTTSettings.TLS?
-        if let value, value.has("tls"), let section = value.section("tls") {
+        if value.has("tls") {
+            let section = value.section("tls")
             tls = MQTTSettings.TLS(
                 caFile: Self.file(section, "ca_file", &errors), certFile: Self.file(section, "cert_file", &errors),
-                keyFile: Self.file(section, "key_file", &errors), insecure: section.bool("insecure") ?? false)
+                keyFile: Self.file(section, "key_file", &errors), insecure: section.bool("insecure"))
             if (tls?.certFile == nil) != (tls?.keyFile == nil) {
                 errors.append(contentsOf: section.error(nil, "cert_file and key_file go together; give both or neither"))
             }
         }
-        let username = value?.string("username")
-        let password = value?.template("password")?.render(.object(JSONObject())) ?? value?.child("password_file")?.fileContents
+        let username = value.optionalString("username")
+        let password = value.optionalTemplate("password")?.render(.object(JSONObject())) ?? value.child("password_file")?.fileContents
         if password != nil, username == nil {
-            errors.append(contentsOf: value?.error("password", "a password needs a username") ?? ConfigErrors())
+            errors.append(contentsOf: value.error("password", "a password needs a username"))
         }
         guard errors.isEmpty else { throw errors }
         let availabilityTopic = availability.isEmpty ? nil : availability
-        let homeAssistant = value?.section("home_assistant")
-        if homeAssistant?.bool("discovery") == true {
-            discoveryMark = homeAssistant?.child("discovery")?.mark
+        let homeAssistant = value.section("home_assistant")
+        if homeAssistant.bool("discovery") {
+            discoveryMark = homeAssistant.child("discovery")?.mark
             discovery = HomeAssistantDiscovery(
-                prefix: homeAssistant?.string("prefix") ?? "homeassistant", nodeID: nodeID, baseTopic: baseTopic,
+                prefix: homeAssistant.string("prefix"), nodeID: nodeID, baseTopic: baseTopic,
                 availabilityTopic: availabilityTopic, softwareVersion: tagrouterVersion)
         }
         self.baseTopic = baseTopic
-        commands = value?.bool("commands") ?? false
-        allowLock = value?.bool("allow_lock") ?? false
+        commands = value.bool("commands")
+        allowLock = value.bool("allow_lock")
         let commandTopics = commands ? readers.map { MQTTWriteCommands.topic(baseTopic: baseTopic, reader: $0) } : []
-        hold = value?.duration("hold") ?? .seconds(10)
+        hold = value.duration("hold")
         settings = MQTTSettings(
-            host: value?.string("host") ?? "localhost", port: value?.int("port") ?? 1883, clientID: clientID,
+            host: value.string("host"), port: value.int("port"), clientID: clientID,
             username: username, password: password, tls: tls, keepalive: keepalive,
-            protocolVersion: value?.string("protocol") == "5" ? .v5 : .v311, availabilityTopic: availabilityTopic,
-            backoff: Backoff(
-                initial: value?.duration("reconnect_delay") ?? .seconds(1), maximum: value?.duration("reconnect_delay_max") ?? .seconds(30)),
+            protocolVersion: value.choice("protocol"), availabilityTopic: availabilityTopic,
+            backoff: Backoff(initial: value.duration("reconnect_delay"), maximum: value.duration("reconnect_delay_max")),
             birthMessages: discovery?.configMessages(readers: readers) ?? [],
             subscriptions: (discovery?.subscriptions ?? []) + commandTopics)
     }
 
     /// An existing file named by `key`, made absolute; reports a missing one.
     private static func file(_ section: ConfigValue, _ key: String, _ errors: inout ConfigErrors) -> String? {
-        guard let path = section.string(key) else { return nil }
+        guard let path = section.optionalString(key) else { return nil }
         let absolute = section.context.resolve(path)
         guard FileManager.default.isReadableFile(atPath: absolute) else {
             errors.append(contentsOf: section.error(key, "cannot read \(absolute)"))

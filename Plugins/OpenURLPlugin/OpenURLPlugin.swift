@@ -32,11 +32,8 @@ public struct OpenURLPlugin: ActionPlugin {
     private let notifier: [String]
     private let refusals: RefusalCounter
 
-    public init(section given: ConfigValue?, context: PluginContext) throws(ConfigErrors) {
-        // No `open:` section: its defaults.
-        let section: ConfigValue
-        if let given { section = given } else { section = try ConfigValue.parse("{}", spec: Self.sectionSpec!, path: "open") }
-        policy = SchemePolicy(allowing: section.strings("allow_schemes") ?? [])
+    public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {
+        policy = SchemePolicy(allowing: section.strings("allow_schemes"))
         var byScheme: [String: [Template]] = [:]
         var errors = ConfigErrors()
         for (scheme, value) in section.entries("handlers") {
@@ -44,21 +41,22 @@ public struct OpenURLPlugin: ActionPlugin {
             if argv.isEmpty { errors.append(contentsOf: value.error(nil, "the handler is empty: give the program as the first element")) }
             byScheme[scheme.lowercased()] = argv
         }
-        let fallback = section.templates("handler") ?? []
+        let fallback = section.templates("handler")
         if fallback.isEmpty { errors.append(contentsOf: section.error("handler", "the handler is empty: give the program as the first element")) }
         if !errors.isEmpty { throw errors }
         handlers = Handlers(fallback: fallback, byScheme: byScheme)
-        confirm = section.bool("confirm") ?? false
-        confirmTimeout = section.duration("confirm_timeout") ?? .seconds(30)
-        notifier = section.strings("notifier") ?? ["notify-send"]
+        confirm = section.bool("confirm")
+        confirmTimeout = section.duration("confirm_timeout")
+        notifier = section.strings("notifier")
         refusals = RefusalCounter()
     }
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
-        let confirmation = (options.bool("confirm") ?? confirm)
-            ? Confirmation(notifier: notifier, timeout: options.duration("confirm_timeout") ?? confirmTimeout) : nil
+        // An action's own `confirm` and `confirm_timeout` default to the section's.
+        let confirmation = (options.optionalBool("confirm") ?? confirm)
+            ? Confirmation(notifier: notifier, timeout: options.optionalDuration("confirm_timeout") ?? confirmTimeout) : nil
         return OpenAction(
-            uri: options.template("uri") ?? Template(literal: ""), route: route, policy: policy, handlers: handlers,
+            uri: options.template("uri"), route: route, policy: policy, handlers: handlers,
             confirmation: confirmation, refusals: refusals)
     }
 

@@ -24,7 +24,8 @@ final class ConcurrencyLimit: Sendable {
         var nextTicket: UInt64 = 0
     }
 
-    private let capacity: Int
+    /// Commands that may run at once.
+    let capacity: Int
     private let state = Mutex(State())
 
     init(_ capacity: Int) { self.capacity = max(1, capacity) }

@@ -24,14 +24,14 @@ public struct ShellPlugin: ActionPlugin {
     private let limit: ConcurrencyLimit
     private let context: PluginContext
 
-    public init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {
-        limit = ConcurrencyLimit(section?.int("max_concurrent") ?? 4)
+    public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {
+        limit = ConcurrencyLimit(section.int("max_concurrent"))
         self.context = context
     }
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
         let program: ShellAction.Program
-        switch (options.templates("command"), options.string("script")) {
+        switch (options.optionalTemplates("command"), options.optionalString("script")) {
         case (let command?, nil):
             guard !command.isEmpty else { throw options.error("command", "the command is empty: give the program as the first element") }
             program = .argv(command)
@@ -47,10 +47,10 @@ public struct ShellPlugin: ActionPlugin {
         case (nil, nil):
             throw options.error(nil, "say what to run: 'command: [program, arg…]' or a script string")
         }
-        let directory = options.string("cwd").map(context.config.resolve)
+        let directory = options.optionalString("cwd").map(context.config.resolve)
         if let directory, let problem = ChildCommand.problem(withWorkingDirectory: directory) { throw options.error("cwd", problem.description) }
         return ShellAction(
-            program: program, route: route, timeout: options.duration("timeout") ?? .seconds(30),
+            program: program, route: route, timeout: options.duration("timeout"),
             workingDirectory: directory,
             environment: options.entries("env").compactMap { entry in entry.value.templateValue.map { (entry.key, $0) } },
             retryOnFailure: options.has("retry"), limit: limit)

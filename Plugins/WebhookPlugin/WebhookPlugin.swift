@@ -23,10 +23,10 @@ public struct WebhookPlugin: ActionPlugin {
         ])), "sign the body; the receiver recomputes HMAC-SHA256 over the raw body"),
     ])
 
-    public init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {}
+    public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {}
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
-        guard let url = options.template("url") else { throw options.error("url", "give the URL to send to") }
+        guard let url = options.optionalTemplate("url") else { throw options.error("url", "give the URL to send to") }
         if let problem = WebhookURLShape.problem(url) { throw options.error("url", problem) }
         if case .failure(let unavailable) = Curl.shared { throw options.error(nil, unavailable.description) }
         var errors = ConfigErrors()
@@ -46,18 +46,19 @@ public struct WebhookPlugin: ActionPlugin {
             }
         }
         var signer: HMACSigner?
-        if options.has("hmac"), let hmac = options.section("hmac") {
+        if options.has("hmac") {
+            let hmac = options.section("hmac")
             if let secret = hmac.child("secret_file")?.fileContents, !secret.isEmpty {
-                signer = HMACSigner(key: Array(secret.utf8), header: hmac.string("header") ?? "X-Signature-256")
+                signer = HMACSigner(key: Array(secret.utf8), header: hmac.string("header"))
             } else {
                 errors.append(contentsOf: hmac.error("secret_file", "the secret file is empty or unreadable"))
             }
         }
         if !errors.isEmpty { throw errors }
         return WebhookAction(
-            url: url, method: options.string("method") ?? "POST", headers: headers, body: options.template("body"),
-            contentType: options.string("content_type") ?? "application/json", timeout: options.duration("timeout") ?? .seconds(10),
-            verifyTLS: !(options.bool("insecure") ?? false), signer: signer, route: route, client: CurlThread(),
+            url: url, method: options.string("method"), headers: headers, body: options.optionalTemplate("body"),
+            contentType: options.string("content_type"), timeout: options.duration("timeout"),
+            verifyTLS: !options.bool("insecure"), signer: signer, route: route, client: CurlThread(),
             check: RenderedRequestCheck(url: url))
     }
 }

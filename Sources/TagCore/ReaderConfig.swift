@@ -44,11 +44,11 @@ public struct ReaderConfig: Sendable, Equatable {
     public var watchdog: Duration
     public var ifBusy: BusyPolicy
 
+    /// Every setting given: their defaults are declared once, in the router's
+    /// `readers:` spec (`ReaderConfig.withDefaults(name:device:)` there).
     public init(
-        name: String, device: String = "auto", cooldown: Duration = .seconds(1),
-        exitDelay: Duration = .milliseconds(500), ignoreOnConnect: Bool = false, hold: Duration? = nil,
-        pollInterval: Duration = .milliseconds(100), polling: Polling = .autoPoll,
-        watchdog: Duration = .seconds(10), ifBusy: BusyPolicy = .wait
+        name: String, device: String, cooldown: Duration, exitDelay: Duration, ignoreOnConnect: Bool, hold: Duration?,
+        pollInterval: Duration, polling: Polling, watchdog: Duration, ifBusy: BusyPolicy
     ) {
         self.name = name
         self.device = device

@@ -18,7 +18,8 @@ struct EventsInput: SourcePlugin {
     let path: String
 
     init(options: ConfigValue, context: PluginContext) throws(ConfigErrors) {
-        let path = options.string("path").map { $0 == "-" ? $0 : options.context.resolve($0) } ?? "-"
+        let given = options.optionalString("path") ?? "-"
+        let path = given == "-" ? given : options.context.resolve(given)
         if let problem = Self.problem(reading: path) { throw options.error("path", problem) }
         self.path = path
     }

@@ -61,7 +61,9 @@ struct ReaderOptions {
     /// Waits for the first `tag.arrived` on one reader (a tag already lying there
     /// counts), or fails with a message saying whether the reader ever opened.
     static func firstTag(device: String, timeout: Duration, ifBusy: ReaderConfig.BusyPolicy) async throws(CLIError) -> TagEvent {
-        let supervisor = ReaderSupervisor(readers: [ReaderConfig(name: device, device: device, cooldown: .zero, exitDelay: .zero, ifBusy: ifBusy)])
+        var reader = ReaderConfig.withDefaults(name: device, device: device)
+        (reader.cooldown, reader.exitDelay, reader.ifBusy) = (.zero, .zero, ifBusy)
+        let supervisor = ReaderSupervisor(readers: [reader])
         let timer = Task {
             try? await Task.sleep(for: timeout)
             supervisor.stop()

@@ -52,7 +52,9 @@ enum WatchCommand: Command {
                 throw .usage("give one --name per --device (\(reader.devices.count) devices, \(names.count) names)")
             }
             configs = zip(reader.devices, names.isEmpty ? reader.devices : names).map { device, name in
-                ReaderConfig(name: name, device: device, cooldown: .zero, ifBusy: reader.ifBusy)
+                var config = ReaderConfig.withDefaults(name: name, device: device)
+                (config.cooldown, config.ifBusy) = (.zero, reader.ifBusy)
+                return config
             }
         }
         for index in configs.indices {

@@ -104,7 +104,7 @@ import Testing
         let plugin = try ShellPlugin(
             section: ConfigValue.parse("max_concurrent: 1", spec: ShellPlugin.sectionSpec!, path: "shell"),
             context: PluginContext(stateDirectory: sandbox.path))
-        let options = try ConfigValue.parse("{script: '\(script)', cwd: \(sandbox.path)}", spec: ShellPlugin.actionSpec)
+        let options = try ConfigValue.parse("{script: '\(script)', cwd: \(sandbox.path)}", spec: ShellPlugin.actionSpec.adding(DeliveryPolicy.options))
         let actions = try (0..<3).map { _ in try plugin.makeAction(options, route: "test") }
         let failures = await withTaskGroup(of: ActionError?.self) { group in
             for action in actions { group.addTask { await failure(of: action, Delivery(event: tagEvent(), route: "test")) } }
@@ -118,8 +118,8 @@ import Testing
         let plugin = try ShellPlugin(
             section: ConfigValue.parse("max_concurrent: 1", spec: ShellPlugin.sectionSpec!, path: "shell"),
             context: PluginContext(stateDirectory: sandbox.path))
-        let busy = try plugin.makeAction(ConfigValue.parse("{script: 'touch busy; exec sleep 300', cwd: \(sandbox.path)}", spec: ShellPlugin.actionSpec), route: "test")
-        let waiting = try plugin.makeAction(ConfigValue.parse("{script: 'touch ran', cwd: \(sandbox.path)}", spec: ShellPlugin.actionSpec), route: "test")
+        let busy = try plugin.makeAction(ConfigValue.parse("{script: 'touch busy; exec sleep 300', cwd: \(sandbox.path)}", spec: ShellPlugin.actionSpec.adding(DeliveryPolicy.options)), route: "test")
+        let waiting = try plugin.makeAction(ConfigValue.parse("{script: 'touch ran', cwd: \(sandbox.path)}", spec: ShellPlugin.actionSpec.adding(DeliveryPolicy.options)), route: "test")
         let holder = Task { await failure(of: busy, Delivery(event: tagEvent(), route: "test")) }
         defer { holder.cancel() }
         #expect(await eventually { sandbox.exists("busy") })

@@ -36,7 +36,7 @@ import WebhookPlugin
         config.stateDirectory = sandbox.file("state")
         let simulator = try PN532Simulator(pacing: .none)
         defer { simulator.close() }
-        let door = ReaderConfig(name: "door", device: simulator.connstring, cooldown: .zero, exitDelay: .zero, pollInterval: .milliseconds(20))
+        let door = ReaderConfig.testing(name: "door", device: simulator.connstring)
         let router = Router(config: config)
         // As `tagrouter run` does: the reader offers its events to the router's buffer.
         let requests = try await router.whileRunning { buffer in

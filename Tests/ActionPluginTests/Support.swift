@@ -23,10 +23,10 @@ func makeAction<P: ActionPlugin>(
     _ plugin: P.Type, _ actionYAML: String, section sectionYAML: String? = nil, directory: String = FileManager.default.currentDirectoryPath
 ) throws -> (plugin: P, action: any Action) {
     let context = ConfigContext(directory: directory)
-    let section = try sectionYAML.map { try ConfigValue.parse($0, spec: P.sectionSpec!, path: P.name, context: context) }
+    let section = try sectionYAML.map { try ConfigValue.parse($0, spec: P.sectionSpec!, path: P.name, context: context) } ?? P.defaultSection(context: context)
     let instance = try P(section: section, context: PluginContext(stateDirectory: directory, config: context))
     // The router adds its delivery options (`retry`, …) to every action's spec.
-    let spec = P.actionSpec.adding([Option("retry", .any, "the router's retry policy")])
+    let spec = P.actionSpec.adding(DeliveryPolicy.options)
     let options = try ConfigValue.parse(actionYAML, spec: spec, path: "routes[0].actions[0].\(P.name)", context: context)
     return (instance, try instance.makeAction(options, route: "test"))
 }

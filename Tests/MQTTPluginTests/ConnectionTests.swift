@@ -12,7 +12,7 @@ import Testing
 struct ConnectionTests {
     static func settings(_ broker: MosquittoBroker, clientID: String = "test-\(UUID().uuidString.prefix(8))", availability: String? = nil) -> MQTTSettings {
         MQTTSettings(
-            host: "127.0.0.1", port: broker.port, clientID: clientID, availabilityTopic: availability,
+            host: "127.0.0.1", port: broker.port, clientID: clientID, keepalive: 60, protocolVersion: .v311, availabilityTopic: availability,
             backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(500)))
     }
 
@@ -177,7 +177,8 @@ struct ConnectionTests {
     @Test func aMessageThatCannotBeDeliveredIsHandedBack() async throws {
         let port = try MosquittoBroker.freePort()
         let connection = MQTTConnection(MQTTSettings(
-            host: "127.0.0.1", port: port, clientID: "nobody", backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(200))))
+            host: "127.0.0.1", port: port, clientID: "nobody", keepalive: 60, protocolVersion: .v311,
+            backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(200))))
         connection.start()
         do {
             try await connection.publish(MQTTMessage(topic: "lost", text: "x"), hold: .milliseconds(300))
@@ -196,7 +197,9 @@ struct ConnectionTests {
 
     @Test func cancellingTheWaitWithdrawsAQueuedMessage() async throws {
         let port = try MosquittoBroker.freePort()
-        let connection = MQTTConnection(MQTTSettings(host: "127.0.0.1", port: port, clientID: "nobody"))
+        let connection = MQTTConnection(MQTTSettings(
+            host: "127.0.0.1", port: port, clientID: "nobody", keepalive: 60, protocolVersion: .v311,
+            backoff: Backoff(initial: .seconds(1), maximum: .seconds(30))))
         connection.start()
         let waiting = Task { () -> MQTTError? in
             do {

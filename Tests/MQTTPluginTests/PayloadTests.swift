@@ -70,7 +70,7 @@ struct PayloadTests {
 
     static func action(_ yaml: String, baseTopic: String = "tagrouter") throws -> MQTTAction {
         let options = try ConfigValue.parse(yaml, spec: MQTTPlugin.actionSpec, path: "routes[0].actions[0].mqtt")
-        let connection = MQTTConnection(MQTTSettings(clientID: "unused"))
+        let connection = try MQTTPlugin(section: MQTTPlugin.defaultSection(), context: PluginContext(stateDirectory: "/nonexistent", dryRun: true)).connection
         return try MQTTAction(options, connection: connection, baseTopic: baseTopic, hold: .seconds(1))
     }
 

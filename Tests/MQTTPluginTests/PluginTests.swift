@@ -11,7 +11,7 @@ import Testing
 struct PluginTests {
     static func plugin(_ yaml: String, readers: [String] = ["front-door"]) throws -> MQTTPlugin {
         let section = try ConfigValue.parse(yaml, spec: MQTTSection.spec, path: "mqtt")
-        let context = PluginContext(stateDirectory: NSTemporaryDirectory(), readers: readers.map { ReaderConfig(name: $0) })
+        let context = PluginContext(stateDirectory: NSTemporaryDirectory(), readers: readers.map { ReaderConfig.testing(name: $0) })
         return try MQTTPlugin(section: section, context: context)
     }
 

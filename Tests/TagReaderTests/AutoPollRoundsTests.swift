@@ -8,7 +8,7 @@ import Testing
     /// half the watchdog, never more than 5 rounds (3 s), never less than one.
     @Test(arguments: [(10_000, 5), (60_000, 5), (3_000, 2), (1_000, 1), (100, 1)])
     func autoPollRoundsFitTheWatchdog(watchdogMs: Int, rounds: Int) {
-        let config = ReaderConfig(name: "r", watchdog: .milliseconds(watchdogMs))
+        let config = ReaderConfig.testing(name: "r", watchdog: .milliseconds(watchdogMs))
         #expect(Int(config.autoPollRounds) == rounds)
     }
 }

@@ -61,9 +61,7 @@ import TestSupport
         }
 
         func watch(cooldown: Duration = .zero, ignoreOnConnect: Bool = false) -> (ReaderSupervisor, EventLog) {
-            let config = ReaderConfig(
-                name: "desk", device: device, cooldown: cooldown, exitDelay: .zero, ignoreOnConnect: ignoreOnConnect,
-                pollInterval: .milliseconds(20))
+            let config = ReaderConfig.testing(name: "desk", device: device, cooldown: cooldown, ignoreOnConnect: ignoreOnConnect)
             let supervisor = ReaderSupervisor(readers: [config])
             return (supervisor, EventLog(supervisor))
         }

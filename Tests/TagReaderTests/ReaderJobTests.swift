@@ -22,7 +22,7 @@ import Testing
 
         init() throws {
             sim = try PN532Simulator(pacing: .none)
-            let config = ReaderConfig(name: "desk", device: sim.connstring, cooldown: .zero, exitDelay: .zero, pollInterval: .milliseconds(20))
+            let config = ReaderConfig.testing(name: "desk", device: sim.connstring)
             jobs.configure([config])
             supervisor = ReaderSupervisor(readers: [config], jobs: jobs)
             log = EventLog(supervisor)

@@ -18,7 +18,7 @@ import Testing
     }
 
     static func config(_ device: String, ignoreOnConnect: Bool = false, hold: Duration? = nil) -> ReaderConfig {
-        ReaderConfig(name: "desk", device: device, cooldown: .zero, exitDelay: .zero, ignoreOnConnect: ignoreOnConnect, hold: hold, pollInterval: .milliseconds(20))
+        ReaderConfig.testing(name: "desk", device: device, ignoreOnConnect: ignoreOnConnect, hold: hold)
     }
 
     @Test func placeThenRemoveGivesOneArrivalAndOneRemoval() async throws {

@@ -37,12 +37,14 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
                 continue: true
               - actions: [log]
             """)
-        #expect(config.readers == [ReaderConfig(name: "front-door", device: "pn532_uart:/dev/ttyUSB0", cooldown: .milliseconds(1500))])
+        var frontDoor = ReaderConfig.withDefaults(name: "front-door", device: "pn532_uart:/dev/ttyUSB0")
+        frontDoor.cooldown = .milliseconds(1500)
+        #expect(config.readers == [frontDoor])
         #expect(config.routes.map(\.name) == ["music", "route-2"])
         #expect(config.routes[0].continues)
         #expect(config.routes[0].actions.map(\.plugin) == ["log", "log", "probe"])
         let probe = config.routes[0].actions[2]
-        #expect(probe.policy == DeliveryPolicy(queueCapacity: 7, attempts: 5, backoff: .seconds(2), retryConfigured: true))
+        #expect(probe.policy == DeliveryPolicy(queueCapacity: 7, attempts: 5, backoff: .seconds(2), maxBackoff: .seconds(60), spool: true, retryConfigured: true))
         #expect(probe.id == "music.2.probe")
         #expect(config.stateDirectory == "/tmp/.local/state/tagrouter")
     }

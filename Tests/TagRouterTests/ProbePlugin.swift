@@ -19,14 +19,14 @@ struct ProbePlugin: ActionPlugin {
     let broker: String
     let password: String?
 
-    init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {
-        broker = section?.template("broker")?.render(.null) ?? "localhost"
-        password = section?.secret("password")
-        if broker.isEmpty { throw section!.error("broker", "must not be empty") }
+    init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {
+        broker = section.template("broker").render(.null)
+        password = section.child("password_file")?.fileContents
+        if broker.isEmpty { throw section.error("broker", "must not be empty") }
     }
 
     func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
-        guard let topic = options.template("topic") else { throw options.error("topic", "missing") }
+        let topic = options.template("topic")
         if topic.source.contains("#") { throw options.error("topic", "a topic to publish to cannot hold '#'") }
         return ProbeAction(topic: topic)
     }

@@ -16,12 +16,12 @@ struct ServiceRecorderPlugin: ActionPlugin {
     let probe: TestProbe
     let label: String
 
-    init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {
-        guard let section, let probe = TestProbe.named(section.string("probe") ?? "") else {
+    init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {
+        guard let probe = TestProbe.named(section.optionalString("probe") ?? "") else {
             throw ConfigErrors(mark: SourceMark(file: "t.yaml", line: 1, column: 1), path: "servicer", message: "no such probe")
         }
         self.probe = probe
-        label = section.string("label") ?? "s"
+        label = section.string("label")
     }
 
     func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action { LogAction(template: nil) }

@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func backoffDoublesWithJitterAndHonoursRetryAfter() {
-        let policy = DeliveryPolicy(backoff: .milliseconds(100), maxBackoff: .milliseconds(350))
+        let policy = DeliveryPolicy(queueCapacity: 1, attempts: 3, backoff: .milliseconds(100), maxBackoff: .milliseconds(350), spool: true, retryConfigured: false)
         for _ in 0..<50 {
             let first = policy.delay(afterAttempt: 1), second = policy.delay(afterAttempt: 2), capped = policy.delay(afterAttempt: 6)
             #expect(first >= .milliseconds(50) && first <= .milliseconds(100))

@@ -112,11 +112,11 @@ struct RecorderPlugin: ActionPlugin {
         Option("permanent", .bool, default: "false", "injected failures are permanent"),
     ])
 
-    init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {}
+    init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {}
 
     func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
-        guard let probe = TestProbe.named(options.string("probe") ?? "") else { throw options.error("probe", "no such probe") }
-        return RecorderAction(probe: probe, label: options.string("label") ?? "r", block: options.bool("block") ?? false, permanent: options.bool("permanent") ?? false)
+        guard let probe = TestProbe.named(options.optionalString("probe") ?? "") else { throw options.error("probe", "no such probe") }
+        return RecorderAction(probe: probe, label: options.string("label"), block: options.bool("block"), permanent: options.bool("permanent"))
     }
 }
 

@@ -4,7 +4,7 @@ import TagCore
 /// top-level `mqtt:` section (secrets already read from their files).
 public struct MQTTSettings: Sendable, Equatable {
     /// The MQTT protocol spoken on the wire.
-    public enum ProtocolVersion: String, Sendable, Equatable {
+    public enum ProtocolVersion: String, Sendable, Equatable, CaseIterable {
         case v311 = "3.1.1"
         case v5 = "5"
     }
@@ -61,11 +61,12 @@ public struct MQTTSettings: Sendable, Equatable {
     /// its `Acceptance` (see `MQTTConnection.incoming`), instead of as it arrives.
     public var acknowledgeWhenAccepted = false
 
+    /// The settings a config gives (`host`, `port`, `keepalive`, `protocol`, the reconnect delays) have no
+    /// defaults here: theirs are in the `mqtt:` section's spec, which `MQTTSection` reads.
     public init(
-        host: String = "localhost", port: Int = 1883, clientID: String, username: String? = nil, password: String? = nil,
-        tls: TLS? = nil, keepalive: Int = 60, protocolVersion: ProtocolVersion = .v311, availabilityTopic: String? = nil,
-        backoff: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(30)), maxInFlight: Int = 64, birthMessages: [MQTTMessage] = [],
-        subscriptions: [String] = []
+        host: String, port: Int, clientID: String, username: String? = nil, password: String? = nil,
+        tls: TLS? = nil, keepalive: Int, protocolVersion: ProtocolVersion, availabilityTopic: String? = nil,
+        backoff: Backoff, maxInFlight: Int = 64, birthMessages: [MQTTMessage] = [], subscriptions: [String] = []
     ) {
         self.host = host
         self.port = port

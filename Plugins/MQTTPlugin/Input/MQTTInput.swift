@@ -55,9 +55,9 @@ public struct MQTTInput: SourcePlugin {
 
     public init(options: ConfigValue, context: PluginContext) throws(ConfigErrors) {
         var errors = ConfigErrors()
-        format = InputFormat(rawValue: options.string("format") ?? "tagrouter") ?? .tagrouter
+        format = options.choice("format")
         var filter: TopicFilter?
-        switch TopicFilter.parse(options.string("topic") ?? "") {
+        switch TopicFilter.parse(options.optionalString("topic") ?? "") {
         case .success(let parsed): filter = parsed
         case .failure(let problem): errors.append(contentsOf: options.error("topic", problem.reason))
         }
@@ -71,7 +71,7 @@ public struct MQTTInput: SourcePlugin {
                 "topic", "the topic has no `+` level to name the reader from; add `reader:` such as \"{{levels.1}}\" or \"front-door\""))
         }
         // Problems of the `mqtt:` section itself are reported once, by the mqtt plugin that owns it.
-        let section = try? MQTTSection(context.sections[MQTTPlugin.name], readers: [])
+        let section = try? MQTTSection(context.section(MQTTPlugin.name, spec: MQTTSection.spec), readers: [])
         if section == nil { errors.append(contentsOf: options.error(nil, "the `mqtt:` section has problems (listed with it)")) }
         guard errors.isEmpty, let filter, var settings = section?.settings else { throw errors }
         settings.clientID += "-input"
@@ -84,13 +84,13 @@ public struct MQTTInput: SourcePlugin {
         self.filter = filter
         let wildcard = format == .tagrouter ? nil : filter.firstWildcardLevel
         self.reader = reader ?? wildcard.map(TopicName.init(level:))
-        dedup = options.duration("dedup") ?? .seconds(600)
+        dedup = options.duration("dedup")
         dryRun = context.dryRun
         connection = MQTTConnection(settings)
     }
 
     private static func name(_ options: ConfigValue, _ key: String, _ errors: inout ConfigErrors) -> TopicName? {
-        guard let text = options.string(key) else { return nil }
+        guard let text = options.optionalString(key) else { return nil }
         do {
             return try TopicName(text)
         } catch {

@@ -79,7 +79,7 @@ public struct ConfigLoader: Sendable {
         let readers = top.list("readers").map(ReaderConfig.init)
         checkUnique(top.list("readers"), key: "name", what: "reader", &errors)
         var sections: [String: ConfigValue] = [:]
-        for plugin in registry.plugins where plugin.sectionSpec != nil && top.has(plugin.name) { sections[plugin.name] = top.section(plugin.name) }
+        for plugin in registry.plugins { sections[plugin.name] = section(of: plugin, in: top) }
         let pluginContext = PluginContext(
             stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers, tagJobs: tagJobs, sections: sections)
         let plugins = buildPlugins(top, pluginContext, &errors)
@@ -87,7 +87,7 @@ public struct ConfigLoader: Sendable {
         var routes: [Route] = []
         var names: [String: SourceMark] = [:]
         for (index, route) in top.list("routes").enumerated() {
-            let name = route.string("name") ?? "route-\(index + 1)"
+            let name = route.optionalString("name") ?? "route-\(index + 1)"
             if let first = names[name] {
                 errors.append(contentsOf: route.error("name", "route name '\(name)' is already used at line \(first.line)"))
             }
@@ -100,11 +100,11 @@ public struct ConfigLoader: Sendable {
                 isWarning: true))
         }
         let tags = TagRegistry.load(root["tags"], context: context, errors: &errors)
-        let metrics = top.has("metrics") ? top.section("metrics").flatMap { MetricsSettings.load($0, &errors) } : nil
+        let metrics = top.has("metrics") ? MetricsSettings.load(top.section("metrics"), &errors) : nil
         if !errors.isEmpty { throw errors }
         var config = RouterConfig(
             file: file, readers: readers, inputs: inputs, stateDirectory: pluginContext.stateDirectory,
-            shutdownTimeout: top.duration("shutdown_timeout") ?? .seconds(5), eventBuffer: top.int("event_buffer") ?? 1000,
+            shutdownTimeout: top.duration("shutdown_timeout"), eventBuffer: top.int("event_buffer"),
             plugins: plugins, routes: routes, tags: tags, metrics: metrics)
         for warning in plugins.flatMap({ $0.plugin.warnings(routes: routes) }) + tags.unused(by: routes) { errors.append(warning) }
         config.warnings = errors.sorted
@@ -113,7 +113,7 @@ public struct ConfigLoader: Sendable {
 
     private func stateDirectory(_ top: ConfigValue) -> String {
         if let stateDirectory { return stateDirectory }
-        if let configured = top.string("state_dir") { return top.context.resolve(configured) }
+        if let configured = top.optionalString("state_dir") { return top.context.resolve(configured) }
         if let systemd = environment["STATE_DIRECTORY"], !systemd.isEmpty { return systemd }
         if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/tagrouter" }
         return (environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/state/tagrouter"
@@ -122,7 +122,7 @@ public struct ConfigLoader: Sendable {
     private func checkUnique(_ items: [ConfigValue], key: String, what: String, _ errors: inout ConfigErrors) {
         var seen: [String: Int] = [:]
         for item in items {
-            guard let value = item.string(key) else { continue }
+            let value = item.string(key)
             if let line = seen[value] {
                 errors.append(contentsOf: item.error(key, "\(what) name '\(value)' is already used at line \(line)"))
             }
@@ -137,8 +137,8 @@ public struct ConfigLoader: Sendable {
             (route.node["actions"]?.elements ?? []).compactMap { Self.actionName($0)?.name }
         })
         var plugins: [LoadedPlugin] = []
-        for plugin in registry.plugins where used.contains(plugin.name) || top.has(plugin.name) {
-            let section = plugin.sectionSpec != nil && top.has(plugin.name) ? top.section(plugin.name) : nil
+        for plugin in registry.plugins where used.contains(plugin.name) || (plugin.sectionSpec != nil && top.has(plugin.name)) {
+            let section = context.sections[plugin.name] ?? section(of: plugin, in: top)
             if plugin.isKeptAcrossReloads, let kept = keptPlugins.first(where: { $0.serves(plugin.name, section: section, context: context) }) {
                 plugins.append(kept)
                 continue
@@ -150,6 +150,11 @@ public struct ConfigLoader: Sendable {
             }
         }
         return plugins
+    }
+
+    /// The plugin's top-level section with its defaults; one that declares no keys for a plugin without a section.
+    private func section(of plugin: any ActionPlugin.Type, in top: ConfigValue) -> ConfigValue {
+        plugin.sectionSpec != nil ? top.section(plugin.name) : plugin.defaultSection(context: top.context)
     }
 
     /// The `inputs:` entries, each built by its source plugin.
@@ -204,7 +209,7 @@ public struct ConfigLoader: Sendable {
     private func compile(_ route: ConfigValue, name: String, plugins: [LoadedPlugin], _ errors: inout ConfigErrors) -> Route? {
         var matcher: Matcher?
         do {
-            matcher = try Matcher(route.child("match"))
+            matcher = try Matcher(route.section("match"))
         } catch {
             errors.append(contentsOf: error)
         }
@@ -225,6 +230,6 @@ public struct ConfigLoader: Sendable {
             }
         }
         guard let matcher else { return nil }
-        return Route(name: name, matcher: matcher, actions: actions, continues: route.bool("continue") ?? false, mark: route.mark)
+        return Route(name: name, matcher: matcher, actions: actions, continues: route.bool("continue"), mark: route.mark)
     }
 }

@@ -2,10 +2,16 @@ import FoundationEssentials
 import TagCore
 
 /// A config node that passed its `OptionSpec`: plugins read their options
-/// through its typed getters, which return the declared default when the key
-/// is absent and nil when there is neither. Because the node was validated, a
-/// getter never meets the wrong type; checks the spec cannot express are
-/// reported with `error(_:_:)`, which points at the key's line and column.
+/// through its typed getters. An option declared with a default is read as a
+/// plain value (`int("qos")`): the spec's default when the key is absent, so no
+/// reader repeats it. An option without one is read with an `optional…` getter
+/// (nil when absent). Because the node was validated, a getter never meets the
+/// wrong type; checks the spec cannot express are reported with
+/// `error(_:_:)`, which points at the key's line and column.
+///
+/// Reading a key the section's spec does not declare, or reading a defaulted
+/// key as optional, is a mistake in the reading code: debug builds trap on it
+/// (`declaredOption(_:)` says what is wrong).
 public struct ConfigValue: Sendable {
     /// The node: a section given as a lone scalar (`- open: "{{uri}}"`) or as
     /// nothing (`- log`) is already turned into a mapping here.
@@ -42,46 +48,112 @@ public struct ConfigValue: Sendable {
         return value
     }
 
+    /// A section the config does not have, read against `spec`: every key reads as its default.
+    public static func defaults(of spec: OptionSpec, path: String, context: ConfigContext = ConfigContext()) -> ConfigValue {
+        ConfigValue(node: ConfigNode(.mapping([]), mark: SourceMark(file: "default of \(path)", line: 0, column: 0)), path: path, type: .section(spec), context: context)
+    }
+
     public var mark: SourceMark { node.mark }
 
     /// True when the user wrote `key` (defaults do not count).
-    public func has(_ key: String) -> Bool { node[key] != nil }
+    public func has(_ key: String) -> Bool {
+        _ = option(key)
+        return node[key] != nil
+    }
 
-    /// The value of `key`, or its default, as a ConfigValue.
+    /// The option `key` of this section's spec; nil when this value has no spec
+    /// to check against (the insides of an `any` value). Throws when the spec
+    /// does not declare `key`: the code reading it is wrong, not the config.
+    public func declaredOption(_ key: String) throws(UndeclaredKey) -> Option? {
+        guard let spec else { return nil }
+        guard let option = spec.option(key) else { throw UndeclaredKey(key: key, section: path, declared: spec.options.map(\.name)) }
+        return option
+    }
+
+    /// True when this section's spec declares `key` (a `match:` in `tags:` takes only some of a route's conditions).
+    public func declares(_ key: String) -> Bool { spec?.option(key) != nil }
+
+    /// `declaredOption(key)`; debug builds trap on an undeclared key.
+    private func option(_ key: String) -> Option? {
+        do {
+            return try declaredOption(key)
+        } catch {
+            assertionFailure(error.description)
+            return nil
+        }
+    }
+
+    /// The value of `key`, or its default, as a ConfigValue; nil when neither
+    /// (an absent section reads as an empty one: all its defaults).
     public func child(_ key: String) -> ConfigValue? {
-        let option = spec?.option(key)
+        let option = option(key)
         let childPath = path.isEmpty ? key : "\(path).\(key)"
         if let value = node[key] {
             return ConfigValue(node: value, path: childPath, type: option?.type, context: context)
         }
-        guard let text = option?.defaultValue, let parsed = try? YAMLParser.parse(text, file: "default of \(childPath)") else {
-            if case .section? = option?.type {
-                return ConfigValue(node: ConfigNode(.mapping([]), mark: mark), path: childPath, type: option?.type, context: context)
-            }
-            return nil
+        return Self.defaultValue(of: option, path: childPath, mark: mark, context: context)
+    }
+
+    /// What an absent option reads as: its declared default, or an empty mapping for a section.
+    private static func defaultValue(of option: Option?, path: String, mark: SourceMark, context: ConfigContext) -> ConfigValue? {
+        if let text = option?.defaultValue, let parsed = try? YAMLParser.parse(text, file: "default of \(path)") {
+            return ConfigValue(node: parsed, path: path, type: option?.type, context: context)
         }
-        return ConfigValue(node: parsed, path: childPath, type: option?.type, context: context)
+        if case .section? = option?.type {
+            return ConfigValue(node: ConfigNode(.mapping([]), mark: mark), path: path, type: option?.type, context: context)
+        }
+        return nil
     }
 
-    // MARK: Typed getters for a member
+    /// The value of an option that has a default: what was written, else the default.
+    private func defaulted<Value>(_ key: String, _ read: (ConfigValue) -> Value?) -> Value {
+        let option = option(key)
+        let childPath = path.isEmpty ? key : "\(path).\(key)"
+        // A written value that does not read failed validation, which stops the load; the default stands in meanwhile.
+        if let written = node[key], let value = read(ConfigValue(node: written, path: childPath, type: option?.type, context: context)) {
+            return value
+        }
+        guard let fallback = Self.defaultValue(of: option, path: childPath, mark: mark, context: context), let value = read(fallback) else {
+            preconditionFailure("'\(childPath)' has no usable default in its spec: read it with an optional getter")
+        }
+        return value
+    }
 
-    public func string(_ key: String) -> String? { child(key)?.stringValue }
-    public func int(_ key: String) -> Int? { child(key)?.intValue }
-    public func bool(_ key: String) -> Bool? { child(key)?.boolValue }
-    public func duration(_ key: String) -> Duration? { child(key)?.durationValue }
-    public func template(_ key: String) -> Template? { child(key)?.templateValue }
+    /// The value of an option without a default: what was written, else nil.
+    private func optional<Value>(_ key: String, _ read: (ConfigValue) -> Value?) -> Value? {
+        let option = option(key)
+        assert(option?.defaultValue == nil, "'\(key)' of '\(path)' has a default (\(option?.defaultValue ?? "")): read it without `optional`")
+        return child(key).flatMap(read)
+    }
+
+    // MARK: Typed getters for a member with a default (or a section)
+
+    public func string(_ key: String) -> String { defaulted(key, \.stringValue) }
+    public func int(_ key: String) -> Int { defaulted(key, \.intValue) }
+    public func bool(_ key: String) -> Bool { defaulted(key, \.boolValue) }
+    public func duration(_ key: String) -> Duration { defaulted(key, \.durationValue) }
+    public func template(_ key: String) -> Template { defaulted(key, \.templateValue) }
     /// A list of strings; a single scalar reads as a list of one.
-    public func strings(_ key: String) -> [String]? { child(key)?.stringList }
+    public func strings(_ key: String) -> [String] { defaulted(key, \.stringList) }
     /// A list of templates; a single scalar reads as a list of one.
-    public func templates(_ key: String) -> [Template]? { child(key)?.templateList }
-    /// A nested section (an absent section reads as one with all defaults).
-    public func section(_ key: String) -> ConfigValue? { child(key) }
-
-    /// A secret: the value of `key`, or else the trimmed contents of the file named by `<key>_file`.
-    public func secret(_ key: String) -> String? {
-        if let value = node[key]?.scalar { return value }
-        return child(key + "_file")?.fileContents
+    public func templates(_ key: String) -> [Template] { defaulted(key, \.templateList) }
+    /// A `.choice` option as the enum whose raw values are its words.
+    public func choice<Choice: RawRepresentable>(_ key: String, as: Choice.Type = Choice.self) -> Choice where Choice.RawValue == String {
+        defaulted(key) { $0.stringValue.flatMap(Choice.init(rawValue:)) }
     }
+    /// A nested section; an absent one reads as one with all its defaults.
+    public func section(_ key: String) -> ConfigValue { defaulted(key) { $0 } }
+
+    // MARK: Typed getters for a member without a default: nil when absent
+
+    public func optionalString(_ key: String) -> String? { optional(key, \.stringValue) }
+    public func optionalBool(_ key: String) -> Bool? { optional(key, \.boolValue) }
+    public func optionalDuration(_ key: String) -> Duration? { optional(key, \.durationValue) }
+    public func optionalTemplate(_ key: String) -> Template? { optional(key, \.templateValue) }
+    /// A list of strings; a single scalar reads as a list of one.
+    public func optionalStrings(_ key: String) -> [String]? { optional(key, \.stringList) }
+    /// A list of templates; a single scalar reads as a list of one.
+    public func optionalTemplates(_ key: String) -> [Template]? { optional(key, \.templateList) }
 
     /// The elements of a list member, each validated against the element spec.
     public func list(_ key: String) -> [ConfigValue] { child(key)?.elements ?? [] }

@@ -12,7 +12,7 @@ public struct MetricsSettings: Sendable, Equatable {
     public var file: String?
     public var fileInterval: Duration
 
-    public init(listen: ListenAddress?, token: String? = nil, file: String? = nil, fileInterval: Duration = .seconds(15)) {
+    public init(listen: ListenAddress?, token: String? = nil, file: String? = nil, fileInterval: Duration) {
         self.listen = listen
         self.token = token
         self.file = file
@@ -31,7 +31,7 @@ public struct MetricsSettings: Sendable, Equatable {
     /// The settings from a validated `metrics:` section; nil with the problems in `errors` when they are wrong.
     static func load(_ section: ConfigValue, _ errors: inout ConfigErrors) -> MetricsSettings? {
         var listen: ListenAddress?
-        if let text = section.string("listen") {
+        if let text = section.optionalString("listen") {
             listen = ListenAddress(text)
             if listen == nil {
                 errors.append(contentsOf: section.error("listen", "expected `host:port` with an IP address (`127.0.0.1:9464`, `[::1]:9464`, `0.0.0.0:9464`), got '\(text)'"))
@@ -50,7 +50,7 @@ public struct MetricsSettings: Sendable, Equatable {
                     + "add one, or listen on 127.0.0.1"))
             return nil
         }
-        let fileInterval = section.duration("file_interval") ?? .seconds(15)
+        let fileInterval = section.duration("file_interval")
         if fileInterval < .seconds(1) {
             errors.append(contentsOf: section.error("file_interval", "rewriting the file more often than once a second is not useful; use `1s` or more"))
             return nil
@@ -59,7 +59,7 @@ public struct MetricsSettings: Sendable, Equatable {
             errors.append(ConfigError(mark: section.mark, path: section.path, message: "neither `listen` nor `file` is given: nothing is served", isWarning: true))
         }
         return MetricsSettings(
-            listen: listen, token: token, file: section.string("file").map { section.context.resolve($0) },
+            listen: listen, token: token, file: section.optionalString("file").map { section.context.resolve($0) },
             fileInterval: fileInterval)
     }
 }

@@ -21,16 +21,21 @@ extension ReaderConfig {
             "when another process holds the device: `wait` for it (logged once), or `exit`: end this reader with a `reader.error`"),
     ])
 
-    /// Reads a validated reader entry; absent keys take `ReaderConfig`'s defaults.
+    /// A reader with the spec's default for every setting but its name and device
+    /// (the one-shot tools' readers, before their flags).
+    public static func withDefaults(name: String, device: String) -> ReaderConfig {
+        var reader = ReaderConfig(ConfigValue.defaults(of: spec, path: "readers[]"))
+        reader.name = name
+        reader.device = device
+        return reader
+    }
+
+    /// Reads a validated reader entry; absent keys take the spec's defaults.
     public init(_ value: ConfigValue) {
-        let defaults = ReaderConfig(name: "reader")
         self.init(
-            name: value.string("name") ?? defaults.name, device: value.string("device") ?? defaults.device,
-            cooldown: value.duration("cooldown") ?? defaults.cooldown, exitDelay: value.duration("exit_delay") ?? defaults.exitDelay,
-            ignoreOnConnect: value.bool("ignore_on_connect") ?? defaults.ignoreOnConnect, hold: value.duration("hold"),
-            pollInterval: value.duration("poll_interval") ?? defaults.pollInterval,
-            polling: value.string("polling").flatMap(ReaderConfig.Polling.init(rawValue:)) ?? defaults.polling,
-            watchdog: value.duration("watchdog") ?? defaults.watchdog,
-            ifBusy: value.string("if_busy").flatMap(ReaderConfig.BusyPolicy.init(rawValue:)) ?? defaults.ifBusy)
+            name: value.string("name"), device: value.string("device"), cooldown: value.duration("cooldown"),
+            exitDelay: value.duration("exit_delay"), ignoreOnConnect: value.bool("ignore_on_connect"), hold: value.optionalDuration("hold"),
+            pollInterval: value.duration("poll_interval"), polling: value.choice("polling"),
+            watchdog: value.duration("watchdog"), ifBusy: value.choice("if_busy"))
     }
 }

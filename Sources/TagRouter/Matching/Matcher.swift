@@ -66,10 +66,10 @@ public struct Matcher: Sendable {
     let kinds: [TagEvent.Kind]
     let conditions: [Condition]
 
-    /// Compiles a validated `match:` section (nil: no `match`, every `tag.arrived`).
-    public init(_ match: ConfigValue?) throws(ConfigErrors) {
-        let match = match ?? ConfigValue(node: ConfigNode(.mapping([]), mark: SourceMark(file: "", line: 0, column: 0)), path: "match", type: .section(MatchSpec.spec), context: ConfigContext())
-        kinds = (match.strings("event") ?? []).compactMap(TagEvent.Kind.init(rawValue:))
+    /// Compiles a validated `match:` section (all defaults when the route has none: every `tag.arrived`);
+    /// conditions its spec does not declare (a tag entry's takes only content keys) are not read.
+    public init(_ match: ConfigValue) throws(ConfigErrors) {
+        kinds = match.declares("event") ? match.strings("event").compactMap(TagEvent.Kind.init(rawValue:)) : []
         let anyRecord = match.string("records") == "any"
         var errors = ConfigErrors()
         var conditions: [Condition] = []
@@ -77,7 +77,7 @@ public struct Matcher: Sendable {
             _ key: String, missing: String, _ compile: (String) throws -> TextPattern, field: EventField? = nil, byUID: Bool = false,
             _ values: @escaping @Sendable (TagEvent) -> [String]
         ) {
-            guard let texts = match.strings(key) else { return }
+            guard match.declares(key), let texts = match.optionalStrings(key) else { return }
             var patterns: [TextPattern] = []
             for (index, text) in texts.enumerated() {
                 do {
@@ -124,7 +124,7 @@ public struct Matcher: Sendable {
         add("tag", missing: "the tag has no name (it is not in `tags:`)", glob, field: .tagName) { $0.tag?.name.map { [$0] } ?? [] }
         add("group", missing: "the tag is in no group", glob) { $0.tag?.groups ?? [] }
         add("known", missing: "no tag in this event", { .glob(Glob(OptionValidator.bool($0) == true ? "true" : "false")) }) { $0.tag.map { [$0.name == nil ? "false" : "true"] } ?? [] }
-        if let record = match.child("record"), record.has("tnf") || record.has("type") {
+        if match.declares("record"), case let record = match.section("record"), record.has("tnf") || record.has("type") {
             conditions.append(Self.recordCondition(record, anyRecord: anyRecord))
         }
         for (path, value) in match.entries("json") {
@@ -142,7 +142,7 @@ public struct Matcher: Sendable {
     /// The `record: {tnf, type}` condition: the record's TNF and type written as `tnf/type`.
     private static func recordCondition(_ record: ConfigValue, anyRecord: Bool) -> Condition {
         let tnfs = Set((record.child("tnf")?.stringList ?? []).compactMap { Int($0) })
-        let types = record.strings("type").map { $0.map(Glob.init) }
+        let types = record.optionalStrings("type").map { $0.map(Glob.init) }
         let wanted = (tnfs.isEmpty ? "*" : tnfs.sorted().map(String.init).joined(separator: "|")) + "/" + (types?.map(\.pattern).joined(separator: "|") ?? "*")
         return Condition(key: "record", patterns: [.glob(Glob(wanted))], values: { event in
             let records = EventRecords.all(event)

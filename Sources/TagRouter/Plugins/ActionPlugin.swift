@@ -19,9 +19,11 @@ public protocol ActionPlugin: Service {
     static var sectionSpec: OptionSpec? { get }
     /// The options of one action; its `scalarOption` declares the short form (`- open: "{{uri}}"`).
     static var actionSpec: OptionSpec { get }
-    /// Builds the plugin from its validated section (nil when absent from the
-    /// config); throws every problem the spec could not catch, via `ConfigValue.error`.
-    init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors)
+    /// Builds the plugin from its validated section, defaults filled in (absent
+    /// from the config: every key reads as its default; a plugin without
+    /// `sectionSpec` gets a section that declares no keys); throws every
+    /// problem the spec could not catch, via `ConfigValue.error`.
+    init(section: ConfigValue, context: PluginContext) throws(ConfigErrors)
     /// Builds one action from its validated options (defaults applied by the getters).
     func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action
     /// What only shows across the whole config (Home Assistant discovery announcing
@@ -43,6 +45,12 @@ extension ActionPlugin {
     public func run() async throws { await Latch().wait() }
     public func warnings(routes: [Route]) -> [ConfigError] { [] }
     public func observe(_ event: TagEvent) {}
+
+    /// The section the plugin gets when the config has none: every key reads
+    /// as its default (a plugin without `sectionSpec`: a section of no keys).
+    public static func defaultSection(context: ConfigContext = ConfigContext()) -> ConfigValue {
+        ConfigValue.defaults(of: sectionSpec ?? OptionSpec("no settings", []), path: name, context: context)
+    }
 }
 
 /// One configured action. The router gives each its own bounded queue and task,

@@ -14,20 +14,20 @@ public final class LoadedPlugin: Sendable {
     /// The plugin's registered name (`mqtt`).
     public let name: String
     public let plugin: any ActionPlugin
-    /// Its section's settings when it was built; nil when the config has none.
-    let settings: JSONValue?
+    /// Its section's settings when it was built.
+    let settings: JSONValue
     let context: PluginContext
 
-    init(name: String, plugin: any ActionPlugin, section: ConfigValue?, context: PluginContext) {
+    init(name: String, plugin: any ActionPlugin, section: ConfigValue, context: PluginContext) {
         self.name = name
         self.plugin = plugin
-        self.settings = section?.settings
+        self.settings = section.settings
         self.context = context
     }
 
     /// True when a config asking for plugin `name` with `section` in `context` can use this instance.
-    func serves(_ name: String, section: ConfigValue?, context: PluginContext) -> Bool {
-        name == self.name && section?.settings == settings && Self.sameRun(self.context, context)
+    func serves(_ name: String, section: ConfigValue, context: PluginContext) -> Bool {
+        name == self.name && section.settings == settings && Self.sameRun(self.context, context)
     }
 
     /// What a plugin may depend on besides its section.

@@ -10,10 +10,10 @@ public struct LogPlugin: ActionPlugin {
         Option("spool", .bool, default: "false", "write each event ahead to disk under `state_dir` before printing it (off: printing fails in no way a retry fixes)"),
     ])
 
-    public init(section: ConfigValue?, context: PluginContext) throws(ConfigErrors) {}
+    public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {}
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
-        LogAction(template: options.template("template"))
+        LogAction(template: options.optionalTemplate("template"))
     }
 }
 

@@ -13,7 +13,7 @@ public struct PluginContext: Sendable {
     /// The running daemon's readers, for plugins that read or write tags on request
     /// (MQTT `commands`); nil outside `tagrouter run` (`check-config`, an events file).
     public var tagJobs: (any TagJobRunner)?
-    /// The validated top-level plugin sections present in the config, by name
+    /// The validated top-level plugin sections, defaults filled in, by name
     /// (`mqtt`): what a source plugin shares with an action plugin (the broker).
     public var sections: [String: ConfigValue]
 
@@ -27,5 +27,10 @@ public struct PluginContext: Sendable {
         self.readers = readers
         self.tagJobs = tagJobs
         self.sections = sections
+    }
+
+    /// The section of plugin `name`; all defaults when this context has none for it (one made by a test).
+    public func section(_ name: String, spec: OptionSpec) -> ConfigValue {
+        sections[name] ?? ConfigValue.defaults(of: spec, path: name, context: config)
     }
 }

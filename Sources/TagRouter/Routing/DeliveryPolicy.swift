@@ -16,7 +16,8 @@ public struct DeliveryPolicy: Sendable, Equatable {
     /// Whether the user wrote `retry:` (plugins may treat failures differently then).
     public var retryConfigured: Bool
 
-    public init(queueCapacity: Int = 100, attempts: Int = 3, backoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(60), spool: Bool = true, retryConfigured: Bool = false) {
+    /// Every setting given; an action's come from `init(_:)`, with the defaults of `options`.
+    public init(queueCapacity: Int, attempts: Int, backoff: Duration, maxBackoff: Duration, spool: Bool, retryConfigured: Bool) {
         self.queueCapacity = queueCapacity
         self.attempts = attempts
         self.backoff = backoff
@@ -40,9 +41,8 @@ public struct DeliveryPolicy: Sendable, Equatable {
     public init(_ options: ConfigValue) {
         let retry = options.section("retry")
         self.init(
-            queueCapacity: options.int("queue") ?? 100, attempts: retry?.int("attempts") ?? 3,
-            backoff: retry?.duration("backoff") ?? .seconds(1), maxBackoff: retry?.duration("max_backoff") ?? .seconds(60),
-            spool: options.bool("spool") ?? true, retryConfigured: options.has("retry"))
+            queueCapacity: options.int("queue"), attempts: retry.int("attempts"), backoff: retry.duration("backoff"),
+            maxBackoff: retry.duration("max_backoff"), spool: options.bool("spool"), retryConfigured: options.has("retry"))
     }
 
     /// The waits between tries (and between tries of a spooled event): backoff·2^(n−1),

@@ -27,11 +27,11 @@ public struct TagEntry: Sendable {
     /// Compiles a validated entry; a UID that does not parse is reported at its position.
     init(_ value: ConfigValue) throws(ConfigErrors) {
         var errors = ConfigErrors()
-        name = value.string("name") ?? ""
-        groups = value.strings("groups") ?? []
-        tagIDs = value.strings("tag_id") ?? []
+        name = value.optionalString("name") ?? ""
+        groups = value.strings("groups")
+        tagIDs = value.optionalStrings("tag_id") ?? []
         var uids: [TagUID] = []
-        for (index, text) in (value.strings("uid") ?? []).enumerated() {
+        for (index, text) in (value.optionalStrings("uid") ?? []).enumerated() {
             guard let uid = TagUID(text) else {
                 let node = value.child("uid")?.node
                 let at = node?.elements?[index].mark ?? node?.mark ?? value.mark
@@ -42,7 +42,7 @@ public struct TagEntry: Sendable {
         }
         self.uids = uids
         do {
-            content = value.has("match") ? try Matcher(value.child("match")) : nil
+            content = value.has("match") ? try Matcher(value.section("match")) : nil
         } catch {
             errors.append(contentsOf: error)
             content = nil

@@ -20,7 +20,7 @@ extension TagRegistry {
         var list = node
         if node.entries != nil {
             let section = OptionValidator(context: context).validate(node, as: .section(fileSpec), path: "tags", errors: &errors)
-            guard let file = section.string("file") else { return TagRegistry() }
+            guard let file = section.optionalString("file") else { return TagRegistry() }
             let path = context.resolve(file)
             guard let data = FileManager.default.contents(atPath: path) else {
                 errors.append(contentsOf: section.error("file", "cannot read the tags file \(path)"))

@@ -33,7 +33,8 @@ import Testing
     }
 
     static let action = ConfiguredAction(
-        plugin: "webhook", route: "door", index: 0, action: Unperformed(), policy: DeliveryPolicy(), mark: SourceMark(file: "t.yaml", line: 1, column: 1))
+        plugin: "webhook", route: "door", index: 0, action: Unperformed(), policy: DeliveryPolicy(queueCapacity: 100, attempts: 3, backoff: .seconds(1), maxBackoff: .seconds(60), spool: true, retryConfigured: false),
+        mark: SourceMark(file: "t.yaml", line: 1, column: 1))
 
     func attention() -> (ActionAttention, Lines) {
         let lines = Lines()

@@ -79,8 +79,8 @@ public struct MQTTInput: SourcePlugin {
         settings.birthMessages = []
         settings.subscriptions = [filter.subscription]
         settings.acknowledgeWhenAccepted = true
-        settings.persistentSession = options.bool("persistent_session") ?? true
-        settings.sessionExpiry = options.duration("session_expiry") ?? .seconds(86_400)
+        settings.persistentSession = options.bool("persistent_session")
+        settings.sessionExpiry = options.duration("session_expiry")
         self.filter = filter
         let wildcard = format == .tagrouter ? nil : filter.firstWildcardLevel
         self.reader = reader ?? wildcard.map(TopicName.init(level:))

@@ -8,49 +8,55 @@ import OrderedJSON
 extension NDEFRecord {
     public var json: JSONValue {
         var fields = JSONObject(reservingCapacity: 8)
-        fields["tnf"] = .int(Int64(tnf.rawValue))
-        Self.setField(type, "type", in: &fields)
-        Self.setField(id, "id", in: &fields)
-        fields["payload_hex"] = .string(Hex.string(payload))
-        switch content {
-        case .uri(let uri), .absoluteURI(let uri):
-            fields["uri"] = .string(uri)
-        case .text(let text):
-            fields["text"] = .string(text.text)
-            fields["lang"] = .string(text.language)
-            fields["encoding"] = .string(text.encoding.rawValue)
-        case .smartPoster(let poster):
-            fields["smart_poster"] = Self.json(poster)
-        case .mime(let type, let text):
-            fields["mime_type"] = .string(type)
-            fields["text"] = text.map(JSONValue.string)
-        case .wifi(let credential):
-            fields["mime_type"] = .string(typeString)
-            fields["wifi"] = [
-                "ssid": .string(credential.ssid), "auth": .string(credential.authentication.name),
-                "encryption": .string(credential.encryption.name), "key": .string(credential.key),
-            ]
-        case .bluetooth(let oob):
-            fields["mime_type"] = .string(typeString)
-            fields["bluetooth"] = ["address": .string(oob.address), "name": oob.name.map(JSONValue.string) ?? .null]
-        case .androidApp(let package):
-            fields["package"] = .string(package)
-        case .unknown(let json?):
-            fields["json"] = json
-        case .invalid(let error):
-            fields["error"] = .string(error.kind.rawValue)
-        case .empty, .wellKnown, .external, .unknown(nil), .unchanged:
-            break
-        }
+        writeMembers(into: &fields)
         return .object(fields)
     }
 
+    /// The record's members, in order, into `sink`: a tree for `json`, or text
+    /// written straight out (`decode --lines`).
+    public func writeMembers(into sink: inout some JSONMemberSink) {
+        sink.member("tnf", .int(Int64(tnf.rawValue)))
+        Self.setField(type, "type", in: &sink)
+        Self.setField(id, "id", in: &sink)
+        sink.member("payload_hex", string: Hex.string(payload))
+        switch content {
+        case .uri(let uri), .absoluteURI(let uri):
+            sink.member("uri", string: uri)
+        case .text(let text):
+            sink.member("text", string: text.text)
+            sink.member("lang", string: text.language)
+            sink.member("encoding", string: text.encoding.rawValue)
+        case .smartPoster(let poster):
+            sink.member("smart_poster", Self.json(poster))
+        case .mime(let type, let text):
+            sink.member("mime_type", string: type)
+            if let text { sink.member("text", string: text) }
+        case .wifi(let credential):
+            sink.member("mime_type", string: typeString)
+            sink.member("wifi", [
+                "ssid": .string(credential.ssid), "auth": .string(credential.authentication.name),
+                "encryption": .string(credential.encryption.name), "key": .string(credential.key),
+            ])
+        case .bluetooth(let oob):
+            sink.member("mime_type", string: typeString)
+            sink.member("bluetooth", ["address": .string(oob.address), "name": oob.name.map(JSONValue.string) ?? .null])
+        case .androidApp(let package):
+            sink.member("package", string: package)
+        case .unknown(let json?):
+            sink.member("json", json)
+        case .invalid(let error):
+            sink.member("error", string: error.kind.rawValue)
+        case .empty, .wellKnown, .external, .unknown(nil), .unchanged:
+            break
+        }
+    }
+
     /// `name` when every byte is printable ASCII, else `name_hex`.
-    private static func setField(_ bytes: [UInt8], _ name: String, in fields: inout JSONObject) {
+    private static func setField(_ bytes: [UInt8], _ name: String, in sink: inout some JSONMemberSink) {
         if bytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
-            fields[name] = .string(String(decoding: bytes, as: UTF8.self))
+            sink.member(name, string: String(decoding: bytes, as: UTF8.self))
         } else {
-            fields[name + "_hex"] = .string(Hex.string(bytes))
+            sink.member(name + "_hex", string: Hex.string(bytes))
         }
     }
 

@@ -37,23 +37,45 @@ public struct JSONWriter {
         case .double(let double): write(double)
         case .string(let string): write(string)
         case .array(let elements):
-            writeContainer(open: UInt8(ascii: "["), close: UInt8(ascii: "]"), count: elements.count) { writer in
-                for (position, element) in elements.enumerated() {
-                    writer.separate(position)
-                    writer.write(element)
-                }
-            }
+            writeArray(count: elements.count) { writer, position in writer.write(elements[position]) }
         case .object(let object):
-            writeContainer(open: UInt8(ascii: "{"), close: UInt8(ascii: "}"), count: object.count) { writer in
-                for (position, member) in object.members.enumerated() {
-                    writer.separate(position)
-                    writer.write(member.key)
-                    writer.bytes.append(UInt8(ascii: ":"))
-                    if writer.pretty { writer.bytes.append(UInt8(ascii: " ")) }
-                    writer.write(member.value)
-                }
+            openContainer(UInt8(ascii: "{"))
+            for (position, member) in object.members.enumerated() {
+                writeKey(member.key, position: position)
+                write(member.value)
             }
+            closeContainer(UInt8(ascii: "}"), empty: object.count == 0)
         }
+    }
+
+    /// An array of `count` elements, each written by `element` (given its position).
+    mutating func writeArray(count: Int, _ element: (inout JSONWriter, Int) -> Void) {
+        openContainer(UInt8(ascii: "["))
+        for position in 0..<count {
+            separate(position)
+            element(&self, position)
+        }
+        closeContainer(UInt8(ascii: "]"), empty: count == 0)
+    }
+
+    /// A member's name and colon, after the comma when it is not the first (`position` 0).
+    mutating func writeKey(_ key: String, position: Int) {
+        separate(position)
+        write(key)
+        bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+    }
+
+    mutating func openContainer(_ open: UInt8) {
+        bytes.append(open)
+        depth += 1
+    }
+
+    /// The closing bracket; an empty container stays on one line (`[]`, `{}`).
+    mutating func closeContainer(_ close: UInt8, empty: Bool) {
+        depth -= 1
+        if !empty { newline() }
+        bytes.append(close)
     }
 
     /// A quoted, escaped JSON string.
@@ -93,16 +115,6 @@ public struct JSONWriter {
 
     private mutating func append(literal: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    }
-
-    private mutating func writeContainer(open: UInt8, close: UInt8, count: Int, members: (inout JSONWriter) -> Void) {
-        bytes.append(open)
-        guard count > 0 else { return bytes.append(close) }
-        depth += 1
-        members(&self)
-        depth -= 1
-        newline()
-        bytes.append(close)
     }
 
     /// The comma before every member but the first, and in pretty mode the line break.

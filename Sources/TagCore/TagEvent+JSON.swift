@@ -65,13 +65,20 @@ extension TagEvent {
 
     /// Reads one event from a line of JSON text.
     public init(jsonText: String) throws(EventDecodingError) {
-        let value: JSONValue
+        try self.init(json: Self.parsed { () throws(JSONParseError) in try JSONValue.parse(jsonText) })
+    }
+
+    /// Reads one event from a line of JSON as UTF-8 bytes (an events file's line, read without making a String).
+    public init(jsonUTF8: UnsafeBufferPointer<UInt8>) throws(EventDecodingError) {
+        try self.init(json: Self.parsed { () throws(JSONParseError) in try JSONValue.parse(bytes: jsonUTF8) })
+    }
+
+    private static func parsed(_ parse: () throws(JSONParseError) -> JSONValue) throws(EventDecodingError) -> JSONValue {
         do {
-            value = try JSONValue.parse(jsonText)
+            return try parse()
         } catch {
             throw EventDecodingError(description: "not JSON: \(error.description)")
         }
-        try self.init(json: value)
     }
 }
 

@@ -10,17 +10,37 @@ public struct TagUID: Sendable, Hashable, CustomStringConvertible {
     /// Parses any common spelling: hex digits with optional `:`, `-`, space or
     /// `0x` prefix, in either case. Nil when anything else is in it, or an odd
     /// number of digits.
+    /// Read byte by byte: every character it accepts is ASCII (events read back
+    /// from JSON parse two UIDs each, so this is on the events file's hot path).
     public init?(_ text: some StringProtocol) {
-        var digits = Substring(text)
-        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
-        var nibbles: [UInt8] = []
-        for character in digits {
-            if character == ":" || character == "-" || character == " " { continue }
-            guard let value = character.hexDigitValue else { return nil }
-            nibbles.append(UInt8(value))
+        var utf8 = Substring(text).utf8[...]
+        if utf8.count >= 2, utf8.first == UInt8(ascii: "0"), utf8.dropFirst().first == UInt8(ascii: "x") || utf8.dropFirst().first == UInt8(ascii: "X") {
+            utf8 = utf8.dropFirst(2)
         }
-        guard !nibbles.isEmpty, nibbles.count.isMultiple(of: 2) else { return nil }
-        bytes = stride(from: 0, to: nibbles.count, by: 2).map { nibbles[$0] << 4 | nibbles[$0 + 1] }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count / 2)
+        var high: UInt8?
+        for byte in utf8 {
+            if byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: " ") { continue }
+            guard let value = Self.nibble(byte) else { return nil }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        guard !bytes.isEmpty, high == nil else { return nil }
+        self.bytes = bytes
+    }
+
+    private static func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// Lowercase hex without separators: `04a224b2c35e80`.

@@ -17,20 +17,43 @@ struct DecodeOptions {
         var cliError: CLIError { .data("\(kind) at byte \(offset): \(message)") }
     }
 
-    /// The JSON document for `bytes`: `{"cc":…,"tlvs":[…]}` first for a memory image,
-    /// `records`, and `error` in lenient mode.
+    /// What `bytes` decoded to: the memory image's members (`cc`, `tlvs`) when
+    /// `memory`, the records, and in lenient mode the problem that stopped decoding.
+    struct Decoded {
+        var memoryMembers = JSONObject()
+        var records: [NDEFRecord] = []
+        var problem: JSONValue?
+
+        /// The document's members in order: `{"cc":…,"tlvs":[…]}` first for a memory image, `records`, then `error`.
+        func writeMembers(into sink: inout some JSONMemberSink) {
+            for (key, value) in memoryMembers { sink.member(key, value) }
+            sink.member("records", objects: records) { record, members in record.writeMembers(into: &members) }
+            if let problem { sink.member("error", problem) }
+        }
+    }
+
+    /// The JSON document for `bytes` (see `Decoded`).
     func decode(_ bytes: [UInt8]) -> Result<JSONValue, Failure> {
-        var document = JSONObject()
+        decoded(bytes).map { decoded in
+            var document = JSONObject()
+            decoded.writeMembers(into: &document)
+            return .object(document)
+        }
+    }
+
+    /// Decodes `bytes`: a message or a Type 2 image, strict or lenient.
+    func decoded(_ bytes: [UInt8]) -> Result<Decoded, Failure> {
+        var decoded = Decoded()
         var messageBytes = bytes
         var base = 0
         if memory {
             do {
                 let (cc, content) = try Type2Memory.parse(image: bytes)
-                document["cc"] = [
+                decoded.memoryMembers["cc"] = [
                     "magic": .string(Hex.string([cc.magic])), "version": .string("\(cc.version >> 4).\(cc.version & 0x0F)"),
                     "size": .int(Int64(cc.dataAreaSize)), "readOnly": .bool(cc.readOnly),
                 ]
-                document["tlvs"] = .array(content.tlvs.map {
+                decoded.memoryMembers["tlvs"] = .array(content.tlvs.map {
                     ["tag": .string($0.tag.name), "offset": .int(Int64($0.offset)), "length": .int(Int64($0.length))]
                 })
                 messageBytes = content.ndefMessage
@@ -39,26 +62,22 @@ struct DecodeOptions {
                 return .failure(Failure(kind: error.kind.rawValue, offset: error.offset, message: error.detail))
             }
         }
-        var records: [NDEFRecord] = []
-        var problem: JSONValue?
         if memory && messageBytes.isEmpty {
-            records = []
+            decoded.records = []
         } else if lenient {
             let (message, error) = NDEFMessage.decodeLenient(messageBytes)
-            records = message.records
-            problem = error.map {
+            decoded.records = message.records
+            decoded.problem = error.map {
                 Self.problem(kind: $0.kind.rawValue, offset: $0.offset + base, record: $0.recordIndex.map { $0 + 1 }, message: $0.detail)
             }
         } else {
             do {
-                records = try NDEFMessage(bytes: messageBytes).records
+                decoded.records = try NDEFMessage(bytes: messageBytes).records
             } catch {
                 return .failure(Failure(kind: error.kind.rawValue, offset: error.offset + base, message: Self.explanation(error)))
             }
         }
-        document["records"] = .array(records.map(\.json))
-        document["error"] = problem
-        return .success(.object(document))
+        return .success(decoded)
     }
 
     /// `{"line":N,"error":{"kind","offset","message"}}` for `--lines`.

@@ -61,18 +61,19 @@ private final class EventsFile: @unchecked Sendable {
         DedicatedThread.start(name: "tagrouter events-from") { [self] in
             defer { fclose(file) }
             var lineNumber = 0
-            while let line = readLine() {
+            let ended = forEachLine { line in
                 lineNumber += 1
-                if line.allSatisfy(\.isWhitespace) { continue }
+                if line.allSatisfy(Self.isWhitespace) { return true }
                 do {
-                    let event = try TagEvent(jsonText: line)
+                    let event = try TagEvent(jsonUTF8: line)
                     room.wait()
-                    if case .terminated = continuation.yield(event) { return }
+                    if case .terminated = continuation.yield(event) { return false }
                 } catch {
                     Log.error("event line skipped", JSONObject(["line": .int(Int64(lineNumber)), "reason": .string("\(error)")]))
                 }
+                return true
             }
-            continuation.finish()
+            if ended { continuation.finish() }
         }
         defer { continuation.finish() }
         for await event in events {
@@ -81,15 +82,24 @@ private final class EventsFile: @unchecked Sendable {
         }
     }
 
-    /// The next line without its newline; nil at the end.
-    private func readLine() -> String? {
+    /// Hands `body` each line's bytes without its newline, parsed in place (no
+    /// String per line), until `body` returns false (then false) or the input ends.
+    private func forEachLine(_ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         var buffer: UnsafeMutablePointer<CChar>?
         var capacity = 0
         defer { free(buffer) }
-        let length = getline(&buffer, &capacity, file)
-        guard length >= 0, let buffer else { return nil }
-        var line = String(cString: buffer)
-        if line.hasSuffix("\n") { line.removeLast() }
-        return line
+        while case let length = getline(&buffer, &capacity, file), length >= 0, let buffer {
+            let keep = buffer.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+                let end = length > 0 && bytes[length - 1] == UInt8(ascii: "\n") ? length - 1 : length
+                return body(UnsafeBufferPointer(start: bytes, count: end))
+            }
+            if !keep { return false }
+        }
+        return true
+    }
+
+    /// ASCII white space: space, tab, line feed, vertical tab, form feed, carriage return.
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || (0x09...0x0D).contains(byte)
     }
 }

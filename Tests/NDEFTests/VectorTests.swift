@@ -1,5 +1,6 @@
 import Foundation
 import NDEF
+import OrderedJSON
 import Testing
 
 /// Every public vector: valid messages decode to exactly the listed fields and
@@ -8,6 +9,16 @@ import Testing
     @Test func everyFileHasVectors() {
         #expect(Vector.messages.count >= 71)
         #expect(Vector.type2.count >= 11)
+    }
+
+    /// `decode --lines` writes records straight to text; `json` builds a tree: both read the same.
+    @Test(arguments: Vector.messages.filter(\.valid))
+    func recordsWrittenStraightMatchTheirJSON(_ vector: Vector) throws {
+        for record in try NDEFMessage(bytes: vector.bytes).records {
+            var writer = JSONWriter()
+            writer.writeObject { record.writeMembers(into: &$0) }
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == record.json.serialized())
+        }
     }
 
     @Test(arguments: Vector.messages)

@@ -89,10 +89,24 @@ struct ParserTests {
         }
     }
 
-    @Test func invalidUTF8IsRejected() {
-        #expect(throws: JSONParseError(offset: 1, reason: "the string is not valid UTF-8")) {
-            try JSONValue.parse(bytes: [0x22, 0xC3, 0x28, 0x22])
+    /// Invalid UTF-8 anywhere in a string (a value, after an escape, a member name), and where it is reported.
+    static let invalidUTF8: [(bytes: [UInt8], offset: Int)] = [
+        ([0x22, 0xC3, 0x28, 0x22], 1),
+        ([0x22, 0x5C, 0x6E, 0xC3, 0x28, 0x22], 3),
+        ([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], 2),
+    ]
+
+    @Test(arguments: invalidUTF8)
+    func invalidUTF8IsRejected(bytes: [UInt8], offset: Int) {
+        #expect(throws: JSONParseError(offset: offset, reason: "the string is not valid UTF-8")) {
+            try JSONValue.parse(bytes: bytes)
         }
+    }
+
+    /// Strings with and without non-ASCII text, raw or escaped, read back as the same text.
+    @Test(arguments: [(#""plain ASCII""#, "plain ASCII"), (#""café""#, "café"), (#""caf\u00e9""#, "café"), (#""a\"b é""#, "a\"b é")])
+    func stringsReadBack(json: String, text: String) throws {
+        #expect(try JSONValue.parse(json) == .string(text))
     }
 
     @Test(arguments: [("[", "]"), ("{\"a\":", "}")])

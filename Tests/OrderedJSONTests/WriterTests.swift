@@ -48,6 +48,28 @@ struct WriterTests {
             """)
     }
 
+    /// An object written member by member straight into the bytes reads the same as
+    /// the same members collected in a `JSONObject` and written, compact and pretty.
+    @Test(arguments: [false, true])
+    func membersWrittenStraightMatchTheTree(pretty: Bool) {
+        func members(into sink: inout some JSONMemberSink) {
+            sink.member("n", 1)
+            sink.member("s", string: "a \"quoted\" é")
+            sink.member("records", objects: [0, 1, 2]) { index, record in
+                record.member("index", .int(Int64(index)))
+                if index == 1 { record.member("nested", ["x": [1, 2], "y": [:]]) }
+            }
+            sink.member("none", objects: [Int]()) { _, _ in }
+        }
+        var tree = JSONObject()
+        members(into: &tree)
+        var writer = JSONWriter(pretty: pretty)
+        writer.write([1])
+        writer.writeObject { members(into: &$0) }
+        writer.writeObject { _ in }
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == JSONValue.array([1]).serialized(pretty: pretty) + JSONValue.object(tree).serialized(pretty: pretty) + "{}")
+    }
+
     @Test func aReusedWriterStartsAfresh() {
         var writer = JSONWriter()
         writer.write(["a": "x"])

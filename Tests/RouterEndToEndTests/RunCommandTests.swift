@@ -121,6 +121,26 @@ import TestSupport
         #expect(!daemon.stderr.contains { $0.contains("event dropped") })
     }
 
+    /// Lines are read as bytes: blank and white-space lines are passed over, a line
+    /// that is not an event is logged with its number and skipped, non-ASCII text
+    /// survives, and a last line without a newline still counts.
+    @Test func anEventsFileSkipsBlankAndBadLines() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("tagrouter.yaml", "state_dir: \(scratch.path)/state\nroutes:\n  - {name: all, actions: [{log: {template: \"{{uri}}\"}}]}\n")
+        let lines = [
+            arrival(uid: "04a1", uri: "https://example.com/café").serialized(), "", " \t\r", "{not an event", "\u{0B}",
+            arrival(uid: "04a2", uri: "https://example.com/b").serialized(),
+        ]
+        let events = try scratch.write("events.jsonl", lines.joined(separator: "\n"))
+        let daemon = try Daemon(["run", "--config", file, "--events-from", events, "--log-format", "json"], directory: scratch.path)
+        defer { daemon.stop() }
+        #expect(try await daemon.exitStatus(timeout: .seconds(30)) == 0)
+        #expect(daemon.stdout == ["https://example.com/café", "https://example.com/b"])
+        let skipped = daemon.stderr.filter { $0.contains("event line skipped") }.map { try? JSONValue.parse($0) }
+        #expect(skipped.map { $0?["line"] } == [.int(4)])
+    }
+
     @Test func usesTheEmbeddedDefaultWhenNoFileIsFound() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }

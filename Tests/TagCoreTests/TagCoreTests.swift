@@ -2,14 +2,14 @@ import Foundation
 import Testing
 import TagCore
 
-@Test(arguments: ["04:A2:24:B2", "04-a2-24-b2", "04 a2 24 b2", "04A224B2", "0x04a224b2"])
+@Test(arguments: ["04:A2:24:B2", "04-a2-24-b2", "04 a2 24 b2", "04A224B2", "0x04a224b2", "0X04A224B2"])
 func uidSpellingsAreEquivalent(spelling: String) throws {
     let uid = try #require(TagUID(spelling))
     #expect(uid.hex == "04a224b2")
     #expect(uid.dashed == "04-A2-24-B2")
 }
 
-@Test(arguments: ["", "04:A", "zz", "04;a2"])
+@Test(arguments: ["", "04:A", "zz", "04;a2", "0x", "x04", "0g", "04a\u{301}2", "０４"])
 func invalidUIDsAreRejected(spelling: String) {
     #expect(TagUID(spelling) == nil)
 }

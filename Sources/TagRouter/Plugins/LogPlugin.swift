@@ -21,16 +21,26 @@ public struct LogPlugin: ActionPlugin {
 struct LogAction: Action {
     let template: Template?
 
-    func line(_ delivery: Delivery) -> String {
-        if let template { return template.render(delivery.variables) }
-        return JSONValue.object(JSONObject(["route": .string(delivery.route), "event": delivery.eventJSON])).serialized()
+    /// The line as UTF-8 bytes with its newline: the default line is written
+    /// straight into bytes (no String built and copied per event).
+    func line(_ delivery: Delivery) -> [UInt8] {
+        var writer = JSONWriter(capacity: 1024)
+        if let template {
+            writer.append(raw: template.render(delivery.variables).utf8)
+        } else {
+            writer.write(.object(JSONObject(["route": .string(delivery.route), "event": delivery.eventJSON])))
+        }
+        writer.append(raw: CollectionOfOne(UInt8(ascii: "\n")))
+        return writer.bytes
     }
 
     func perform(_ delivery: Delivery) async throws(ActionError) {
-        if let failure = StandardOutput.writeLine(line(delivery)) {
+        if let failure = StandardOutput.write(line: line(delivery)) {
             throw .permanent("cannot write to stdout: \(failure)")
         }
     }
 
-    func describe(_ delivery: Delivery) -> String { "print \(template?.display(delivery.variables) ?? line(delivery))" }
+    func describe(_ delivery: Delivery) -> String {
+        "print \(template?.display(delivery.variables) ?? String(decoding: line(delivery).dropLast(), as: UTF8.self))"
+    }
 }

@@ -6,20 +6,21 @@ import Synchronization
 enum StandardOutput {
     private static let lock = Mutex(())
 
-    /// Writes `line` and a newline; nil on success, else why not (`errno`'s text).
-    static func writeLine(_ line: String) -> String? {
-        var bytes = Array((line + "\n").utf8)
-        return lock.withLock { _ -> String? in
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeMutableBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
+    /// Writes `line`, which ends in its newline; nil on success, else why not (`errno`'s text).
+    static func write(line: [UInt8]) -> String? {
+        line.withUnsafeBytes { bytes in
+            lock.withLock { _ -> String? in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = Glibc.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return String(cString: strerror(errno))
+                    }
+                    offset += written
                 }
-                offset += written
+                return nil
             }
-            return nil
         }
     }
 }

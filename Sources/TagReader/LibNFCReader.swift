@@ -55,8 +55,9 @@ final class LibNFCReader: Sendable {
         currentDevice.withLock { $0?.abort() }
     }
 
-    /// Called about once a second by the supervisor: aborts a device that has made
-    /// no progress for `config.watchdog`, so the thread reopens it.
+    /// Called about once a second by the supervisor: abandons a device that has made
+    /// no progress for `config.watchdog` (aborts its call, cuts a serial line), so the
+    /// thread reopens it.
     func checkWatchdog() {
         let now = Self.nowMs()
         let lastMove = max(lastProgress.load(ordering: .relaxed), lastAbort.load(ordering: .relaxed))
@@ -65,7 +66,7 @@ final class LibNFCReader: Sendable {
         currentDevice.withLock { device in
             guard let device else { return }  // waiting for a missing reader is not a stall
             watchdogFired.store(true, ordering: .sequentiallyConsistent)
-            device.abort()
+            device.abandon()
         }
     }
 

@@ -51,8 +51,9 @@ final class NFCContext {
             Log.warning("opening the reader without its lock", JSONObject(["device": .string(connstring), "reason": .string(error.description)]))
             lock = nil
         }
+        let before = SerialLine.openDescriptors()
         guard let device = nfc_open(pointer, connstring) else { return .failure(.notOpened) }
-        return .success(NFCDevice(device, context: self, lock: lock))
+        return .success(NFCDevice(device, context: self, lock: lock, line: SerialLine(of: device, openedSince: before)))
     }
 
     /// `auto`: the listed devices in order; when none is listed, libnfc's own
@@ -67,16 +68,18 @@ final class NFCContext {
             }
         }
         if let firstBusy { return .failure(.busy(firstBusy)) }
+        let before = SerialLine.openDescriptors()
         guard let opened = nfc_open(pointer, nil) else { return .failure(.notOpened) }
+        let line = SerialLine(of: opened, openedSince: before)
         let resolved = String(cString: nfc_device_get_connstring(opened))
         do {
-            return .success(NFCDevice(opened, context: self, lock: try DeviceLock.acquire(resolved)))
+            return .success(NFCDevice(opened, context: self, lock: try DeviceLock.acquire(resolved), line: line))
         } catch {
             guard case .unavailable = error else {
                 nfc_close(opened)
                 return .failure(.busy(error))
             }
-            return .success(NFCDevice(opened, context: self, lock: nil))
+            return .success(NFCDevice(opened, context: self, lock: nil, line: line))
         }
     }
 }

@@ -1,4 +1,5 @@
 import CNFC
+import Glibc
 import Synchronization
 
 /// An open libnfc device, used by the one thread that opened it. Only `abortHandle`
@@ -14,11 +15,12 @@ final class NFCDevice {
     /// reader loop checks it after a tag driver returns and reopens the device.
     var lost: NFCError?
 
-    init(_ pointer: OpaquePointer, context: NFCContext, lock: DeviceLock?) {
+    /// Made on the thread that will use it. `line`: the tty libnfc holds, for a serial reader.
+    init(_ pointer: OpaquePointer, context: NFCContext, lock: DeviceLock?, line: SerialLine?) {
         self.pointer = pointer
         self.context = context
         self.lock = lock
-        abortHandle = AbortHandle(pointer)
+        abortHandle = AbortHandle(pointer, line: line)
     }
 
     deinit {
@@ -134,15 +136,32 @@ final class NFCDevice {
 /// Lets another thread abort the device's blocking call (`nfc_abort_command`),
 /// safely even while the owning thread closes the device.
 final class AbortHandle: Sendable {
-    private struct Device: @unchecked Sendable { let pointer: OpaquePointer }
+    private struct Device: @unchecked Sendable {
+        let pointer: OpaquePointer
+        let line: SerialLine?
+        /// The thread that opened the device and makes its calls.
+        let owner: pthread_t
+    }
     private let device: Mutex<Device?>
 
-    init(_ pointer: OpaquePointer) { device = Mutex(Device(pointer: pointer)) }
+    /// Made on the thread that uses the device.
+    init(_ pointer: OpaquePointer, line: SerialLine?) { device = Mutex(Device(pointer: pointer, line: line, owner: pthread_self())) }
 
     /// Makes the blocked libnfc call on the device return `NFC_EOPABORTED`.
     func abort() {
         device.withLock { device in
             if let device { _ = nfc_abort_command(device.pointer) }
+        }
+    }
+
+    /// For a device that stopped answering: aborts its call and, for a serial reader,
+    /// cuts the line too (`SerialLine`), since libnfc waits for some answers where an
+    /// abort does not reach. Every later call on the device fails; it must be reopened.
+    func abandon() {
+        device.withLock { device in
+            guard let device else { return }
+            _ = nfc_abort_command(device.pointer)
+            device.line?.cut(interrupting: device.owner)
         }
     }
 

@@ -5,7 +5,9 @@ import Synchronization
 
 /// A pseudo-terminal relaying bytes to and from another one (the simulator's),
 /// which a test can freeze: while frozen, what either side sends is dropped, as
-/// with a reader that hangs without closing its device. It can also garble the
+/// with a reader that hangs without closing its device. It can freeze right after
+/// relaying the host's next command, so the chip's ACK never arrives (libnfc waits
+/// for it without a timeout or an abort during InAutoPoll). It can also garble the
 /// next frame the simulator sends (one flipped byte: a bad checksum).
 final class FreezableLink: Sendable {
     struct Failure: Error {}
@@ -14,6 +16,7 @@ final class FreezableLink: Sendable {
         let frozen = Atomic<Bool>(false)
         let running = Atomic<Bool>(true)
         let garble = Atomic<Bool>(false)
+        let freezeAfterCommand = Atomic<Bool>(false)
     }
 
     /// The pty path libnfc opens (`pn532_uart:` + this).
@@ -41,6 +44,9 @@ final class FreezableLink: Sendable {
                     // The chip's ACK is 6 bytes; the first longer chunk is an answer frame.
                     if from == 1, count > 6, switches.garble.exchange(false, ordering: .relaxed) { buffer[count - 3] ^= 0x5A }
                     if count > 0, !switches.frozen.load(ordering: .relaxed) { _ = write(to, buffer, count) }
+                    if from == 0, count > 0, switches.freezeAfterCommand.exchange(false, ordering: .relaxed) {
+                        switches.frozen.store(true, ordering: .relaxed)
+                    }
                 }
             }
             terminal.close()
@@ -50,6 +56,8 @@ final class FreezableLink: Sendable {
 
     func garbleNextAnswer() { switches.garble.store(true, ordering: .relaxed) }
     func freeze() { switches.frozen.store(true, ordering: .relaxed) }
+    /// Relays the host's next command to the simulator, then freezes: its ACK and answer are lost.
+    func freezeAfterNextCommand() { switches.freezeAfterCommand.store(true, ordering: .relaxed) }
     func thaw() { switches.frozen.store(false, ordering: .relaxed) }
     func close() { switches.running.store(false, ordering: .relaxed) }
 }

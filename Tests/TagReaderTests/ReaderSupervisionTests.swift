@@ -108,7 +108,17 @@ import Testing
 }
 
 extension ReaderSupervisionTests {
-    @Test func theWatchdogReopensAReaderThatStopsAnswering() async throws {
+    /// When the link freezes: at once, wherever the reader is (most likely waiting for
+    /// InAutoPoll's answer, which `nfc_abort_command` reaches); or right after the
+    /// reader's next command, before the chip's ACK — libnfc waits for that ACK with no
+    /// timeout and deaf to the abort, and the reader stayed stuck until its link was cut.
+    enum Freeze: String, CaseIterable, CustomTestStringConvertible {
+        case now, afterNextCommand
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: Freeze.allCases)
+    func theWatchdogReopensAReaderThatStopsAnswering(freeze: Freeze) async throws {
         let sim = try PN532Simulator(pacing: .none)
         defer { sim.close() }
         let link = try FreezableLink(to: sim.devicePath)
@@ -119,7 +129,10 @@ extension ReaderSupervisionTests {
         defer { supervisor.stop() }
         let log = EventLog(supervisor)
         try await log.wait(for: 1)
-        link.freeze()
+        switch freeze {
+        case .now: link.freeze()
+        case .afterNextCommand: link.freezeAfterNextCommand()
+        }
         try await log.wait(for: 2)
         link.thaw()
         sim.place(try ReaderLoopTests.ntag215(ReaderLoopTests.uidA, [.uri("https://example.com/a")]))

@@ -75,6 +75,10 @@ public struct ScanModel: Sendable {
         justConnected = true
     }
 
+    /// True from `connected()` until the next observation: what that observation
+    /// holds counts as lying there already (`ignoreOnConnect`).
+    public var awaitsFirstLook: Bool { justConnected }
+
     /// The tags present in the field at `now` (in the order the reader listed them).
     /// Returns removals first (in UID order, each tap just before its removal), then
     /// holds (in UID order), then arrivals (in the given order).

@@ -132,6 +132,25 @@ import TestSupport
         #expect(try await log.kinds(2) == ["reader.connected", "tag.arrived 04112233445566"])
     }
 
+    /// pcscd shows the card lying there at start, but its UID cannot be read at first:
+    /// the reader asks again, and the card still counts as lying there. It used to get
+    /// an empty first look, which used up `ignore_on_connect`, and then "arrive".
+    @Test func ignoreOnConnectSilencesACardThatAnswersOnlyLater() async throws {
+        let reader = try await Reader(.pcsc)
+        defer { reader.close() }
+        let card = try #require(reader.field as? VPCDCard)
+        card.refuseUIDReads(1)
+        reader.field.place(try Self.ntag215(Self.uidA, [.uri("https://example.com/a")]))
+        try await Self.waitUntil { reader.seenSince(0) }
+        let (supervisor, log) = reader.watch(ignoreOnConnect: true)
+        defer { supervisor.stop() }
+        try await log.wait(for: 1)
+        // The refused GET DATA, then the one that read the UID.
+        try await Self.waitUntil { reader.looks() >= 2 }
+        reader.field.replaceAll(with: [try Self.ntag215(Self.uidB, [.uri("https://example.com/b")])])
+        #expect(try await log.kinds(2) == ["reader.connected", "tag.arrived 04112233445566"])
+    }
+
     /// Returns once `condition` holds; fails after 10 s.
     static func waitUntil(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(10)

@@ -21,6 +21,7 @@ public final class VPCDCard: SimulatedField {
     private let stopped = Atomic<Bool>(false)
     private let powerOnCount = Atomic<Int>(0)
     private let apduCount = Atomic<Int>(0)
+    private let uidReadsToRefuse = Atomic<Int>(0)
     private let ended = DispatchSemaphore(value: 0)
     /// How long the field stays empty between two cards.
     static let gap: Duration = .milliseconds(500)
@@ -40,6 +41,10 @@ public final class VPCDCard: SimulatedField {
 
     /// How many APDUs the card has answered.
     public var apdus: Int { apduCount.load(ordering: .relaxed) }
+
+    /// The next `count` GET DATA (UID) commands fail with `63 00`, as a reader answers
+    /// when the card in its field stays silent (still settling, or half out of range).
+    public func refuseUIDReads(_ count: Int) { uidReadsToRefuse.store(count, ordering: .relaxed) }
 
     public func withField<T>(_ body: (inout RFField) -> T) -> T { field.withLock { body(&$0) } }
 
@@ -114,7 +119,9 @@ public final class VPCDCard: SimulatedField {
                     return nil
                 }
             }
-            let response = reader.respond(to: message, tag: &field.entries[0].tag)
+            let refused = message.starts(with: [0xFF, 0xCA]) && uidReadsToRefuse.load(ordering: .relaxed) > 0
+            if refused { uidReadsToRefuse.subtract(1, ordering: .relaxed) }
+            let response = refused ? [0x63, 0x00] : reader.respond(to: message, tag: &field.entries[0].tag)
             apduCount.add(1, ordering: .relaxed)
             field.answered(at: 0)
             return response

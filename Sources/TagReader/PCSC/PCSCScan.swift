@@ -47,6 +47,10 @@ struct PCSCScan {
             }
         }
         unreadCard = state.cardPresent && card == nil
+        // The first look after connecting is what already lies there (`ignore_on_connect`):
+        // a card that did not answer yet is not "nothing" — fed as such, it would use
+        // that look up and "arrive" once it answers. It is asked again within `poll_interval`.
+        if unreadCard && model.awaitsFirstLook { return }
         for decision in model.observe(card.map { [$0.uid] } ?? [], at: .now) {
             if case .arrive(let uid) = decision, let opened = connected, let job = jobs?.claim(arriving: true) {
                 presence.claim(uid)

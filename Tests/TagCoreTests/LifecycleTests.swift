@@ -48,6 +48,18 @@ import Testing
         #expect(queue.drain() == [1])
     }
 
+    /// Issue 8: a drained backlog gives its storage back instead of keeping a burst's size.
+    @Test func aDrainedQueueGivesBackItsGrownStorage() async {
+        let queue = BoundedQueue<Int>(capacity: 100_000)
+        for value in 0..<50_000 { queue.push(value) }
+        #expect(queue.state.withLock { $0.buffer.capacity } >= 50_000)
+        for _ in 0..<49_999 { _ = await queue.next() }
+        #expect(await queue.next() == 49_999)
+        #expect(queue.state.withLock { $0.buffer.capacity } <= 256)
+        queue.push(1)
+        #expect(queue.drain() == [1])
+    }
+
     @Test func interruptEndsOneNextAndKeepsTheElements() async {
         let queue = BoundedQueue<Int>(capacity: 4)
         queue.interrupt()

@@ -85,6 +85,27 @@ import Testing
         #expect(Spool(directory: path).recover().isEmpty)
     }
 
+    /// What a worker reads back when an outage keeps entries on disk only: whole
+    /// batches from the start of a range until enough are read; a damaged batch is
+    /// moved aside and skipped.
+    @Test func readsBackARangeABatchAtATime() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let spool = Spool(directory: path)
+        _ = spool.recover()
+        let written = try spool.append(deliveries(3)) + spool.append(deliveries(3)) + spool.append(deliveries(3))
+        let (some, through) = spool.read(2...9, atLeast: 3)
+        #expect(some.map(\.sequence) == [2, 3, 4, 5, 6])
+        #expect(through == 6)
+        #expect(some.map(\.delivery.event.id) == written[1...5].map(\.delivery.event.id))
+        #expect(spool.read(5...5, atLeast: 3).entries.map(\.sequence) == [5])
+        try "not json".write(toFile: path + "/00000000000000000004.json", atomically: true, encoding: .utf8)
+        let (rest, end) = spool.read(4...9, atLeast: 100)
+        #expect(rest.map(\.sequence) == [7, 8, 9])
+        #expect(end == 9)
+        #expect(FileManager.default.fileExists(atPath: path + "/00000000000000000004.json.bad"))
+    }
+
     /// A crash mid-write leaves a temporary file: it was never accepted, and is cleaned up.
     @Test func unfinishedWritesAreIgnored() throws {
         let path = directory()

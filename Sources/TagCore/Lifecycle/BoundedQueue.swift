@@ -43,7 +43,11 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
             let element = buffer[head]
             buffer[head] = nil
             head += 1
-            if head > 64, head * 2 > buffer.count {
+            if head == buffer.count {
+                // Emptied: give back what a backlog made the buffer grow to.
+                buffer.removeAll(keepingCapacity: buffer.capacity <= 256)
+                head = 0
+            } else if head > 64, head * 2 > buffer.count {
                 buffer.removeFirst(head)
                 head = 0
             }

@@ -14,6 +14,8 @@ final class ActionWorker: Sendable {
     let configured: ConfiguredAction
     private let queue: BoundedQueue<Delivery>
     private let spool: Spool?
+    /// What the spool holds, in order, up to a queue's worth in memory.
+    private let backlog: SpoolBacklog?
     private let dryRun: Bool
     private let counters = Mutex(ActionCounters())
     private let observer: DaemonObserver?
@@ -28,7 +30,9 @@ final class ActionWorker: Sendable {
         self.observer = observer
         attention = ActionAttention(configured)
         self.queue = BoundedQueue(capacity: configured.policy.queueCapacity)
-        self.spool = configured.policy.spool && !dryRun ? stateDirectory.map { Spool(directory: Spool.directory(of: configured.id, under: $0)) } : nil
+        let spool = configured.policy.spool && !dryRun ? stateDirectory.map { Spool(directory: Spool.directory(of: configured.id, under: $0)) } : nil
+        self.spool = spool
+        backlog = spool.map { SpoolBacklog(spool: $0, limit: configured.policy.queueCapacity) }
         self.dryRun = dryRun
     }
 
@@ -37,8 +41,12 @@ final class ActionWorker: Sendable {
     /// Deliveries waiting in memory.
     var pending: Int { queue.count }
 
-    /// Deliveries waiting in the spool.
-    var spoolDepth: Int { spooledCount.load(ordering: .relaxed) }
+    /// Deliveries held in memory: waiting in the queue, and accepted (written
+    /// ahead) behind the one being delivered; the rest wait on disk only.
+    var heldInMemory: Int { queue.count + (backlog?.held ?? 0) }
+
+    /// Deliveries waiting in the spool (less those it could not read back).
+    var spoolDepth: Int { spooledCount.load(ordering: .relaxed) - (backlog?.unreadable ?? 0) }
 
     /// Counts one result, tells the observer, and logs it by the one rule of `ActionAttention`.
     /// `quiet`: the target is known down (said once by its plugin), or a summary line says it;
@@ -88,7 +96,7 @@ final class ActionWorker: Sendable {
     /// is cancelled. With a spool every delivery is written ahead to it before
     /// its first attempt; without one, what is left at cancellation is logged as lost.
     func run() async {
-        if let spool { await deliverWrittenAhead(spool) } else { await deliverFromMemory() }
+        if let spool, let backlog { await deliverWrittenAhead(spool, backlog) } else { await deliverFromMemory() }
     }
 
     private func deliverFromMemory() async {
@@ -100,34 +108,24 @@ final class ActionWorker: Sendable {
         for delivery in left { count(.failed, delivery.event, reason: "stopped before delivery; no spool (\(left.count) events lost)") }
     }
 
-    /// A delivery the worker has accepted: its place in the spool, or nil when the
-    /// spool could not take it (it then waits in memory only).
-    private struct Accepted: Sendable {
-        let delivery: Delivery
-        let sequence: UInt64?
-        /// Counted as `spooled` (its retries ran out once).
-        var waited = false
-    }
-
     /// Two loops: one writes what arrives in the queue ahead to the spool — all
     /// that waits at once as one batch (group commit) — the other delivers from
     /// there in order, the spool's earlier entries first, and marks each done.
-    private func deliverWrittenAhead(_ spool: Spool) async {
-        let accepted = BoundedQueue<Accepted>(capacity: .max)
+    private func deliverWrittenAhead(_ spool: Spool, _ accepted: SpoolBacklog) async {
         let recovered = spool.recover()
         if !recovered.isEmpty { attention.spooledFromBefore(recovered.count) }
-        for entry in recovered { accepted.push(Accepted(delivery: entry.delivery, sequence: entry.sequence)) }
+        for entry in recovered { accepted.push(AcceptedDelivery(delivery: entry.delivery, sequence: entry.sequence)) }
         spooledCount.store(recovered.count, ordering: .relaxed)
         let queueEnded = Latch()
         async let writing: Void = writeAhead(to: spool, accepted, then: queueEnded)
         let stoppedAt = await deliverAccepted(accepted, spool, queueEnded)
         await writing
-        keepForLater((stoppedAt.map { [$0] } ?? []) + accepted.drain())
+        keepForLater(stoppedAt, accepted)
     }
 
     /// Writes each batch the queue holds to the spool, then hands it on; when the
     /// spool refuses, the batch is handed on from memory (logged once per outage).
-    private func writeAhead(to spool: Spool, _ accepted: BoundedQueue<Accepted>, then ended: Latch) async {
+    private func writeAhead(to spool: Spool, _ accepted: SpoolBacklog, then ended: Latch) async {
         var failing = false
         func write(_ batch: [Delivery]) async {
             guard !batch.isEmpty else { return }
@@ -139,7 +137,7 @@ final class ActionWorker: Sendable {
                 if failing { Log.info("\(configured.id): the spool is written again", fields()) }
                 failing = false
                 spooledCount.add(entries.count, ordering: .relaxed)
-                for entry in entries { accepted.push(Accepted(delivery: entry.delivery, sequence: entry.sequence)) }
+                for entry in entries { accepted.push(AcceptedDelivery(delivery: entry.delivery, sequence: entry.sequence)) }
             case .failure(let error):
                 // Reported once per outage; each further batch at debug level.
                 Log.write(
@@ -147,7 +145,7 @@ final class ActionWorker: Sendable {
                     "\(configured.id): the spool cannot be written; events wait in memory only and are lost if tagrouter stops before they are delivered",
                     fields(["reason": .string(error.description), "count": .int(Int64(batch.count))]))
                 failing = true
-                for delivery in batch { accepted.push(Accepted(delivery: delivery, sequence: nil)) }
+                for delivery in batch { accepted.push(AcceptedDelivery(delivery: delivery, sequence: nil)) }
             }
         }
         while let first = await queue.next() { await write([first] + queue.drain()) }
@@ -160,7 +158,7 @@ final class ActionWorker: Sendable {
     /// waits, until it is done — everything behind it waits on disk meanwhile.
     /// Returns the head it stopped at: cancelled, or the queue ended while the
     /// target was still down.
-    private func deliverAccepted(_ accepted: BoundedQueue<Accepted>, _ spool: Spool, _ queueEnded: Latch) async -> Accepted? {
+    private func deliverAccepted(_ accepted: SpoolBacklog, _ spool: Spool, _ queueEnded: Latch) async -> AcceptedDelivery? {
         var waits = configured.policy.retryBackoff
         while var head = await accepted.next() {
             while case .gaveUp(let requested, let reason, let quiet) = await deliver(head.delivery, fromSpool: head.sequence != nil) {
@@ -184,12 +182,18 @@ final class ActionWorker: Sendable {
 
     /// Accounts for what the worker stopped before delivering: on disk it is
     /// delivered after the next start; held in memory only, it is lost.
-    private func keepForLater(_ left: [Accepted]) {
-        let onDisk = left.filter { $0.sequence != nil }
-        let lost = left.filter { $0.sequence == nil }
-        for kept in onDisk where !kept.waited { count(.spooled, kept.delivery.event, reason: "stopped before delivery", quiet: true) }
-        if !onDisk.isEmpty {
-            Log.info("\(configured.id): stopped before delivery; \(onDisk.count) events wait in the spool for the next start", fields(["count": .int(Int64(onDisk.count))]))
+    /// `stoppedAt`: the delivery it stopped at, then what waits in `accepted`.
+    private func keepForLater(_ stoppedAt: AcceptedDelivery?, _ accepted: SpoolBacklog) {
+        var (onDisk, lost) = (0, [AcceptedDelivery]())
+        func keep(_ left: AcceptedDelivery) {
+            guard left.sequence != nil else { return lost.append(left) }
+            onDisk += 1
+            if !left.waited { count(.spooled, left.delivery.event, reason: "stopped before delivery", quiet: true) }
+        }
+        if let stoppedAt { keep(stoppedAt) }
+        accepted.drain(keep)
+        if onDisk > 0 {
+            Log.info("\(configured.id): stopped before delivery; \(onDisk) events wait in the spool for the next start", fields(["count": .int(Int64(onDisk))]))
         }
         for delivery in lost {
             count(.failed, delivery.delivery.event, reason: "stopped before delivery; the spool could not be written (\(lost.count) events lost)")

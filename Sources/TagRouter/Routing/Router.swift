@@ -198,6 +198,11 @@ public final class Router: Sendable {
         Dictionary(workers.joined().map { ($0.configured.id, ($0.pending, $0.spoolDepth)) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// Deliveries held in memory per action id (the rest wait on disk).
+    var heldInMemory: [String: Int] {
+        Dictionary(workers.joined().map { ($0.configured.id, $0.heldInMemory) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// Counters per action id (`route.index.plugin`).
     public var counters: [String: ActionCounters] {
         Dictionary(workers.joined().map { ($0.configured.id, $0.snapshot) }, uniquingKeysWith: { first, _ in first })

@@ -163,6 +163,44 @@ final class Spool: Sendable {
         }
     }
 
+    /// Reads back entries of `range` (written by `append`, not yet done), oldest
+    /// first, a whole batch at a time until at least `atLeast` entries or the end
+    /// of `range`; returns them and the last sequence they cover. A batch that
+    /// cannot be read is moved aside (`*.bad`) and logged, its entries skipped.
+    func read(_ range: ClosedRange<UInt64>, atLeast: Int) -> (entries: [Entry], through: UInt64) {
+        let batches = state.withLock { state -> [Batch] in
+            // The batches are in order: find the first that reaches `range` by bisection.
+            var (low, high) = (0, state.batches.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if state.batches[middle].last < range.lowerBound { low = middle + 1 } else { high = middle }
+            }
+            var covering: [Batch] = []
+            var count = 0
+            while low < state.batches.count, state.batches[low].first <= range.upperBound, count < atLeast {
+                let batch = state.batches[low]
+                covering.append(batch)
+                count += Int(min(batch.last, range.upperBound) - max(batch.first, range.lowerBound) + 1)
+                low += 1
+            }
+            return covering
+        }
+        guard let lastBatch = batches.last else { return ([], range.upperBound) }
+        var entries: [Entry] = []
+        for batch in batches {
+            let path = batchPath(batch.first)
+            guard let deliveries = Self.readBatch(path) else {
+                Log.error("spool entry unreadable; moved aside", JSONObject(["file": .string(path)]))
+                rename(path, path + ".bad")
+                continue
+            }
+            for (offset, delivery) in deliveries.enumerated() where range.contains(batch.first + UInt64(offset)) {
+                entries.append(Entry(sequence: batch.first + UInt64(offset), delivery: delivery))
+            }
+        }
+        return (entries, min(lastBatch.last, range.upperBound))
+    }
+
     /// Records that every entry up to `sequence` is done (delivered, or failed
     /// for good), deleting the batches that are done. Only an entry in the
     /// middle of a batch costs a write (`delivered`), without `fsync`.

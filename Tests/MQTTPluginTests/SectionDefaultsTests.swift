@@ -12,6 +12,11 @@ import Testing
     static func declared(_ spec: OptionSpec, _ key: String) throws -> String { try #require(spec.option(key)?.defaultValue, "\(key) has no default") }
     static func duration(_ spec: OptionSpec, _ key: String) throws -> Duration { try #require(Duration(configText: try declared(spec, key))) }
 
+    @Test func everyDefaultOfTheSectionActionAndInputIsAValidValue() {
+        let problems = PluginRegistry([MQTTPlugin.self], sources: [MQTTInput.self]).invalidDefaults
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
     @Test func anAbsentSectionReadsAsTheSpecDefaults() throws {
         let context = PluginContext(stateDirectory: NSTemporaryDirectory(), dryRun: true, readers: [ReaderConfig.testing(name: "door")])
         let plugin = try MQTTPlugin(section: MQTTPlugin.defaultSection(), context: context)

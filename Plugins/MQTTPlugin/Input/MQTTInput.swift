@@ -35,7 +35,7 @@ public struct MQTTInput: SourcePlugin {
         Option("dedup", .duration, default: "10m", "drop a copy of an event id seen within this long (at-least-once delivery brings copies); `0s` keeps every copy"),
         Option("persistent_session", .bool, default: "true",
                "the broker keeps the input's subscription and the messages not yet acknowledged while the daemon is away (restart, crash) and sends them when it is back; needs a `client_id` that stays the same"),
-        Option("session_expiry", .duration, default: "1d", "MQTT 5: how long the broker keeps that session while the daemon is away (3.1.1 brokers decide themselves)"),
+        Option("session_expiry", .duration, default: "24h", "MQTT 5: how long the broker keeps that session while the daemon is away (3.1.1 brokers decide themselves)"),
     ])
 
     let filter: TopicFilter

@@ -11,6 +11,7 @@ public struct PluginRegistry: Sendable {
         self.plugins = plugins.filter { seen.insert($0.name).inserted }
         var seenSources: Set<String> = []
         self.sources = sources.filter { seenSources.insert($0.name).inserted }
+        assert(invalidDefaults.isEmpty, "plugin specs declare defaults that are not valid values: \(invalidDefaults)")
     }
 
     public subscript(name: String) -> (any ActionPlugin.Type)? {

@@ -11,11 +11,12 @@ let systemLibraries: [Target] = [
     .systemLibrary(name: "CPCSC", providers: [.apt(["libpcsclite-dev"])]),
     .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-    .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-    // libcurl is loaded with dlopen only when a webhook action is configured (WebhookPlugin/HTTP/Curl.swift):
-    // the module gives its headers, and nothing links it.
+    // Loaded with dlopen only when needed (TagCore's SharedLibrary), so these modules give headers and link nothing:
+    // libsystemd under systemd (Systemd/LibSystemd.swift), libcurl for a webhook action (WebhookPlugin/HTTP/Curl.swift),
+    // libmicrohttpd for a metrics listener (DaemonHTTP/Server/MicroHTTPD.swift).
+    .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-    .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+    .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
 ]
 
 /// Ordered JSON at the bottom of the graph: the value type, a byte-level writer, a bounded parser. Pure Swift.
@@ -43,7 +44,7 @@ let core: [Target] = [
 
 /// Life under systemd: sd_notify (ready, status, watchdog) and native journal entries.
 let systemd: [Target] = [
-    .target(name: "Systemd", dependencies: ["CSystemd"]),
+    .target(name: "Systemd", dependencies: ["CSystemd", "TagCore"]),
     /// Calls the Systemd module as the daemon will, so tests can give it a NOTIFY_SOCKET of their own.
     .executableTarget(name: "systemd-probe", dependencies: ["Systemd"], path: "Tests/SystemdProbe"),
     .testTarget(name: "SystemdTests", dependencies: ["Systemd", "TestSupport", "systemd-probe"]),

@@ -35,6 +35,10 @@ mkdir -p "$stage/debian"
 printf 'Source: tagrouter\n\nPackage: tagrouter\nArchitecture: any\n' >"$stage/debian/control"
 shlibs=$(cd "$stage" && dpkg-shlibdeps -O "$root/usr/bin/tagrouter" 2>/dev/null)
 depends=${shlibs#shlibs:Depends=}
+# Libraries the daemon opens with dlopen only when a feature needs them (TagCore's SharedLibrary), so they are
+# not in the binary's DT_NEEDED and dpkg-shlibdeps does not see them: libcurl for a webhook action,
+# libmicrohttpd for a metrics listener, libsystemd when run under systemd.
+dlopened="libcurl4, libmicrohttpd12, libsystemd0"
 
 mkdir "$root/DEBIAN"
 install -m 755 packaging/debian/postinst packaging/debian/prerm packaging/debian/postrm "$root/DEBIAN/"
@@ -47,7 +51,7 @@ Architecture: $arch
 Maintainer: $(dpkg-parsechangelog -l packaging/debian/changelog -S Maintainer)
 Installed-Size: $(du -k -s --exclude=DEBIAN "$root" | cut -f1)
 Depends: adduser, $depends
-Recommends: libcurl4
+Recommends: $dlopened
 Suggests: mosquitto, pcscd
 Section: utils
 Priority: optional

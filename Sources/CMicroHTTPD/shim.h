@@ -1,15 +1,28 @@
-// libmicrohttpd (Debian: libmicrohttpd-dev): the HTTP listener of DaemonHTTP, its one importer.
+// libmicrohttpd (Debian: libmicrohttpd-dev): the HTTP listener of DaemonHTTP, its one importer. Nothing links it:
+// DaemonHTTP opens libmicrohttpd.so.12 with dlopen when a listener starts (Server/MicroHTTPD.swift), so these
+// headers give the types, and the typedefs below the entry points' prototypes, looked up by name.
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <stdint.h>
 #include <microhttpd.h>
 
-// MHD_start_daemon takes its options as C varargs, which Swift cannot pass: this fixes the ones DaemonHTTP uses.
-// One thread per connection (a server-sent event stream blocks its own thread), serving the socket `listen_fd`
-// that the caller bound, at most `connection_limit` connections at once; one idle for `idle_timeout` seconds is closed.
+typedef __typeof__(&MHD_stop_daemon) tagrouter_mhd_stop_daemon_fn;
+typedef __typeof__(&MHD_lookup_connection_value) tagrouter_mhd_lookup_connection_value_fn;
+typedef __typeof__(&MHD_queue_response) tagrouter_mhd_queue_response_fn;
+typedef __typeof__(&MHD_create_response_from_buffer) tagrouter_mhd_create_response_from_buffer_fn;
+typedef __typeof__(&MHD_create_response_from_callback) tagrouter_mhd_create_response_from_callback_fn;
+typedef __typeof__(&MHD_destroy_response) tagrouter_mhd_destroy_response_fn;
+typedef __typeof__(&MHD_add_response_header) tagrouter_mhd_add_response_header_fn;
+
+// MHD_start_daemon takes its options as C varargs, which Swift cannot pass: this fixes the ones DaemonHTTP uses,
+// calling `start_daemon` (MHD_start_daemon as dlsym found it) with them. One thread per connection (a server-sent
+// event stream blocks its own thread), serving the socket `listen_fd` that the caller bound, at most
+// `connection_limit` connections at once; one idle for `idle_timeout` seconds is closed.
 static inline struct MHD_Daemon *tagrouter_mhd_start(
-    int listen_fd, unsigned int connection_limit, unsigned int idle_timeout, MHD_AccessHandlerCallback handler, void *handler_context) {
-    return MHD_start_daemon(
+    void *start_daemon, int listen_fd, unsigned int connection_limit, unsigned int idle_timeout,
+    MHD_AccessHandlerCallback handler, void *handler_context) {
+    __typeof__(&MHD_start_daemon) start = (__typeof__(&MHD_start_daemon)) start_daemon;
+    return start(
         MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC,
         0, NULL, NULL, handler, handler_context,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_fd,

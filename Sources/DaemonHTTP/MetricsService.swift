@@ -10,22 +10,26 @@ public final class MetricsService: Service {
     private let settings: MetricsSettings
     private let observer: DaemonObserver
     private let socket: ListeningSocket?
+    private let server: HTTPServer?
 
-    /// Binds the listener now, so that a daemon that cannot listen (the port
-    /// taken, the address not on this machine) says why and does not start.
+    /// Binds the listener now and loads libmicrohttpd for it, so that a daemon that cannot listen (the port
+    /// taken, the address not on this machine, the library not installed) says why and does not start.
+    /// Without a listener nothing loads libmicrohttpd.
     public init(_ settings: MetricsSettings, observer: DaemonObserver) throws(HTTPError) {
         self.settings = settings
         self.observer = observer
         socket = try settings.listen.map { address throws(HTTPError) in try ListeningSocket(address) }
+        server = try socket.map { _ throws(HTTPError) in
+            try HTTPServer(handle: Site(observer: observer, token: settings.token.map(BearerToken.init)).respond)
+        }
     }
 
     /// Where the listener is bound (the chosen port when the settings said 0); nil without one.
     public var address: ListenAddress? { socket?.address }
 
     public func run() async throws {
-        let server = HTTPServer(handle: Site(observer: observer, token: settings.token.map(BearerToken.init)).respond)
-        defer { server.stop() }
-        if let socket {
+        defer { server?.stop() }
+        if let server, let socket {
             try server.start(socket)
             Log.info("http listener ready", JSONObject([
                 "address": .string(socket.address.description), "metrics": .string("http://\(socket.address)/metrics"),

@@ -4,7 +4,7 @@ import Glibc
 /// Structured entries straight into the journal (sd_journal_sendv(3)), so that
 /// `journalctl -u tagrouter READER=front-door` finds a reader's lines. Fields are
 /// upper-case journal field names (`fieldName(_:)` turns `tag_uid` into `TAG_UID`);
-/// values may hold any text, newlines included.
+/// values may hold any text, newlines included. The first entry loads libsystemd.
 public enum SystemdJournal {
     /// syslog(3) priorities, as the journal's PRIORITY= field takes them.
     public enum Priority: Int, Sendable {
@@ -35,11 +35,13 @@ public enum SystemdJournal {
             bytes += Array("\(name)=\(value)".utf8)
             ranges.append(start..<bytes.count)
         }
+        let operation = "sd_journal_sendv to /run/systemd/journal/socket"
+        let library = try LibSystemd.loaded(for: operation)
         let result = bytes.withUnsafeMutableBytes { buffer in
             var vectors = ranges.map { iovec(iov_base: buffer.baseAddress! + $0.lowerBound, iov_len: $0.count) }
-            return sd_journal_sendv(&vectors, Int32(vectors.count))
+            return library.journalSendv(&vectors, Int32(vectors.count))
         }
-        guard result >= 0 else { throw SystemdError(operation: "sd_journal_sendv to /run/systemd/journal/socket", code: -result) }
+        guard result >= 0 else { throw SystemdError(operation: operation, code: -result) }
     }
 
     /// A valid journal field name for `key`: upper case, `_` for anything but letters and digits,

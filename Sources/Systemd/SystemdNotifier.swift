@@ -6,7 +6,7 @@ import Glibc
 /// `status(_:)` for the line `systemctl status` shows, `watchdog()` every
 /// `watchdogInterval` while the main loop and every reader thread make progress,
 /// `reloading()` / `ready()` around a reload, `stopping()` when shutdown begins.
-/// Outside systemd (no `NOTIFY_SOCKET`) every call does nothing.
+/// Outside systemd (no `NOTIFY_SOCKET`) every call does nothing, and libsystemd is not loaded.
 public struct SystemdNotifier: Sendable {
     public init() {}
 
@@ -14,10 +14,12 @@ public struct SystemdNotifier: Sendable {
     public var isListening: Bool { getenv("NOTIFY_SOCKET") != nil }
 
     /// How often to call `watchdog()`: half the unit's `WatchdogSec=`, as sd_watchdog_enabled(3)
-    /// advises; nil when the unit has no watchdog or it is meant for another process.
+    /// advises; nil when the unit has no watchdog or it is meant for another process (or libsystemd is missing,
+    /// which the first notification reports).
     public var watchdogInterval: Duration? {
         var microseconds: UInt64 = 0
-        guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
+        guard getenv("WATCHDOG_USEC") != nil, case .success(let library) = LibSystemd.shared,
+              library.watchdogEnabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
         return .microseconds(Int64(microseconds / 2))
     }
 
@@ -50,11 +52,10 @@ public struct SystemdNotifier: Sendable {
     }
 
     private func send(_ assignments: [String]) throws(SystemdError) {
-        let result = sd_notify(0, assignments.joined(separator: "\n"))
-        guard result >= 0 else {
-            let socket = getenv("NOTIFY_SOCKET").map { String(cString: $0) } ?? ""
-            throw SystemdError(operation: "sd_notify \(assignments.first ?? "") to NOTIFY_SOCKET=\(socket)", code: -result)
-        }
+        guard let socket = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }) else { return }
+        let operation = "sd_notify \(assignments.first ?? "") to NOTIFY_SOCKET=\(socket)"
+        let result = try LibSystemd.loaded(for: operation).notify(0, assignments.joined(separator: "\n"))
+        guard result >= 0 else { throw SystemdError(operation: operation, code: -result) }
     }
 
     /// A newline would start another assignment (a reader name could otherwise say READY=1).

@@ -18,8 +18,11 @@ import Testing
         for library in ["libnfc6", "libmosquitto1", "libyaml-0-2", "libssl3", "libc6", "adduser"] {
             #expect(depends.contains { $0 == library || $0.hasPrefix(library + " ") }, "Depends lacks \(library): \(depends)")
         }
-        #expect(!depends.contains { $0.hasPrefix("libcurl") }, "libcurl is loaded on first use, not linked: \(depends)")
-        #expect(try await package.field("Recommends").contains("libcurl4"))
+        let recommends = try await package.field("Recommends")
+        for (library, debianPackage) in [("libcurl", "libcurl4"), ("libmicrohttpd", "libmicrohttpd12"), ("libsystemd", "libsystemd0")] {
+            #expect(!depends.contains { $0.hasPrefix(library) }, "\(library) is loaded on first use, not linked: \(depends)")
+            #expect(recommends.contains(debianPackage), "Recommends lacks \(debianPackage): \(recommends)")
+        }
 
         let info = try await Shell.check("dpkg-deb", ["-I", package.file, "conffiles"])
         #expect(info == "/etc/tagrouter/tagrouter.yaml\n")

@@ -1,5 +1,6 @@
 import CCurl
 import Glibc
+import TagCore
 
 /// libcurl's entry points, opened with `dlopen` and looked up by name the first
 /// time a webhook action is configured, so that a daemon without one need not
@@ -26,33 +27,23 @@ struct Curl: Sendable {
     private let getInfo: @convention(c) (Handle?, CURLINFO, UnsafeMutableRawPointer?) -> CURLcode
 
     /// libcurl, loaded and globally initialised once, or why it is not available.
-    static let shared: Result<Curl, Unavailable> = load()
+    static let shared: Result<Curl, SharedLibrary.Unavailable> = load()
 
-    /// libcurl cannot be used; `message` says why.
-    struct Unavailable: Error, Sendable, CustomStringConvertible {
-        var message: String
-        var description: String { "libcurl is not available (install the Debian package libcurl4): \(message)" }
-    }
-
-    private static func load() -> Result<Curl, Unavailable> {
-        guard let library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL) else {
-            return .failure(Unavailable(message: dlerror().map { String(cString: $0) } ?? "dlopen failed"))
-        }
-        func symbol<Function>(_ name: String) throws(Unavailable) -> Function {
-            guard let address = dlsym(library, name) else { throw Unavailable(message: "no symbol \(name)") }
-            return unsafeBitCast(address, to: Function.self)
-        }
-        do {
+    private static func load() -> Result<Curl, SharedLibrary.Unavailable> {
+        do throws(SharedLibrary.Unavailable) {
+            let library = try SharedLibrary(soname: "libcurl.so.4", library: "libcurl", package: "libcurl4")
             let curl = Curl(
-                easyInit: try symbol("curl_easy_init"), easyCleanup: try symbol("curl_easy_cleanup"),
-                easyReset: try symbol("curl_easy_reset"), easyPerform: try symbol("curl_easy_perform"),
-                easyStrerror: try symbol("curl_easy_strerror"), slistAppend: try symbol("curl_slist_append"),
-                slistFreeAll: try symbol("curl_slist_free_all"), getdate: try symbol("curl_getdate"),
-                setInteger: try symbol("curl_easy_setopt"), setPointer: try symbol("curl_easy_setopt"),
-                getInfo: try symbol("curl_easy_getinfo"))
+                easyInit: try library.function("curl_easy_init"), easyCleanup: try library.function("curl_easy_cleanup"),
+                easyReset: try library.function("curl_easy_reset"), easyPerform: try library.function("curl_easy_perform"),
+                easyStrerror: try library.function("curl_easy_strerror"), slistAppend: try library.function("curl_slist_append"),
+                slistFreeAll: try library.function("curl_slist_free_all"), getdate: try library.function("curl_getdate"),
+                setInteger: try library.function("curl_easy_setopt"), setPointer: try library.function("curl_easy_setopt"),
+                getInfo: try library.function("curl_easy_getinfo"))
             // curl_global_init is not thread-safe: done here, once, under the static's lock.
-            let globalInit: @convention(c) (Int) -> CURLcode = try symbol("curl_global_init")
-            guard globalInit(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK else { return .failure(Unavailable(message: "curl_global_init failed")) }
+            let globalInit: @convention(c) (Int) -> CURLcode = try library.function("curl_global_init")
+            guard globalInit(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK else {
+                return .failure(SharedLibrary.Unavailable(library: "libcurl", package: "libcurl4", reason: "curl_global_init failed"))
+            }
             return .success(curl)
         } catch {
             return .failure(error)

@@ -2,7 +2,7 @@ import CMicroHTTPD
 import Synchronization
 import TagCore
 
-/// libmicrohttpd serving one listening socket: one thread per connection,
+/// libmicrohttpd (loaded by `init`) serving one listening socket: one thread per connection,
 /// each request answered by `handle` on that thread. Streams get their own
 /// blocking reads; `stop` ends them and joins every thread.
 final class HTTPServer: Sendable {
@@ -11,16 +11,24 @@ final class HTTPServer: Sendable {
     /// Seconds an idle keep-alive connection is kept.
     static let idleTimeout: UInt32 = 120
 
+    private let library: MicroHTTPD
     private let handle: @Sendable (HTTPRequest) -> HTTPResponse
     private let daemon = Mutex<RunningDaemon?>(nil)
     private let streams = Mutex<(open: [ObjectIdentifier: any ResponseStream], stopping: Bool)>(([:], false))
 
-    init(handle: @escaping @Sendable (HTTPRequest) -> HTTPResponse) { self.handle = handle }
+    /// Loads libmicrohttpd, if no server did yet; fails when it is not installed.
+    init(handle: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(HTTPError) {
+        switch MicroHTTPD.shared {
+        case .success(let library): self.library = library
+        case .failure(let unavailable): throw HTTPError("cannot serve HTTP: \(unavailable)")
+        }
+        self.handle = handle
+    }
 
     /// Starts serving `socket`, which the server then owns (and closes on `stop`).
     func start(_ socket: ListeningSocket) throws(HTTPError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        guard let started = tagrouter_mhd_start(socket.fd, Self.connectionLimit, Self.idleTimeout, accessHandler, context) else {
+        guard let started = tagrouter_mhd_start(library.startDaemon, socket.fd, Self.connectionLimit, Self.idleTimeout, accessHandler, context) else {
             throw HTTPError("cannot serve HTTP on \(socket.address): libmicrohttpd did not start")
         }
         daemon.withLock { $0 = RunningDaemon(pointer: started) }
@@ -33,25 +41,25 @@ final class HTTPServer: Sendable {
             return Array(state.open.values)
         }
         for stream in open { stream.finish() }
-        if let running = daemon.withLock({ state in defer { state = nil }; return state }) { MHD_stop_daemon(running.pointer) }
+        if let running = daemon.withLock({ state in defer { state = nil }; return state }) { library.stopDaemon(running.pointer) }
     }
 
     fileprivate func respond(_ connection: OpaquePointer, url: String, method: String) -> MHD_Result {
         let request = HTTPRequest(
             method: method, path: String(url.prefix { $0 != "?" }),
-            authorization: MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) })
+            authorization: library.lookupConnectionValue(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) })
         let answer = handle(request)
         guard let response = makeResponse(answer.body) else { return .NO }
-        defer { MHD_destroy_response(response) }
-        for header in answer.headers { _ = MHD_add_response_header(response, header.name, header.value) }
-        return MHD_queue_response(connection, UInt32(answer.status), response)
+        defer { library.destroyResponse(response) }
+        for header in answer.headers { _ = library.addResponseHeader(response, header.name, header.value) }
+        return library.queueResponse(connection, UInt32(answer.status), response)
     }
 
     private func makeResponse(_ body: HTTPResponse.Body) -> OpaquePointer? {
         switch body {
         case .bytes(let bytes):
             return bytes.withUnsafeBytes { buffer in
-                MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+                library.createResponseFromBuffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
             }
         case .stream(let stream):
             let box = StreamBox(stream, server: self)
@@ -61,7 +69,7 @@ final class HTTPServer: Sendable {
                 return true
             }
             guard admitted else { return nil }
-            return MHD_create_response_from_callback(UInt64.max, 4096, streamReader, Unmanaged.passRetained(box).toOpaque(), streamFreed)
+            return library.createResponseFromCallback(UInt64.max, 4096, streamReader, Unmanaged.passRetained(box).toOpaque(), streamFreed)
         }
     }
 

@@ -64,7 +64,17 @@ public final class VPCDCard: SimulatedField {
         var connectedUID: [UInt8]?
         var lastHangUp: ContinuousClock.Instant?
         var reader = ContactlessReaderEmulation()
+        /// The field emptied while connected: the card answers its next message by hanging up,
+        /// even if a tag is back by then (a hand pulls a card away and brings it back).
+        var cardLeft = false
         defer { if socket >= 0 { Glibc.close(socket) } }
+        func hangUp() {
+            Glibc.close(socket)
+            socket = -1
+            cardLeft = false
+            lastHangUp = .now
+            field.withLock { $0.resetAll() }
+        }
         while !stopped.load(ordering: .sequentiallyConsistent) {
             let first = field.withLock { $0.entries.first?.tag.activation.uid }
             let inField = first != nil
@@ -80,43 +90,58 @@ public final class VPCDCard: SimulatedField {
                 if socket < 0 { usleep(50_000) }
                 continue
             }
-            if socket >= 0, first != connectedUID {
-                Glibc.close(socket)
-                socket = -1
-                lastHangUp = .now
-                field.withLock { $0.resetAll() }
+            if socket >= 0, let first, first != connectedUID {
+                hangUp()
                 continue
             }
+            if socket >= 0, first == nil { cardLeft = true }
             guard socket >= 0 else {
                 usleep(20_000)
                 continue
             }
             var pending = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             guard poll(&pending, 1, 20) > 0 else { continue }
-            guard let message = receive(socket), let answer = answer(message, reader: &reader) ?? Optional([]) else {
+            guard let message = receive(socket) else {
                 // vpcd hung up (pcscd stopped): connect again while a tag lies there.
                 Glibc.close(socket)
                 socket = -1
                 continue
             }
-            if !answer.isEmpty, !send(answer, on: socket) {
-                Glibc.close(socket)
-                socket = -1
+            switch cardLeft ? .hangUp : reply(to: message, reader: &reader) {
+            case .send(let answer):
+                if !send(answer, on: socket) {
+                    Glibc.close(socket)
+                    socket = -1
+                }
+            case .silent:
+                break
+            case .hangUp:
+                hangUp()
             }
         }
     }
 
-    /// What to send back for one message; nil for a control that has no answer.
-    private func answer(_ message: [UInt8], reader: inout ContactlessReaderEmulation) -> [UInt8]? {
-        field.withLock { field -> [UInt8]? in
-            guard !field.entries.isEmpty else { return nil }
+    /// What the card does with one message from vpcd.
+    private enum Reply {
+        case send([UInt8])
+        /// A control message that has no answer.
+        case silent
+        /// The field is empty: the card is gone, and vpcd learns it from the link closing
+        /// as its next message goes unanswered — a presence poll, or the next APDU of a read
+        /// the tag was pulled away from.
+        case hangUp
+    }
+
+    private func reply(to message: [UInt8], reader: inout ContactlessReaderEmulation) -> Reply {
+        field.withLock { field -> Reply in
+            guard !field.entries.isEmpty else { return .hangUp }
             if message.count == 1 {
                 switch message[0] {
-                case 0x04: return ContactlessReaderEmulation.atr(for: field.entries[0].tag)
+                case 0x04: return .send(ContactlessReaderEmulation.atr(for: field.entries[0].tag))
                 default:
                     if message[0] == 0x01 { powerOnCount.add(1, ordering: .relaxed) }
                     field.resetAll()
-                    return nil
+                    return .silent
                 }
             }
             let refused = message.starts(with: [0xFF, 0xCA]) && uidReadsToRefuse.load(ordering: .relaxed) > 0
@@ -124,7 +149,7 @@ public final class VPCDCard: SimulatedField {
             let response = refused ? [0x63, 0x00] : reader.respond(to: message, tag: &field.entries[0].tag)
             apduCount.add(1, ordering: .relaxed)
             field.answered(at: 0)
-            return response
+            return .send(response)
         }
     }
 

@@ -8,13 +8,19 @@ struct PCSCTransport: TagTransport {
     let card: PCSCCard
 
     func transceive(_ command: [UInt8]) throws(TagTransportError) -> [UInt8] {
+        let answer: [UInt8]
         do {
-            return try card.transmit(command)
+            answer = try card.transmit(command)
         } catch where error.isCardGone {
             throw .tagRemoved
         } catch {
             throw .readerFailed(error.description)
         }
+        // Every answer ends in a status word. An exchange that "succeeds" with none is
+        // the link to the card breaking mid-command: vpcd passes its card hanging up on
+        // as an empty answer, before pcscd's next presence poll reports the removal.
+        guard answer.count >= 2 else { throw .tagRemoved }
+        return answer
     }
 
     /// Sends a pseudo-APDU of the reader (`FF …`) and returns its data when the status is `90 00`.

@@ -16,9 +16,19 @@ enum EventJSONBench {
         ]],
         uri: "https://example.com/a", text: "Cheek to Cheek")
 
-    /// `event.json.serialized()`, what the actions publish.
+    /// `event.jsonText`, what the actions publish: written straight from the event's fields.
     static func tagrouter() -> Double {
-        microseconds { event.json.serialized().utf8.count }
+        microseconds { event.jsonText.utf8.count }
+    }
+
+    /// `router-bench --event-json-calls N [tree]`: N conversions and nothing else,
+    /// untimed, for callgrind (docs/profiling.md): two counts' difference over the
+    /// difference of N is the instructions per event, start-up excluded. `tree`:
+    /// through the `JSONValue` tree (`event.json.serialized()`, the `log` action's way).
+    static func calls(_ count: Int, tree: Bool) -> Int {
+        var bytes = 0
+        for _ in 0..<count { bytes &+= (tree ? event.json.serialized() : event.jsonText).utf8.count }
+        return bytes
     }
 
     /// The same members as Foundation objects through JSONSerialization.

@@ -11,7 +11,7 @@ import TagRouter
 // of one event → JSON beside Foundation's JSONSerialization (EventJSONBench.swift).
 // Prints `name value` lines; scripts/bench/router.sh makes the table.
 
-/// The bench's sizes: `router-bench [EVENTS]`, `ROUTER_BENCH_ROUTES` (default 100).
+/// The bench's sizes: `router-bench [EVENTS]` (or `router-bench --event-json-calls N`, see EventJSONBench), `ROUTER_BENCH_ROUTES` (default 100).
 enum Sizes {
     static let routes = Int(ProcessInfo.processInfo.environment["ROUTER_BENCH_ROUTES"] ?? "") ?? 100
     static let throughputEvents = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 100_000
@@ -120,6 +120,11 @@ func baselineLatency() async -> (median: Double, p99: Double) {
     continuation.finish()
     await consumer.value
     return result
+}
+
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "--event-json-calls", let count = Int(CommandLine.arguments[2]) {
+    report("event_json_bytes", Double(EventJSONBench.calls(count, tree: CommandLine.arguments.dropFirst(3).first == "tree")))
+    exit(0)
 }
 
 do {

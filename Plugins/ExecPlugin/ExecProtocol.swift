@@ -16,10 +16,13 @@ enum ExecProtocol {
 
     /// The event as documented, plus `route` and `attempt`.
     static func eventLine(_ delivery: Delivery) -> String {
-        guard case .object(var object) = delivery.event.json else { return delivery.event.json.serialized() }
-        object["route"] = .string(delivery.route)
-        object["attempt"] = .int(Int64(delivery.attempt))
-        return JSONValue.object(object).serialized()
+        var writer = JSONWriter(capacity: 1024)
+        writer.writeObject { line in
+            delivery.event.writeMembers(into: &line)
+            line.member("route", string: delivery.route)
+            line.member("attempt", .int(Int64(delivery.attempt)))
+        }
+        return writer.text
     }
 
     /// What one line from the plugin is.

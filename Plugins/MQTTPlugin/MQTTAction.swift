@@ -48,7 +48,7 @@ struct MQTTAction: Action {
         let text: String
         switch format {
         case .json:
-            text = payload?.render(delivery.variables) ?? delivery.event.json.serialized()
+            text = payload?.render(delivery.variables) ?? delivery.event.jsonText
         case .tasmota:
             guard let tasmota = TasmotaPayload.payload(for: delivery.event) else { return nil }
             text = tasmota

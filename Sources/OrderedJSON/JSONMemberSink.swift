@@ -7,6 +7,8 @@ public protocol JSONMemberSink {
     mutating func member(_ key: String, _ value: JSONValue)
     /// Adds the member `key` with a string value, without building a `JSONValue`.
     mutating func member(_ key: String, string value: String)
+    /// Adds the member `key`: an object whose members `body` gives.
+    mutating func member(_ key: String, object body: (inout Self) -> Void)
     /// Adds the member `key`: an array with one object per element, whose members `each` gives.
     mutating func member<Element>(_ key: String, objects elements: [Element], _ each: (Element, inout Self) -> Void)
 }
@@ -16,14 +18,21 @@ extension JSONMemberSink {
 }
 
 extension JSONObject: JSONMemberSink {
-    public mutating func member(_ key: String, _ value: JSONValue) { self[key] = value }
+    /// Appended without looking for the key among the members before it: a sink is given each key once.
+    public mutating func member(_ key: String, _ value: JSONValue) { append(key, value) }
+
+    public mutating func member(_ key: String, object body: (inout JSONObject) -> Void) {
+        var object = JSONObject(reservingCapacity: 12)
+        body(&object)
+        append(key, .object(object))
+    }
 
     public mutating func member<Element>(_ key: String, objects elements: [Element], _ each: (Element, inout JSONObject) -> Void) {
-        self[key] = .array(elements.map { element in
+        append(key, .array(elements.map { element in
             var object = JSONObject(reservingCapacity: 8)
             each(element, &object)
             return .object(object)
-        })
+        }))
     }
 }
 
@@ -43,6 +52,11 @@ extension JSONWriter {
             writer.write(value)
         }
 
+        public mutating func member(_ key: String, object body: (inout Members) -> Void) {
+            writeKey(key)
+            writer.writeObject(body)
+        }
+
         public mutating func member<Element>(_ key: String, objects elements: [Element], _ each: (Element, inout Members) -> Void) {
             writeKey(key)
             writer.writeArray(count: elements.count) { writer, position in
@@ -58,7 +72,7 @@ extension JSONWriter {
 
     /// Writes an object whose members `body` adds, straight into the bytes (no `JSONValue` built).
     public mutating func writeObject(_ body: (inout Members) -> Void) {
-        var members = Members(writer: JSONWriter())
+        var members = Members(writer: .placeholder)
         swap(&members.writer, &self)  // moved, not copied: the bytes stay uniquely referenced
         members.writer.openContainer(UInt8(ascii: "{"))
         body(&members)

@@ -36,9 +36,7 @@ public struct JSONObject: Sendable, Hashable, Sequence {
             case (let found?, let value?):
                 members[found].value = value
             case (nil, let value?):
-                index?[key] = members.count
-                members.append((key, value))
-                if index == nil, members.count > Self.indexThreshold { rebuildIndex() }
+                append(key, value)
             case (let found?, nil):
                 members.remove(at: found)
                 if index != nil { rebuildIndex() }
@@ -46,6 +44,15 @@ public struct JSONObject: Sendable, Hashable, Sequence {
                 break
             }
         }
+    }
+
+    /// Adds a member whose key the caller knows is not there yet (a `JSONMemberSink`
+    /// is given each key once), without looking for it among the others.
+    mutating func append(_ key: String, _ value: JSONValue) {
+        assert(position(of: key) == nil, "the key '\(key)' is given twice")
+        index?[key] = members.count
+        members.append((key, value))
+        if index == nil, members.count > Self.indexThreshold { rebuildIndex() }
     }
 
     public func makeIterator() -> IndexingIterator<[Member]> {

@@ -1,32 +1,62 @@
 /// Writes JSON as UTF-8 bytes into a buffer the caller can reuse: compact, or
 /// indented by two spaces. Object members come out in their order, `/` and
-/// non-ASCII text are not escaped, non-finite numbers are written as `null`.
+/// non-ASCII text (U+2028 and U+2029 included) are not escaped, non-finite numbers
+/// are written as `null`. A Swift `String` is valid Unicode, so the text is
+/// always valid UTF-8.
 ///
-/// Strings are copied in runs: only `"`, `\` and control characters interrupt a
-/// run, so plain text costs one scan (eight bytes at a time) and one bulk append.
+/// Every write checks for room once and then stores through a pointer
+/// (`JSONByteBuffer`). Strings are copied in runs: only `"`, `\` and control
+/// characters interrupt a run, so plain text costs one scan (eight bytes at a
+/// time) and one copy.
 public struct JSONWriter {
-    /// The text written so far.
-    public var bytes: [UInt8]
+    private var buffer: JSONByteBuffer
     /// Newlines and indentation between members and elements.
     public var pretty: Bool
     private var depth = 0
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     public init(pretty: Bool = false, capacity: Int = 256) {
         self.pretty = pretty
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        buffer = JSONByteBuffer(capacity: capacity)
+    }
+
+    /// A writer with no buffer of its own yet (`writeObject` swaps it in while it lends the real one).
+    static var placeholder: JSONWriter {
+        JSONWriter(buffer: JSONByteBuffer())
+    }
+
+    private init(buffer: JSONByteBuffer) {
+        self.pretty = false
+        self.buffer = buffer
+    }
+
+    /// The number of bytes written so far.
+    public var count: Int { buffer.count }
+
+    /// A copy of the text written so far.
+    public var bytes: [UInt8] { buffer.withUnsafeBytes { Array($0) } }
+
+    /// The text written so far, as a `String`.
+    public var text: String { buffer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+
+    /// Lends the text written so far, without copying it.
+    public func withUnsafeBytes<Result, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result) throws(Failure) -> Result {
+        try buffer.withUnsafeBytes(body)
     }
 
     /// Forgets the text, keeping the buffer's capacity.
     public mutating func clear() {
-        bytes.removeAll(keepingCapacity: true)
+        buffer.removeAll()
     }
 
     /// Appends raw bytes (a newline, a separator) as they are.
-    @inlinable
-    public mutating func append(raw: some Sequence<UInt8>) {
-        bytes.append(contentsOf: raw)
+    public mutating func append(raw byte: UInt8) {
+        buffer.append(byte)
+    }
+
+    /// Appends raw bytes (a rendered template) as they are.
+    public mutating func append(raw text: String) {
+        var text = text
+        text.withUTF8 { buffer.append($0) }
     }
 
     public mutating func write(_ value: JSONValue) {
@@ -59,15 +89,19 @@ public struct JSONWriter {
     }
 
     /// A member's name and colon, after the comma when it is not the first (`position` 0).
+    /// Compact, the comma, the name and the colon are stored as one write.
     mutating func writeKey(_ key: String, position: Int) {
-        separate(position)
-        write(key)
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(UInt8(ascii: " ")) }
+        if pretty {
+            separate(position)
+            writeQuoted(key, comma: false, colon: true)
+            buffer.append(UInt8(ascii: " "))
+        } else {
+            writeQuoted(key, comma: position > 0, colon: true)
+        }
     }
 
     mutating func openContainer(_ open: UInt8) {
-        bytes.append(open)
+        buffer.append(open)
         depth += 1
     }
 
@@ -75,22 +109,24 @@ public struct JSONWriter {
     mutating func closeContainer(_ close: UInt8, empty: Bool) {
         depth -= 1
         if !empty { newline() }
-        bytes.append(close)
+        buffer.append(close)
     }
 
     /// A quoted, escaped JSON string.
     public mutating func write(_ string: String) {
-        bytes.append(UInt8(ascii: "\""))
-        if string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
-            var string = string
-            string.withUTF8 { appendEscaped($0) }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        writeQuoted(string, comma: false, colon: false)
     }
 
-    /// Decimal digits, computed without allocating.
+    /// `string` quoted and escaped, after a comma and before a colon when asked.
+    private mutating func writeQuoted(_ string: String, comma: Bool, colon: Bool) {
+        if string.utf8.withContiguousStorageIfAvailable({ writeQuoted($0, comma: comma, colon: colon) }) == nil {
+            var string = string
+            string.withUTF8 { writeQuoted($0, comma: comma, colon: colon) }
+        }
+    }
+
+    /// Decimal digits, stored straight into the buffer.
     public mutating func write(_ int: Int64) {
-        if int < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = int.magnitude
         var digitCount = 1
         var scale: UInt64 = 10
@@ -98,59 +134,110 @@ public struct JSONWriter {
             digitCount += 1
             scale = scale.multipliedReportingOverflow(by: 10).partialValue
         }
-        let end = bytes.count + digitCount
-        bytes.append(contentsOf: repeatElement(0, count: digitCount))
-        for position in stride(from: end - 1, to: end - digitCount - 1, by: -1) {
-            bytes[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        let sign = int < 0 ? 1 : 0
+        let start = buffer.reserve(sign + digitCount)
+        if sign == 1 { start.pointee = UInt8(ascii: "-") }
+        var digit = start + sign + digitCount
+        repeat {
+            digit -= 1
+            digit.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
             magnitude /= 10
-        }
+        } while digit > start + sign
+        buffer.commit(sign + digitCount)
     }
 
     /// The shortest text that reads back as the same double, always with a `.` or
     /// an exponent so it reads back as a double (`1.0`, `-0.0`, `1e+300`).
     public mutating func write(_ double: Double) {
         guard double.isFinite else { return append(literal: "null") }
-        append(raw: double.description.utf8)
+        append(raw: double.description)
     }
 
+    /// A few bytes (`null`, `:`), stored one by one: cheaper than a call to copy them.
     private mutating func append(literal: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        let count = literal.utf8CodeUnitCount
+        let out = buffer.reserve(count)
+        for offset in 0..<count { out[offset] = literal.utf8Start[offset] }
+        buffer.commit(count)
     }
 
     /// The comma before every member but the first, and in pretty mode the line break.
     private mutating func separate(_ position: Int) {
-        if position > 0 { bytes.append(UInt8(ascii: ",")) }
+        if position > 0 { buffer.append(UInt8(ascii: ",")) }
         newline()
     }
 
     private mutating func newline() {
         guard pretty else { return }
-        bytes.append(UInt8(ascii: "\n"))
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
+        let start = buffer.reserve(1 + depth * 2)
+        start.pointee = UInt8(ascii: "\n")
+        (start + 1).initialize(repeating: UInt8(ascii: " "), count: depth * 2)
+        buffer.commit(1 + depth * 2)
     }
 
-    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        let words = UnsafeRawBufferPointer(utf8)
-        var runStart = 0
-        var position = 0
-        while position < utf8.count {
-            while position + 8 <= utf8.count, !Self.mayNeedEscape(words.loadUnaligned(fromByteOffset: position, as: UInt64.self)) {
-                position += 8
-            }
-            guard position < utf8.count else { break }
-            let byte = utf8[position]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
-                appendEscape(for: byte)
-                runStart = position + 1
-            }
-            position += 1
+    /// `utf8` in quotes, escaped (after a comma, before a colon when asked). The text is scanned and copied eight bytes at a
+    /// time; the last few bytes are gathered into one word padded with spaces, so
+    /// a string with nothing to escape takes no step per byte. Only a word that
+    /// holds a byte to escape is copied byte by byte. Room is reserved once, with
+    /// eight bytes to spare for the last word's store; an escape (up to six bytes
+    /// for one) reserves again for what is left.
+    private mutating func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, comma: Bool, colon: Bool) {
+        let count = utf8.count
+        var out = buffer.reserve(1 + count + 2 + 1 + 8)
+        var written = 0
+        if comma {
+            out[written] = UInt8(ascii: ",")
+            written += 1
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        out[written] = UInt8(ascii: "\"")
+        written += 1
+        var position = 0
+        while position < count, let source = utf8.baseAddress {
+            while position + 8 <= count {
+                let word = UnsafeRawPointer(source + position).loadUnaligned(as: UInt64.self)
+                if Self.mayNeedEscape(word) { break }
+                UnsafeMutableRawPointer(out + written).storeBytes(of: word, as: UInt64.self)
+                position += 8
+                written += 8
+            }
+            let left = count - position
+            if left < 8 {
+                var word = Self.spaces << (8 * UInt64(left))  // a shift by 64 would not clear it, so left is never 8
+                for offset in 0..<left { word |= UInt64(source[position + offset]) << (8 * UInt64(offset)) }
+                if !Self.mayNeedEscape(word) {
+                    UnsafeMutableRawPointer(out + written).storeBytes(of: word, as: UInt64.self)
+                    written += left
+                    break
+                }
+            }
+            // This word holds a byte to escape: byte by byte up to its end.
+            for byte in UnsafeBufferPointer(start: source + position, count: min(8, left)) {
+                position += 1
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    buffer.commit(written)
+                    out = buffer.reserve(6 + count - position + 2 + 8)  // the escape, the rest, `":`, the last word's spare
+                    written = Self.storeEscape(for: byte, at: out)
+                } else {
+                    out[written] = byte
+                    written += 1
+                }
+            }
+        }
+        out[written] = UInt8(ascii: "\"")
+        written += 1
+        if colon {
+            out[written] = UInt8(ascii: ":")
+            written += 1
+        }
+        buffer.commit(written)
     }
+
+    /// Eight spaces: padding that needs no escape.
+    private static let spaces: UInt64 = 0x2020_2020_2020_2020
 
     /// Whether any of eight bytes is a control character, `"` or `\` (exact: never
     /// false when one is there; bytes of non-ASCII characters never match).
+    @inline(__always)
     private static func mayNeedEscape(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highBits: UInt64 = 0x8080_8080_8080_8080
@@ -159,18 +246,25 @@ public struct JSONWriter {
         return hasControl || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
     }
 
-    private mutating func appendEscape(for byte: UInt8) {
-        bytes.append(UInt8(ascii: "\\"))
+    /// Stores the escape for `byte` at `out` (`\"`, `\\`, `\n`, `\r`, `\t` or
+    /// `\u00XX`); returns how many bytes it took.
+    private static func storeEscape(for byte: UInt8, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        out[0] = UInt8(ascii: "\\")
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-        case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
-        case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
-        case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out[1] = byte
+        case UInt8(ascii: "\n"): out[1] = UInt8(ascii: "n")
+        case UInt8(ascii: "\r"): out[1] = UInt8(ascii: "r")
+        case UInt8(ascii: "\t"): out[1] = UInt8(ascii: "t")
         default:
-            append(literal: "u00")
-            bytes.append(Self.hexDigits[Int(byte >> 4)])
-            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+            let hexDigits: StaticString = "0123456789abcdef"
+            out[1] = UInt8(ascii: "u")
+            out[2] = UInt8(ascii: "0")
+            out[3] = UInt8(ascii: "0")
+            out[4] = hexDigits.utf8Start[Int(byte >> 4)]
+            out[5] = hexDigits.utf8Start[Int(byte & 0x0F)]
+            return 6
         }
+        return 2
     }
 }
 
@@ -179,6 +273,6 @@ extension JSONValue {
     public func serialized(pretty: Bool = false) -> String {
         var writer = JSONWriter(pretty: pretty, capacity: 1024)  // a whole event without regrowing
         writer.write(self)
-        return String(decoding: writer.bytes, as: UTF8.self)
+        return writer.text
     }
 }

@@ -5,7 +5,8 @@ public struct EventDecodingError: Error, Sendable, CustomStringConvertible {
     public var description: String
 }
 
-/// The public event format, version 1 (docs/event.schema.json): written by `json`,
+/// The public event format, version 1 (docs/event.schema.json): written by `json`
+/// (a tree) and `jsonText` (text, from the same `writeMembers`),
 /// read by `init(json:)`, both here so they cannot drift apart. Member names are
 /// snake_case; absent values are left out, except `ndef`, which a `tag.arrived`
 /// always carries (`null` for a tag without an NDEF message).
@@ -20,23 +21,42 @@ extension TagEvent {
     /// The event as JSON, members in the documented order.
     public var json: JSONValue {
         var object = JSONObject(reservingCapacity: 12)
-        object[Field.event] = .string(kind.rawValue)
-        object[Field.id] = .string(id)
-        object[Field.time] = .string(EventTime.format(time))
-        object[Field.reader] = .string(reader)
-        object[Field.node] = node.map(JSONValue.string)
-        object[Field.tag] = tag?.json
-        // Without a tag only an `mqtt` input's Home Assistant tag id (`uri`) gives one.
-        object[Field.tagID] = tagID.map(JSONValue.string)
-        if kind == .tagArrived {
-            object[Field.ndef] = ndef ?? .null
-            object[Field.ndefError] = ndefError.map(JSONValue.string)
-            object[Field.uri] = uri.map(JSONValue.string)
-            object[Field.text] = text.map(JSONValue.string)
-        }
-        object[Field.dwellMs] = dwellMs.map { .int(Int64($0)) }
-        object[Field.message] = message.map(JSONValue.string)
+        writeMembers(into: &object)
         return .object(object)
+    }
+
+    /// The event as one line of JSON text, the same as `json.serialized()`, written
+    /// straight from the fields (no `JSONValue` tree is built and freed).
+    public var jsonText: String {
+        var writer = JSONWriter(capacity: 1024)  // a whole event without regrowing
+        write(to: &writer)
+        return writer.text
+    }
+
+    /// Writes the event's JSON object into `writer`, straight from the fields.
+    public func write(to writer: inout JSONWriter) {
+        writer.writeObject { writeMembers(into: &$0) }
+    }
+
+    /// The members of format v1 in the documented order, into `sink`: a tree for
+    /// `json`, text for `jsonText`.
+    public func writeMembers(into sink: inout some JSONMemberSink) {
+        sink.member(Field.event, string: kind.rawValue)
+        sink.member(Field.id, string: id)
+        sink.member(Field.time, string: EventTime.format(time))
+        sink.member(Field.reader, string: reader)
+        if let node { sink.member(Field.node, string: node) }
+        if let tag { sink.member(Field.tag) { tag.writeMembers(into: &$0) } }
+        // Without a tag only an `mqtt` input's Home Assistant tag id (`uri`) gives one.
+        if let tagID { sink.member(Field.tagID, string: tagID) }
+        if kind == .tagArrived {
+            sink.member(Field.ndef, ndef ?? .null)
+            if let ndefError { sink.member(Field.ndefError, string: ndefError) }
+            if let uri { sink.member(Field.uri, string: uri) }
+            if let text { sink.member(Field.text, string: text) }
+        }
+        if let dwellMs { sink.member(Field.dwellMs, .int(Int64(dwellMs))) }
+        if let message { sink.member(Field.message, string: message) }
     }
 
     /// Reads an event in format v1 (what `json` writes, what `watch` prints, what
@@ -93,17 +113,22 @@ extension TagInfo {
     /// The `tag` object, members in the documented order.
     public var json: JSONValue {
         var object = JSONObject(reservingCapacity: 10)
-        object[Field.uid] = .string(uid.hex)
-        object[Field.uidDashed] = .string(uid.dashed)
-        object[Field.type] = .string(type)
-        object[Field.nfcForumType] = nfcForumType.map { .int(Int64($0)) }
-        if !atqa.isEmpty { object[Field.atqa] = .string(TagUID(bytes: atqa).hex) }
-        object[Field.sak] = sak.map { .string(TagUID(bytes: [$0]).hex) }
-        object[Field.ndefCapacity] = ndefCapacity.map { .int(Int64($0)) }
-        object[Field.writable] = writable.map(JSONValue.bool)
-        object[Field.name] = name.map(JSONValue.string)
-        if name != nil || !groups.isEmpty { object[Field.groups] = .array(groups.map(JSONValue.string)) }
+        writeMembers(into: &object)
         return .object(object)
+    }
+
+    /// The `tag` object's members in the documented order, into `sink`.
+    public func writeMembers(into sink: inout some JSONMemberSink) {
+        sink.member(Field.uid, string: uid.hex)
+        sink.member(Field.uidDashed, string: uid.dashed)
+        sink.member(Field.type, string: type)
+        if let nfcForumType { sink.member(Field.nfcForumType, .int(Int64(nfcForumType))) }
+        if !atqa.isEmpty { sink.member(Field.atqa, string: TagUID(bytes: atqa).hex) }
+        if let sak { sink.member(Field.sak, string: TagUID(bytes: [sak]).hex) }
+        if let ndefCapacity { sink.member(Field.ndefCapacity, .int(Int64(ndefCapacity))) }
+        if let writable { sink.member(Field.writable, .bool(writable)) }
+        if let name { sink.member(Field.name, string: name) }
+        if name != nil || !groups.isEmpty { sink.member(Field.groups, .array(groups.map(JSONValue.string))) }
     }
 
     /// Reads the `tag` object; `uid` is required, `type` defaults to `unknown`.

@@ -75,7 +75,7 @@ enum CheckConfigCommand: Command {
     }
 
     static func explanation(_ routes: [RouteExplanation], event: TagEvent) -> String {
-        var lines = ["event: " + event.json.serialized()]
+        var lines = ["event: " + event.jsonText]
         var winner: String?
         for route in routes {
             let verdict: String

@@ -38,6 +38,6 @@ enum ReadCommand: Command {
         }
         let device = wait || reader.ifBusy == .wait ? reader.devices[0] : try ReaderOptions.opening(reader.devices[0], hint: "(--wait waits for the reader to appear)")
         let event = try await ReaderOptions.firstTag(device: device, timeout: timeout, ifBusy: reader.ifBusy)
-        print(event.json.serialized())
+        print(event.jsonText)
     }
 }

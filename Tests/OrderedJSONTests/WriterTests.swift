@@ -97,3 +97,64 @@ struct WriterTests {
         #expect(try JSONValue.parse(JSONValue.string(text).serialized()) == .string(text))
     }
 }
+
+/// The writer's own buffer: text that outgrows it, copies that do not share
+/// writes, and the escaping edges the event format relies on.
+struct WriterBufferTests {
+    /// Every control character is escaped, in its short form where JSON has one;
+    /// DEL and everything above ASCII are written as they are.
+    @Test func controlCharactersAreEscaped() {
+        let short: [UInt8: String] = [0x08: "\\u0008", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\u000c", 0x0D: "\\r"]
+        for byte in UInt8(0)..<0x20 {
+            let expected = short[byte] ?? "\\u00" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16)
+            #expect(JSONValue.string(String(UnicodeScalar(byte))).serialized() == "\"" + expected + "\"", "byte \(byte)")
+        }
+        #expect(JSONValue.string("\u{7f}").serialized() == "\"\u{7f}\"")
+    }
+
+    /// U+2028 and U+2029 are valid in JSON text and written raw, like all non-ASCII text.
+    @Test func lineAndParagraphSeparatorsAreWrittenRaw() throws {
+        let text = "a\u{2028}b\u{2029}c"
+        #expect(Array(JSONValue.string(text).serialized().utf8) == Array("\"a\u{2028}b\u{2029}c\"".utf8))
+        #expect(try JSONValue.parse(JSONValue.string(text).serialized()) == .string(text))
+    }
+
+    /// A string made from bytes that are not UTF-8 holds U+FFFD in their place, so
+    /// the writer's text is always valid UTF-8.
+    @Test func textIsAlwaysValidUTF8() {
+        let repaired = String(decoding: [0x41, 0xFF, 0xC3, 0x28, 0xED, 0xA0, 0x80, 0x42], as: UTF8.self)
+        var writer = JSONWriter(capacity: 1)
+        writer.write(.string(repaired))
+        #expect(String(validating: writer.bytes, as: UTF8.self) != nil)
+        #expect(writer.text.hasPrefix("\"A\u{FFFD}") && writer.text.hasSuffix("B\""))
+    }
+
+    @Test(arguments: [Int64(9), 10, 99, 100, 999_999_999, 1_000_000_000, 999_999_999_999_999_999, 1_000_000_000_000_000_000, Int64.max, -9, -10, Int64.min + 1, Int64.min])
+    func integersAreWrittenInFull(_ int: Int64) {
+        #expect(JSONValue.int(int).serialized() == String(int))
+    }
+
+    /// A writer that starts tiny grows as it goes, whether the growth falls in plain
+    /// text, in an escape at the end of a long string, or in indentation.
+    @Test(arguments: [false, true])
+    func textOutgrowsTheBuffer(pretty: Bool) {
+        let long = String(repeating: "plain é ", count: 100)
+        let value: JSONValue = ["a": .string(long + "\"\u{1}"), "b": [.string("\\" + long), 12345, [["deep": [1, 2]]]], "c": .string(long)]
+        var writer = JSONWriter(pretty: pretty, capacity: 1)
+        writer.write(value)
+        writer.write(value)
+        #expect(writer.text == value.serialized(pretty: pretty) + value.serialized(pretty: pretty))
+    }
+
+    /// A copy of a writer is a value: writing to one leaves the other as it was.
+    @Test func copiesDoNotShareWrites() {
+        var writer = JSONWriter(capacity: 64)
+        writer.write("first")
+        var copy = writer
+        copy.write("second")
+        writer.clear()
+        writer.write(Int64(1))
+        #expect(copy.text == #""first""second""#)
+        #expect(writer.text == "1")
+    }
+}

@@ -22,15 +22,19 @@ struct LogAction: Action {
     let template: Template?
 
     /// The line as UTF-8 bytes with its newline: the default line is written
-    /// straight into bytes (no String built and copied per event).
+    /// straight from the event's fields into bytes (no JSON tree, no String built
+    /// and copied per event).
     func line(_ delivery: Delivery) -> [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         if let template {
-            writer.append(raw: template.render(delivery.variables).utf8)
+            writer.append(raw: template.render(delivery.variables))
         } else {
-            writer.write(.object(JSONObject(["route": .string(delivery.route), "event": delivery.eventJSON])))
+            writer.writeObject { line in
+                line.member("route", string: delivery.route)
+                line.member("event") { delivery.event.writeMembers(into: &$0) }
+            }
         }
-        writer.append(raw: CollectionOfOne(UInt8(ascii: "\n")))
+        writer.append(raw: UInt8(ascii: "\n"))
         return writer.bytes
     }
 

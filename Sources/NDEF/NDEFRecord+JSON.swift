@@ -18,7 +18,7 @@ extension NDEFRecord {
         sink.member("tnf", .int(Int64(tnf.rawValue)))
         Self.setField(type, "type", in: &sink)
         Self.setField(id, "id", in: &sink)
-        sink.member("payload_hex", string: Hex.string(payload))
+        sink.member("payload_hex", hex: payload)
         switch content {
         case .uri(let uri), .absoluteURI(let uri):
             sink.member("uri", string: uri)
@@ -56,7 +56,7 @@ extension NDEFRecord {
         if bytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
             sink.member(name, string: String(decoding: bytes, as: UTF8.self))
         } else {
-            sink.member(name + "_hex", string: Hex.string(bytes))
+            sink.member(name + "_hex", hex: bytes)
         }
     }
 

@@ -7,6 +7,8 @@ public protocol JSONMemberSink {
     mutating func member(_ key: String, _ value: JSONValue)
     /// Adds the member `key` with a string value, without building a `JSONValue`.
     mutating func member(_ key: String, string value: String)
+    /// Adds the member `key` with `bytes` as a string of lowercase hex digits (`"d101"`).
+    mutating func member(_ key: String, hex bytes: [UInt8])
     /// Adds the member `key`: an object whose members `body` gives.
     mutating func member(_ key: String, object body: (inout Self) -> Void)
     /// Adds the member `key`: an array with one object per element, whose members `each` gives.
@@ -15,6 +17,7 @@ public protocol JSONMemberSink {
 
 extension JSONMemberSink {
     public mutating func member(_ key: String, string value: String) { member(key, .string(value)) }
+    public mutating func member(_ key: String, hex bytes: [UInt8]) { member(key, .string(JSONWriter.hexString(bytes))) }
 }
 
 extension JSONObject: JSONMemberSink {
@@ -50,6 +53,11 @@ extension JSONWriter {
         public mutating func member(_ key: String, string value: String) {
             writeKey(key)
             writer.write(value)
+        }
+
+        public mutating func member(_ key: String, hex bytes: [UInt8]) {
+            writeKey(key)
+            writer.write(hex: bytes)
         }
 
         public mutating func member(_ key: String, object body: (inout Members) -> Void) {

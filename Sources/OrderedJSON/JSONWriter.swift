@@ -125,6 +125,33 @@ public struct JSONWriter {
         }
     }
 
+    /// `bytes` as a string of lowercase hex digits, two a byte (`"d101"`), stored
+    /// straight into the buffer: no `String` is made, and nothing needs escaping.
+    public mutating func write(hex bytes: [UInt8]) {
+        let out = buffer.reserve(2 + bytes.count * 2)
+        out[0] = UInt8(ascii: "\"")
+        bytes.withUnsafeBufferPointer { Self.storeHex($0, at: out + 1) }
+        out[1 + bytes.count * 2] = UInt8(ascii: "\"")
+        buffer.commit(2 + bytes.count * 2)
+    }
+
+    /// `bytes` as lowercase hex digits in a `String` (for a tree's member).
+    static func hexString(_ bytes: [UInt8]) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+            bytes.withUnsafeBufferPointer { storeHex($0, at: text.baseAddress!) }
+            return bytes.count * 2
+        }
+    }
+
+    /// Two lowercase hex digits for each byte, stored at `out`.
+    private static func storeHex(_ bytes: UnsafeBufferPointer<UInt8>, at out: UnsafeMutablePointer<UInt8>) {
+        let digits: StaticString = "0123456789abcdef"
+        for (index, byte) in bytes.enumerated() {
+            out[2 * index] = digits.utf8Start[Int(byte >> 4)]
+            out[2 * index + 1] = digits.utf8Start[Int(byte & 0x0F)]
+        }
+    }
+
     /// Decimal digits, stored straight into the buffer.
     public mutating func write(_ int: Int64) {
         var magnitude = int.magnitude

@@ -158,3 +158,20 @@ struct WriterBufferTests {
         #expect(writer.text == "1")
     }
 }
+
+/// Bytes as a hex-digit string: written straight or kept in a tree, the same text.
+struct HexMemberTests {
+    @Test(arguments: [[UInt8](), [0x00], [0xD1, 0x01, 0x0F, 0xF0, 0xFF, 0x7A], Array(0...255)])
+    func hexIsLowercaseTwoDigitsAByte(bytes: [UInt8]) {
+        let expected = "\"" + bytes.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined() + "\""
+        var writer = JSONWriter(capacity: 1)
+        writer.write(hex: bytes)
+        #expect(writer.text == expected)
+        var tree = JSONObject()
+        tree.member("h", hex: bytes)
+        writer.clear()
+        writer.writeObject { $0.member("h", hex: bytes) }
+        #expect(writer.text == JSONValue.object(tree).serialized())
+        #expect(writer.text == "{\"h\":" + expected + "}")
+    }
+}

@@ -143,41 +143,60 @@ struct InputTests {
         }
     }
 
-    /// A message is acknowledged, and the next one read, only once the router
-    /// accepted the event before it: while the router holds event k, the input
-    /// has taken k + 1 messages and the broker keeps the rest.
-    @Test func theNextMessageIsReadOnlyOnceTheEventBeforeIsAccepted() async throws {
-        let broker = try await MosquittoBroker()
+    /// Messages are read in groups — every one waiting, here at most the
+    /// broker's window of 5 unacknowledged — and acknowledged together only once
+    /// the router accepted every event of the group; the next group is read only
+    /// then. While one event of a group waits, nothing more arrives: the broker
+    /// holds the rest back for want of PUBACKs, so none went out early.
+    @Test func theNextGroupIsReadOnlyOnceEveryEventOfTheGroupBeforeIsAccepted() async throws {
+        var options = MosquittoBroker.Options()
+        options.maxInflightMessages = 5
+        let broker = try await MosquittoBroker(options)
         try await Self.whileReceiving(#"- mqtt: {topic: "fleet/+/tag.arrived"}"#, on: broker) { input, buffer in
             let count = 20
             try Self.publishTaps(count, on: broker)
-            for index in 0..<count {
+            var ids: [String] = []
+            var unaccepted: [Acceptance] = []
+            repeat {  // the first group: every message read so far, each acceptance held
                 let entry = try #require(await buffer.next())
-                #expect(entry.event.id == "tap-\(index)")
-                #expect(input.connection.received == index + 1, "no message read past the one waiting for the router")
-                #expect(buffer.count == 0)
-                let acceptance = try #require(entry.acceptance)
-                acceptance.release()
+                ids.append(entry.event.id)
+                unaccepted.append(try #require(entry.acceptance))
+            } while ids.count < input.connection.received
+            #expect(ids.count <= 5, "no more than the broker's window before any PUBACK")
+            #expect(input.connection.groups == 1)
+            for acceptance in unaccepted.dropLast() { acceptance.release() }
+            // A wrong input (a PUBACK before acceptance) would have the next message here well within this wait.
+            await #expect(throws: TestFailure.self, "nothing more is read while one event of the group waits") {
+                _ = try await Self.next(1, from: buffer, timeout: .milliseconds(500))
             }
+            #expect(input.connection.received == ids.count)
+            unaccepted.last?.release()
+            ids += try await Self.next(count - ids.count, from: buffer).map(\.id)
+            #expect(ids == (0..<count).map { "tap-\($0)" })
+            #expect(input.connection.groups >= 2, "the rest came in later groups")
         }
     }
 
     /// What the broker had not been able to hand over while the input was away
     /// — unacknowledged, or published meanwhile — arrives when it is back: the
-    /// input's session is persistent by default. A stop still hands on what arrived.
+    /// input's session is persistent by default. A stop acknowledges the group
+    /// it holds and still hands on every event of it.
     @Test func aPersistentSessionKeepsWhatArrivedWhileTheInputWasAway() async throws {
         let broker = try await MosquittoBroker()
         let inputs = #"- mqtt: {topic: "fleet/+/tag.arrived"}"#
-        try await Self.whileReceiving(inputs, on: broker) { _, buffer in
+        let handedOn = try await Self.whileReceiving(inputs, on: broker) { _, buffer in
             try Self.publishTaps(10, on: broker)
             let first = try #require(await buffer.next())
             #expect(first.event.id == "tap-0")  // not accepted: the input is stopped while it waits
+            return buffer
         }
+        var ids = ["tap-0"]
+        while handedOn.count > 0, let entry = await handedOn.next() { ids.append(entry.event.id) }
         try Self.publishTaps(5, from: 10, on: broker)
         try await Self.whileReceiving(inputs, on: broker, subscribed: false) { _, buffer in
-            let events = try await Self.next(14, from: buffer)
-            #expect(events.map(\.id) == (1..<15).map { "tap-\($0)" })
+            ids += try await Self.next(15 - ids.count, from: buffer).map(\.id)
         }
+        #expect(ids == (0..<15).map { "tap-\($0)" }, "each once, in order: the held group through the stop, the rest after")
     }
 
     /// Publishes `tap-<first>` … as one QoS 1 burst, the way a node does.

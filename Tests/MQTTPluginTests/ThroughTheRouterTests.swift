@@ -52,8 +52,8 @@ struct ThroughTheRouterTests {
     }
 
     /// An `mqtt` input and an `mqtt` action in one router: the input's thread
-    /// waits inside libmosquitto's message callback until each event is written
-    /// ahead, while the action publishes every event on the `mqtt:` connection.
+    /// waits until each group of events it read is written ahead, while the
+    /// action publishes every event on the `mqtt:` connection.
     @Test func anInputWaitingForTheRouterDoesNotHoldUpTheActionsPublishing() async throws {
         let broker = try await MosquittoBroker()
         let subscriber = try Subscriber(port: broker.port, filter: "relayed/#", qos: 1)

@@ -92,6 +92,46 @@ struct WriteAheadTests {
         #expect(subscriber.messages.count == Self.count, "none twice")
     }
 
+    /// Group commit across MQTT messages: a central router reads the QoS 1
+    /// messages waiting for it in groups and acknowledges each group once it is
+    /// written ahead, so a burst lands in far fewer spool batches (files) than
+    /// messages — one message at a time, it took one batch, two `fsync`s, each.
+    @Test func aBurstOfMQTTMessagesIsWrittenAheadInFarFewerBatchesThanMessages() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let broker = try await MosquittoBroker()
+        let failing = try await HTTPTestServer([.init(status: 500)])  // nothing is delivered: every batch stays on disk
+        let file = try scratch.write("tagrouter.yaml", """
+            state_dir: \(scratch.path)/state
+            readers: []
+            mqtt: { host: 127.0.0.1, port: \(broker.port), client_id: central }
+            inputs: [{ mqtt: { topic: "fleet/+/+/tag.arrived" } }]
+            routes:
+              - name: hook
+                actions: [{ webhook: { url: "\(failing.url)", retry: { attempts: 3, backoff: 5s } } }]
+            """)
+        let arguments = ["run", "--config", file, "--log-format", "json", "--log-level", "debug"]
+        // The first run makes the input's persistent session; the burst waits there for the second run.
+        let first = try Daemon(arguments, directory: scratch.path)
+        defer { first.stop() }
+        try await first.stderr(containing: "mqtt subscribed")
+        first.signal(SIGTERM)
+        #expect(try await first.exitStatus() == 0)
+        let count = 400
+        let taps = try scratch.write("taps.jsonl", (1...count).map { arrival(uid: String(format: "06%04x", $0)).serialized() + "\n" }.joined())
+        try MosquittoBroker.run("/bin/sh", ["-c", "mosquitto_pub -p \(broker.port) -q 1 -t fleet/pi-1/door/tag.arrived -l < \(taps)"])
+
+        let second = try Daemon(arguments, directory: scratch.path)
+        defer { second.stop() }
+        let written = await eventually { Self.writtenAhead(second, action: "hook.0.webhook") >= count }
+        #expect(written, "written ahead: \(Self.writtenAhead(second, action: "hook.0.webhook")) of \(count)")
+        let spool = scratch.path + "/state/spool/hook.0.webhook"
+        let batches = try FileManager.default.contentsOfDirectory(atPath: spool).filter { $0.hasSuffix(".json") }
+        #expect(batches.count <= count / 10, "\(count) messages in \(batches.count) batches")
+        second.signal(SIGTERM)
+        #expect(try await second.exitStatus() == 0)
+    }
+
     /// A `state_dir` that cannot be written is reported once at start, naming it and
     /// why; spooling is then off: events are delivered or fail, none is spooled.
     @Test func anUnwritableStateDirIsReportedAtStartAndSpoolingIsOff() async throws {

@@ -151,7 +151,7 @@ import Testing
             _ = try await probe.next(2, where: { $0.step == .failed })
         }
         #expect(first.counters["r.0.recorder"]?.spooled == 4)
-        #expect(Spool(directory: state + "/spool/r.0.recorder").recover().map(\.delivery.event.id) == events.map(\.id))
+        #expect(Spool(directory: state + "/spool/r.0.recorder").recoverEntries().map(\.delivery.event.id) == events.map(\.id))
 
         probe.failNext(0)
         let second = try makeRouter(yaml, stateDirectory: state)
@@ -182,7 +182,7 @@ import Testing
         }
         #expect(router.counters["r.0.recorder"]?.spooled == 3)
         #expect(router.counters["r.1.recorder"]?.delivered == 3)
-        #expect(Spool(directory: state + "/spool/r.0.recorder").recover().count == 3)
+        #expect(Spool(directory: state + "/spool/r.0.recorder").recoverEntries().count == 3)
     }
 
     @Test func explainShowsEveryRouteAndCondition() throws {

@@ -4,11 +4,17 @@ import Testing
 
 @testable import TagRouter
 
+extension Spool {
+    /// Every entry waiting, read back at once (a worker reads them back a few
+    /// batches at a time, in turn); `recover` is called first.
+    func recoverEntries() -> [Entry] { recover().flatMap { read($0, atLeast: .max).entries } }
+}
+
 @Suite struct SpoolTests {
     func directory() -> String { NSTemporaryDirectory() + "tagrouter-spool-unit-" + UUID().uuidString }
 
     func deliveries(_ count: Int, route: String = "r") -> [Delivery] {
-        (0..<count).map { Delivery(event: tagEvent(uid: "04a224b2c35e8\($0)", uri: "https://a/\($0)"), route: route) }
+        (0..<count).map { Delivery(event: tagEvent(uid: String(format: "04a224b2c3%04x", $0), uri: "https://a/\($0)"), route: route) }
     }
 
     func files(_ path: String) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
@@ -22,7 +28,7 @@ import Testing
         #expect(spool.recover().isEmpty)
         for delivery in written { sequences += try spool.append([delivery]).map(\.sequence) }
         #expect(sequences == [1, 2, 3])
-        let entries = Spool(directory: path).recover()
+        let entries = Spool(directory: path).recoverEntries()
         #expect(entries.map(\.sequence) == [1, 2, 3])
         #expect(entries.map(\.delivery.event.id) == written.map(\.event.id))
         #expect(entries.map(\.delivery.event) == written.map { delivery in
@@ -61,7 +67,7 @@ import Testing
         #expect(try spool.append(deliveries(5)).map(\.sequence) == [1, 2, 3, 4, 5])
         #expect(try spool.append(deliveries(2)).map(\.sequence) == [6, 7])
         #expect(files(path) == ["00000000000000000001.json", "00000000000000000006.json"])
-        #expect(Spool(directory: path).recover().map(\.sequence) == Array(1...7))
+        #expect(Spool(directory: path).recoverEntries().map(\.sequence) == Array(1...7))
     }
 
     /// Done entries are not delivered again after a restart, also from the middle of a
@@ -76,7 +82,7 @@ import Testing
         spool.markDone(through: 2)
         #expect(files(path) == ["00000000000000000001.json", "00000000000000000004.json", "delivered"])
         let restarted = Spool(directory: path)
-        #expect(restarted.recover().map(\.sequence) == [3, 4, 5])
+        #expect(restarted.recoverEntries().map(\.sequence) == [3, 4, 5])
         #expect(try restarted.append(deliveries(1)).map(\.sequence) == [6], "sequences go on behind what is there")
         restarted.markDone(through: 3)
         #expect(files(path) == ["00000000000000000004.json", "00000000000000000006.json", "delivered"])
@@ -106,6 +112,78 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: path + "/00000000000000000004.json.bad"))
     }
 
+    /// After a long outage a restart holds no entry in memory: `recover` gives
+    /// ranges, and the backlog reads them back a few batches at a time when their
+    /// turn comes — every entry, in order, never more than its limit (plus the
+    /// batch that crosses it) held at once.
+    @Test func aRecoveredSpoolIsReadBackInOrderHoldingAtMostTheLimit() async throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let spool = Spool(directory: path)
+        _ = spool.recover()
+        let (batches, batchSize, limit) = (40, 25, 30)
+        var written: [Spool.Entry] = []
+        for _ in 0..<batches { written += try spool.append(deliveries(batchSize)) }
+        spool.markDone(through: 5)  // a restart can begin in the middle of a batch
+
+        let restarted = Spool(directory: path)
+        let ranges = restarted.recover()
+        #expect(ranges == [6...UInt64(batches * batchSize)])
+        let backlog = SpoolBacklog(spool: restarted, limit: limit)
+        for range in ranges { backlog.push(onDisk: range) }
+        backlog.finish()
+        #expect(backlog.held == 0, "nothing is read at recovery")
+        var (delivered, mostHeld) = ([AcceptedDelivery](), 0)
+        while let next = await backlog.next() {
+            mostHeld = max(mostHeld, backlog.held + 1)
+            delivered.append(next)
+        }
+        #expect(delivered.map(\.sequence) == written.dropFirst(5).map(\.sequence))
+        #expect(delivered.map(\.delivery.event.id) == written.dropFirst(5).map(\.delivery.event.id))
+        #expect(mostHeld <= limit + batchSize, "held at most \(mostHeld)")
+    }
+
+    /// A run of batches without a gap is one range; a batch moved aside makes a gap.
+    @Test func recoveredRangesSkipABatchMovedAside() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let spool = Spool(directory: path)
+        _ = spool.recover()
+        _ = try spool.append(deliveries(2))
+        _ = try spool.append(deliveries(2))
+        _ = try spool.append(deliveries(2))
+        try "not json".write(toFile: path + "/00000000000000000003.json", atomically: true, encoding: .utf8)
+        #expect(Spool(directory: path).recover() == [1...2, 5...6])
+        #expect(FileManager.default.fileExists(atPath: path + "/00000000000000000003.json.bad"))
+    }
+
+    /// A long outage leaves thousands of batches: marked done one by one they are
+    /// forgotten in bulk, and what is left reads back right all along.
+    @Test func thousandsOfBatchesMarkedDoneOneByOne() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let count = 3_000
+        let spool = Spool(directory: path)
+        _ = spool.recover()
+        _ = try spool.append(deliveries(1))
+        // Copies of that one-entry batch under the names of the ones after it (written without an fsync each).
+        let batch = try Data(contentsOf: URL(fileURLWithPath: path + "/00000000000000000001.json"))
+        for sequence in 2...count {
+            try batch.write(to: URL(fileURLWithPath: path + "/" + String(format: "%020d", sequence) + ".json"))
+        }
+        let restarted = Spool(directory: path)
+        #expect(restarted.recover() == [1...UInt64(count)])
+        for sequence in 1...UInt64(count) {
+            restarted.markDone(through: sequence)
+            if sequence < UInt64(count), sequence % 97 == 0 || sequence == UInt64(count) - 1 {
+                let left = restarted.read(sequence + 1...UInt64(count), atLeast: 2).entries.map(\.sequence)
+                #expect(left == Array(sequence + 1...min(sequence + 2, UInt64(count))), "after \(sequence) done")
+            }
+        }
+        #expect(files(path).isEmpty)
+        #expect(try restarted.append(deliveries(1)).map(\.sequence) == [UInt64(count) + 1])
+    }
+
     /// A crash mid-write leaves a temporary file: it was never accepted, and is cleaned up.
     @Test func unfinishedWritesAreIgnored() throws {
         let path = directory()
@@ -114,7 +192,7 @@ import Testing
         _ = spool.recover()
         let kept = try spool.append(deliveries(1))
         try "{\"route\":\"r\",\"ev".write(toFile: path + "/.00000000000000000002.json.tmp", atomically: false, encoding: .utf8)
-        #expect(Spool(directory: path).recover().map(\.sequence) == kept.map(\.sequence))
+        #expect(Spool(directory: path).recoverEntries().map(\.sequence) == kept.map(\.sequence))
         #expect(!FileManager.default.fileExists(atPath: path + "/.00000000000000000002.json.tmp"))
     }
 
@@ -126,7 +204,7 @@ import Testing
         _ = spool.recover()
         _ = try spool.append(deliveries(1))
         try "not json".write(toFile: path + "/00000000000000000002.json", atomically: true, encoding: .utf8)
-        #expect(Spool(directory: path).recover().map(\.sequence) == [1])
+        #expect(Spool(directory: path).recoverEntries().map(\.sequence) == [1])
         #expect(FileManager.default.fileExists(atPath: path + "/00000000000000000002.json.bad"))
     }
 

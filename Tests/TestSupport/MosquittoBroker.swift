@@ -18,6 +18,9 @@ public final class MosquittoBroker: @unchecked Sendable {
         public var persistence = false
         /// Serve TLS with a certificate for 127.0.0.1 signed by a throw-away CA (`caFile`).
         public var tls = false
+        /// mosquitto's `max_inflight_messages`: QoS 1 messages sent to a client and
+        /// not yet acknowledged, at most (MQTT 3.1.1); 0, unlimited, unless a test needs the window.
+        public var maxInflightMessages = 0
 
         public init() {}
     }
@@ -38,7 +41,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             // switch to user `mosquitto`, who cannot read this directory).
             "user \(NSUserName())",
             "max_queued_messages \(options.maxQueuedMessages)",
-            "max_inflight_messages 0",
+            "max_inflight_messages \(options.maxInflightMessages)",
             "log_dest file \(directory.path)/mosquitto.log",
             "log_type error",
             "log_type warning",

@@ -53,8 +53,9 @@ public final class MQTTConnection: Service {
 
     public let settings: MQTTSettings
     /// Messages arriving on `settings.subscriptions`, for one consumer. With
-    /// `settings.acknowledgeWhenAccepted` one at a time: the next is read once
-    /// the consumer released the acceptance of the one before.
+    /// `settings.acknowledgeWhenAccepted` in groups — every message waiting on
+    /// the socket, at most `acceptanceGroupLimit` — and the next group is read
+    /// once the consumer released the acceptance of every message before.
     public let incoming: AsyncStream<MQTTIncoming>
     private let incomingInput: AsyncStream<MQTTIncoming>.Continuation
     private let state = Mutex(State())
@@ -62,6 +63,9 @@ public final class MQTTConnection: Service {
     private let wake: WakePipe
     private let subscribedLatch = Latch()
     private let receivedCount = Atomic<Int>(0)
+    private let groupCount = Atomic<Int>(0)
+    /// Messages handed over at most as one group with `settings.acknowledgeWhenAccepted`.
+    static let acceptanceGroupLimit = 256
 
     public init(_ settings: MQTTSettings) {
         self.settings = settings
@@ -150,6 +154,10 @@ public final class MQTTConnection: Service {
     /// broker as it arrived, or once accepted with `settings.acknowledgeWhenAccepted`).
     public var received: Int { receivedCount.load(ordering: .relaxed) }
 
+    /// Groups of messages handed over with `settings.acknowledgeWhenAccepted`
+    /// (each acknowledged to the broker together once every message of it was accepted).
+    public var groups: Int { groupCount.load(ordering: .relaxed) }
+
     /// The current status.
     public var status: Status { state.withLock { $0.status } }
 
@@ -218,9 +226,6 @@ public final class MQTTConnection: Service {
         } catch {
             return (false, error)
         }
-        if settings.acknowledgeWhenAccepted {
-            session.arrived = { [unowned self] message in handOverAndWait(message) }
-        }
         var announced = false
         var moreToSend = false
         while true {
@@ -229,7 +234,7 @@ public final class MQTTConnection: Service {
                 return (announced, nil)
             }
             waitForActivity(on: session, timeoutMilliseconds: moreToSend ? 0 : 1000)
-            if let problem = session.step() {
+            if let problem = settings.acknowledgeWhenAccepted ? stepAcknowledgingWhenAccepted(session) : session.step() {
                 absorb(session)
                 return (announced, problem)
             }
@@ -305,20 +310,32 @@ public final class MQTTConnection: Service {
         }
     }
 
-    /// Inside the message callback (`settings.acknowledgeWhenAccepted`): hands
-    /// `message` to the consumer and holds the loop thread — libmosquitto reads
-    /// nothing more meanwhile, and the message's PUBACK stays queued — until the
-    /// consumer accepted it or the connection stops. A stop lets the PUBACK go
-    /// out with the DISCONNECT: the consumer still takes what it was handed.
-    private func handOverAndWait(_ message: MQTTMessage) {
-        receivedCount.add(1, ordering: .relaxed)
-        let accepted = AcceptedFlag()
+    /// `step()` with `settings.acknowledgeWhenAccepted` (group commit across
+    /// messages): reads every message waiting on the socket, hands them over as
+    /// one group and waits until each is accepted — their PUBACKs queued in
+    /// libmosquitto meanwhile — then writes those PUBACKs together.
+    private func stepAcknowledgingWhenAccepted(_ session: MQTTSession) -> MQTTError? {
+        let problem = session.readWaiting(limit: Self.acceptanceGroupLimit)
+        handOverAndWait(session.takeReceived())
+        return problem ?? session.writeAndKeepAlive()
+    }
+
+    /// Hands `messages` to the consumer and holds the loop thread — libmosquitto
+    /// reads and writes nothing meanwhile, so their PUBACKs stay queued — until
+    /// the consumer accepted every one or the connection stops. A stop lets the
+    /// PUBACKs go out with the DISCONNECT: the consumer still takes what it was handed.
+    private func handOverAndWait(_ messages: [MQTTMessage]) {
+        guard !messages.isEmpty else { return }
+        receivedCount.add(messages.count, ordering: .relaxed)
+        groupCount.add(1, ordering: .relaxed)
+        let unaccepted = Countdown(messages.count)
         let wake = wake
-        incomingInput.yield(MQTTIncoming(message: message, acceptance: Acceptance {
-            accepted.set()
-            wake.signal()
-        }))
-        while !accepted.isSet, !isStopping {
+        for message in messages {
+            incomingInput.yield(MQTTIncoming(message: message, acceptance: Acceptance {
+                if unaccepted.countDown() { wake.signal() }
+            }))
+        }
+        while !unaccepted.isDone, !isStopping {
             wake.wait(alongside: -1, events: 0, timeoutMilliseconds: 1000)
         }
     }
@@ -403,11 +420,14 @@ public final class MQTTConnection: Service {
     }
 }
 
-/// Set once, from any thread, when the consumer accepted a message.
-private final class AcceptedFlag: Sendable {
-    private let value = Atomic<Bool>(false)
+/// The messages of a group the consumer has not accepted yet, counted down from any thread.
+private final class Countdown: Sendable {
+    private let left: Atomic<Int>
 
-    func set() { value.store(true, ordering: .releasing) }
+    init(_ count: Int) { left = Atomic(count) }
 
-    var isSet: Bool { value.load(ordering: .acquiring) }
+    /// One more accepted; true for the last.
+    func countDown() -> Bool { left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 }
+
+    var isDone: Bool { left.load(ordering: .acquiring) <= 0 }
 }

@@ -4,7 +4,8 @@ import TagCore
 public struct MQTTIncoming: Sendable {
     public let message: MQTTMessage
     /// With `MQTTSettings.acknowledgeWhenAccepted`: release it once the message
-    /// is taken care of — the connection acknowledges it to the broker, and reads
-    /// the next one, only then. Nil when the message was acknowledged on arrival.
+    /// is taken care of — the connection acknowledges its group to the broker,
+    /// and reads the next group, once every message of it is released. Nil when
+    /// the message was acknowledged on arrival.
     public let acceptance: Acceptance?
 }

@@ -15,9 +15,10 @@ import Glibc
 /// 2.0 queues the PUBACK *before* it calls the message callback, and writes
 /// it at once unless the handle is marked threaded. With
 /// `acknowledgeWhenAccepted` the handle is marked so (`mosquitto_threaded_set`
-/// changes nothing else but that), and `arrived` takes each message: the
-/// PUBACK waits in libmosquitto's queue until the callback has returned and
-/// the next `step()` writes it (docs/fleet.md).
+/// changes nothing else but that), and the owner reads and writes apart —
+/// `readWaiting` reads every message the socket holds, their PUBACKs wait in
+/// libmosquitto's queue, and `writeAndKeepAlive` writes them together once
+/// the owner lets it (docs/fleet.md).
 final class MQTTSession {
     private let handle: OpaquePointer
     private let settings: MQTTSettings
@@ -30,9 +31,6 @@ final class MQTTSession {
     private(set) var received: [MQTTMessage] = []
     /// SUBACKs that arrived: for each, whether the broker granted every filter of that SUBSCRIBE.
     private(set) var subscribeAcks: [Bool] = []
-    /// Takes each incoming message in place of `received`, inside the message
-    /// callback; with `acknowledgeWhenAccepted` its acknowledgement is written after it returns.
-    var arrived: ((MQTTMessage) -> Void)?
 
     private static let libraryReady: Void = { _ = mosquitto_lib_init() }()
 
@@ -89,8 +87,7 @@ final class MQTTSession {
             } ?? []
             let copy = MQTTMessage(
                 topic: String(cString: topic), payload: payload, qos: Int(message.pointee.qos), retain: message.pointee.retain)
-            let session = Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue()
-            if let arrived = session.arrived { arrived(copy) } else { session.received.append(copy) }
+            Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue().received.append(copy)
         }
     }
 
@@ -161,6 +158,40 @@ final class MQTTSession {
             return .refused(broker: settings.broker, code: Int(connack), reason: reason)
         }
         return .unreachable(broker: settings.broker, reason: Self.describe(code))
+    }
+
+    /// Reads, without writing, message after message while the socket has more,
+    /// until at least `limit` wait in `received`; callbacks fire here. Stops at
+    /// a read that brought no message (another packet, a part of one, or a
+    /// connection still being made): the owner's next poll and write see to it.
+    /// Returns nil while the connection is fine, else why it ended.
+    func readWaiting(limit: Int) -> MQTTError? {
+        while received.count < limit, isReady(for: Int16(POLLIN)) {
+            let before = received.count
+            let code = mosquitto_loop_read(handle, 1)
+            guard code == MOSQ_ERR_SUCCESS.rawValue else { return failure(code) }
+            if socket < 0 { return failure(MOSQ_ERR_NO_CONN.rawValue) }
+            if received.count == before { break }
+        }
+        return nil
+    }
+
+    /// Writes what is queued when the socket takes it, and keeps the connection
+    /// alive (PINGREQ, and giving up on a broker that does not answer it); reads nothing.
+    func writeAndKeepAlive() -> MQTTError? {
+        if wantsWrite, isReady(for: Int16(POLLOUT)) {
+            let code = mosquitto_loop_write(handle, 1)
+            guard code == MOSQ_ERR_SUCCESS.rawValue else { return failure(code) }
+        }
+        let code = mosquitto_loop_misc(handle)
+        return code == MOSQ_ERR_SUCCESS.rawValue ? nil : failure(code)
+    }
+
+    /// Whether the socket is ready for `events` now (without waiting).
+    private func isReady(for events: Int16) -> Bool {
+        var descriptor = pollfd(fd: socket, events: events, revents: 0)
+        guard descriptor.fd >= 0, poll(&descriptor, 1, 0) > 0 else { return false }
+        return descriptor.revents != 0
     }
 
     /// Writes what is queued — acknowledgements, DISCONNECT — without reading:

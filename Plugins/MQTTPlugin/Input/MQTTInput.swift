@@ -15,9 +15,10 @@ import TagRouter
 /// drops). Copies of an event id within `dedup` are dropped; a message that is
 /// not of the format is logged with its topic and counted, never routed.
 ///
-/// A message is acknowledged to the broker only once the router has accepted
-/// its event — routed it and written it ahead to the spool of every spooled
-/// action it matched — and the next one is read only then: what the broker
+/// The messages waiting are read as one group and acknowledged to the broker
+/// only once the router has accepted each one's event — routed it and written
+/// it ahead to the spool of every spooled action it matched, the group's
+/// events together — and the next group is read only then: what the broker
 /// counts as delivered survives a crash, and a full buffer slows the broker
 /// down instead of piling up in memory. The session is persistent by default,
 /// so what was not acknowledged is sent again after a restart.

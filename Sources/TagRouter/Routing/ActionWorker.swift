@@ -113,9 +113,10 @@ final class ActionWorker: Sendable {
     /// there in order, the spool's earlier entries first, and marks each done.
     private func deliverWrittenAhead(_ spool: Spool, _ accepted: SpoolBacklog) async {
         let recovered = spool.recover()
-        if !recovered.isEmpty { attention.spooledFromBefore(recovered.count) }
-        for entry in recovered { accepted.push(AcceptedDelivery(delivery: entry.delivery, sequence: entry.sequence)) }
-        spooledCount.store(recovered.count, ordering: .relaxed)
+        let count = recovered.reduce(0) { $0 + $1.count }
+        if count > 0 { attention.spooledFromBefore(count) }
+        for range in recovered { accepted.push(onDisk: range) }
+        spooledCount.store(count, ordering: .relaxed)
         let queueEnded = Latch()
         async let writing: Void = writeAhead(to: spool, accepted, then: queueEnded)
         let stoppedAt = await deliverAccepted(accepted, spool, queueEnded)

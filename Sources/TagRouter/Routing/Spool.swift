@@ -33,8 +33,11 @@ final class Spool: Sendable {
     }
 
     private struct State {
-        /// The batch files on disk, oldest first.
+        /// The batch files on disk, oldest first, from `head` on: those before it
+        /// are done and deleted, and forgotten now and then (`markDone`), not one
+        /// by one — each removal from the front would move every batch behind it.
         var batches: [Batch] = []
+        var head = 0
         var nextSequence: UInt64 = 1
         /// The open `delivered` file, or -1.
         var deliveredFile: Int32 = -1
@@ -88,13 +91,17 @@ final class Spool: Sendable {
         try writeFile(Array("probe\n".utf8), to: probe, sync: false)
     }
 
-    /// The entries waiting on disk, oldest first; call once, before `append`.
+    /// The entries waiting on disk, oldest first, as ranges of their sequences
+    /// (one per run of batches without a gap); call once, before `append`.
+    /// Each batch is read to check it, one at a time, and only its first and last
+    /// sequence kept: however many entries an outage left, recovering them costs
+    /// no memory; `read` brings them back in turn.
     /// Leftovers of unfinished writes are deleted (they were never accepted);
     /// an unreadable batch is moved aside (`*.bad`, kept for a human) and logged.
-    func recover() -> [Entry] {
+    func recover() -> [ClosedRange<UInt64>] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let done = readDelivered()
-        var (entries, batches, next) = ([Entry](), [Batch](), done + 1)
+        var (waiting, batches, next) = ([ClosedRange<UInt64>](), [Batch](), done + 1)
         for name in names.sorted() {
             let path = directory + "/" + name
             if name.hasPrefix(".") && name.hasSuffix(".tmp") {
@@ -114,18 +121,22 @@ final class Spool: Sendable {
                 continue
             }
             batches.append(Batch(first: first, last: last))
-            for (offset, delivery) in deliveries.enumerated() where first + UInt64(offset) > done {
-                entries.append(Entry(sequence: first + UInt64(offset), delivery: delivery))
+            let from = max(first, done + 1)
+            if let previous = waiting.last, previous.upperBound + 1 == from {
+                waiting[waiting.count - 1] = previous.lowerBound...last
+            } else {
+                waiting.append(from...last)
             }
         }
         if batches.isEmpty { unlink(deliveredPath) }
         let deliveredFile = batches.isEmpty || done == 0 ? -1 : openDelivered()
         state.withLock { state in
             state.batches = batches
+            state.head = 0
             state.nextSequence = next
             state.deliveredFile = deliveredFile
         }
-        return entries
+        return waiting
     }
 
     /// Writes `deliveries` as one batch behind what is there, durably; throws
@@ -170,7 +181,7 @@ final class Spool: Sendable {
     func read(_ range: ClosedRange<UInt64>, atLeast: Int) -> (entries: [Entry], through: UInt64) {
         let batches = state.withLock { state -> [Batch] in
             // The batches are in order: find the first that reaches `range` by bisection.
-            var (low, high) = (0, state.batches.count)
+            var (low, high) = (state.head, state.batches.count)
             while low < high {
                 let middle = (low + high) / 2
                 if state.batches[middle].last < range.lowerBound { low = middle + 1 } else { high = middle }
@@ -206,16 +217,24 @@ final class Spool: Sendable {
     /// middle of a batch costs a write (`delivered`), without `fsync`.
     func markDone(through sequence: UInt64) {
         state.withLock { state in
-            while let oldest = state.batches.first, oldest.last <= sequence {
-                unlink(batchPath(oldest.first))
-                state.batches.removeFirst()
+            while state.head < state.batches.count, state.batches[state.head].last <= sequence {
+                unlink(batchPath(state.batches[state.head].first))
+                state.head += 1
             }
-            if state.batches.isEmpty {
+            if state.head == state.batches.count {
+                state.batches.removeAll(keepingCapacity: state.batches.capacity <= 256)
+                state.head = 0
                 guard state.deliveredFile >= 0 else { return }
                 close(state.deliveredFile)
                 state.deliveredFile = -1
                 unlink(deliveredPath)
-            } else if state.batches[0].first <= sequence {
+                return
+            }
+            if state.head > 64, state.head * 2 > state.batches.count {
+                state.batches.removeFirst(state.head)
+                state.head = 0
+            }
+            if state.batches[state.head].first <= sequence {
                 if state.deliveredFile < 0 { state.deliveredFile = openDelivered() }
                 // A write that fails only means these entries are delivered again after a crash: at least once.
                 let line = Array((String(sequence).leftPadded(toLength: 20, with: "0") + "\n").utf8)

@@ -42,6 +42,15 @@ final class SpoolBacklog: Sendable {
 
         var isEmpty: Bool { head == waiting.count }
 
+        /// Adds `range` behind what waits, joined to a range of the spool just before it.
+        mutating func appendOnDisk(_ range: ClosedRange<UInt64>) {
+            if !isEmpty, case .onDisk(let last) = waiting[waiting.count - 1], last.upperBound &+ 1 == range.lowerBound {
+                waiting[waiting.count - 1] = .onDisk(last.lowerBound...range.upperBound)
+            } else {
+                waiting.append(.onDisk(range))
+            }
+        }
+
         mutating func turn() -> Turn {
             guard !isEmpty, let first = waiting[head] else { return finished ? .end : .wait }
             guard case .held(let accepted) = first else {
@@ -84,17 +93,26 @@ final class SpoolBacklog: Sendable {
     /// Adds `accepted` behind what waits: held in memory while fewer than
     /// `limit` are, else (when it is in the spool) as its sequence only.
     func push(_ accepted: AcceptedDelivery) {
-        let consumer = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        add { state in
             if let sequence = accepted.sequence, state.held >= limit {
-                if !state.isEmpty, case .onDisk(let range) = state.waiting[state.waiting.count - 1], range.upperBound &+ 1 == sequence {
-                    state.waiting[state.waiting.count - 1] = .onDisk(range.lowerBound...sequence)
-                } else {
-                    state.waiting.append(.onDisk(sequence...sequence))
-                }
+                state.appendOnDisk(sequence...sequence)
             } else {
                 state.waiting.append(.held(accepted))
                 state.held += 1
             }
+        }
+    }
+
+    /// Adds entries of the spool that wait on disk only (what `Spool.recover`
+    /// found), behind what waits; they are read back when their turn comes.
+    func push(onDisk range: ClosedRange<UInt64>) {
+        add { $0.appendOnDisk(range) }
+    }
+
+    /// Changes the state with `change` and wakes the delivering loop.
+    private func add(_ change: (inout State) -> Void) {
+        let consumer = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            change(&state)
             defer { state.consumer = nil }
             return state.consumer
         }
@@ -103,12 +121,7 @@ final class SpoolBacklog: Sendable {
 
     /// No more pushes; `next` returns what still waits, then nil.
     func finish() {
-        let consumer = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.finished = true
-            defer { state.consumer = nil }
-            return state.consumer
-        }
-        consumer?.resume()
+        add { $0.finished = true }
     }
 
     /// The next delivery in order (read back from the spool when it waits on

@@ -44,7 +44,7 @@ enum DemoCommand: Command {
             print(DemoWorkspace.configText, terminator: "")
             return
         }
-        let signals = signalStream([SIGINT, SIGTERM])
+        let signals = Signals.stream([SIGINT, SIGTERM])
         let processes = try DemoProcesses()
         let workspace = try DemoWorkspace.create()
         defer { workspace.remove() }

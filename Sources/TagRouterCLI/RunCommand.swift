@@ -53,7 +53,7 @@ enum RunCommand: Command {
         let loader = ConfigLoader(registry: builtinPlugins, dryRun: dryRun, stateDirectory: stateDirectory, tagJobs: eventsFrom == nil ? jobs : nil)
         let config = try file.loadOrExit(loader)
         signal(SIGPIPE, SIG_IGN)  // a closed stdout fails the `log` action, it does not kill the daemon
-        let signals = signalStream([SIGHUP, SIGTERM, SIGINT])
+        let signals = Signals.stream([SIGHUP, SIGTERM, SIGINT])
         let buffer = EventBuffer(capacity: config.eventBuffer)
         let progress = ProgressMonitor()
         let readers: ReaderSource?

@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
-import Dispatch
 import FoundationEssentials
 import PN532Sim
+import TagCore
 
 /// `tagrouter simulate`: run a PN532 reader simulator on a pseudo-terminal
 enum SimulateCommand: Command {
@@ -120,15 +120,6 @@ enum SimulateCommand: Command {
 
     /// Returns when SIGINT or SIGTERM arrives.
     private static func interrupted() async {
-        let (stream, continuation) = AsyncStream<Int32>.makeStream()
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
-        }
-        for await _ in stream { break }
-        for source in sources { source.cancel() }
+        for await _ in Signals.stream([SIGINT, SIGTERM]) { break }
     }
 }

@@ -19,7 +19,7 @@ public struct DeviceProbe: Sendable, Equatable {
     /// Every device libnfc lists (environment, `libnfc.conf`, USB scan) plus
     /// `extra` connstrings, each opened once and closed.
     public static func probeAll(extra: [String] = []) -> [DeviceProbe] {
-        guard let context = NFCContext() else { return [] }
+        guard let context = NFCContext.shared else { return [] }
         var connstrings = context.listDevices()
         for connstring in extra where !connstrings.contains(connstring) { connstrings.append(connstring) }
         return connstrings.map { probe($0, in: context) }
@@ -32,7 +32,7 @@ public struct DeviceProbe: Sendable, Equatable {
             let all = probeAll()
             return all.first(where: \.opened) ?? all.first { $0.busy != nil }
         }
-        guard let context = NFCContext() else { return DeviceProbe(connstring: connstring) }
+        guard let context = NFCContext.shared else { return DeviceProbe(connstring: connstring) }
         return probe(connstring, in: context)
     }
 

@@ -107,7 +107,7 @@ final class LibNFCReader: Sendable {
         var reportedBusy = false
         while !isStopping {
             markProgress()
-            guard let context = NFCContext() else {
+            guard let context = NFCContext.shared else {
                 emit(TagEvent(kind: .readerError, reader: config.name, message: "libnfc could not start (nfc_init failed)"))
                 pause(backoff.next())
                 continue

@@ -1,21 +1,37 @@
 import CNFC
+import Synchronization
 import TagCore
 
-/// A libnfc context (`nfc_init` … `nfc_exit`). Each reader thread makes its own and
-/// never shares it: libnfc contexts are not thread-safe.
-final class NFCContext {
+/// The process's libnfc context (`nfc_init`), shared by every reader thread and
+/// never exited.
+///
+/// libnfc keeps its driver list in one global: every `nfc_exit` frees it, and
+/// `nfc_init` rebuilds it only when it is empty. With a context per reader thread,
+/// a thread giving up on a missing device (`nfc_exit`) while another was in
+/// `nfc_open` left that open with no driver to try ("No driver available to
+/// handle", logged as the reader not found until the retry) or walking freed list
+/// entries. A context holds only the configuration read at `nfc_init`
+/// (`libnfc.conf`, the `LIBNFC_*` variables), which nothing changes afterwards, so
+/// threads can share it; so the list is built once and stays.
+final class NFCContext: @unchecked Sendable {
     let pointer: OpaquePointer
 
-    /// Nil when libnfc cannot start (out of memory, unreadable `libnfc.conf`).
-    init?() {
-        LibNFCSettings.applied
-        var context: OpaquePointer?
-        nfc_init(&context)
-        guard let context else { return nil }
-        pointer = context
-    }
+    private static let made = Mutex<NFCContext?>(nil)
 
-    deinit { nfc_exit(pointer) }
+    private init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    /// The context, made at the first call; nil while libnfc cannot start
+    /// (out of memory, unreadable `libnfc.conf`), tried again at the next call.
+    static var shared: NFCContext? {
+        made.withLock { made in
+            if let made { return made }
+            LibNFCSettings.applied
+            var context: OpaquePointer?
+            nfc_init(&context)
+            made = context.map(NFCContext.init)
+            return made
+        }
+    }
 
     /// The connstrings of the devices libnfc finds (serial ports only when
     /// `LIBNFC_INTRUSIVE_SCAN=true` or listed in `libnfc.conf`).
@@ -53,7 +69,7 @@ final class NFCContext {
         }
         let before = SerialLine.openDescriptors()
         guard let device = nfc_open(pointer, connstring) else { return .failure(.notOpened) }
-        return .success(NFCDevice(device, context: self, lock: lock, line: SerialLine(of: device, openedSince: before)))
+        return .success(NFCDevice(device, lock: lock, line: SerialLine(of: device, openedSince: before)))
     }
 
     /// `auto`: the listed devices in order; when none is listed, libnfc's own
@@ -73,13 +89,13 @@ final class NFCContext {
         let line = SerialLine(of: opened, openedSince: before)
         let resolved = String(cString: nfc_device_get_connstring(opened))
         do {
-            return .success(NFCDevice(opened, context: self, lock: try DeviceLock.acquire(resolved), line: line))
+            return .success(NFCDevice(opened, lock: try DeviceLock.acquire(resolved), line: line))
         } catch {
             guard case .unavailable = error else {
                 nfc_close(opened)
                 return .failure(.busy(error))
             }
-            return .success(NFCDevice(opened, context: self, lock: nil, line: line))
+            return .success(NFCDevice(opened, lock: nil, line: line))
         }
     }
 }

@@ -6,8 +6,6 @@ import Synchronization
 /// may be touched from other threads (to unblock a call for shutdown or the watchdog).
 final class NFCDevice {
     private let pointer: OpaquePointer
-    /// Keeps the context alive as long as the device.
-    private let context: NFCContext
     /// Held until the device is closed (nil when the lock file could not be made).
     private let lock: DeviceLock?
     let abortHandle: AbortHandle
@@ -16,9 +14,8 @@ final class NFCDevice {
     var lost: NFCError?
 
     /// Made on the thread that will use it. `line`: the tty libnfc holds, for a serial reader.
-    init(_ pointer: OpaquePointer, context: NFCContext, lock: DeviceLock?, line: SerialLine?) {
+    init(_ pointer: OpaquePointer, lock: DeviceLock?, line: SerialLine?) {
         self.pointer = pointer
-        self.context = context
         self.lock = lock
         abortHandle = AbortHandle(pointer, line: line)
     }

@@ -89,7 +89,7 @@ public enum TagAccess {
 
     /// Opens the device, waiting (with the reader backoff, logged once) while another process holds it if asked to.
     private static func open(_ connstring: String, until deadline: ContinuousClock.Instant, ifBusy: ReaderConfig.BusyPolicy) throws -> NFCDevice {
-        guard let context = NFCContext() else { throw TagAccessError.noReader(device: connstring) }
+        guard let context = NFCContext.shared else { throw TagAccessError.noReader(device: connstring) }
         var backoff = Backoff.readerReopen
         var reported = false
         while true {

@@ -85,8 +85,9 @@ import Testing
 
         let (_, dismissed) = try makeAction(OpenURLPlugin.self, "{confirm: true}", section: "{handler: [\(opener), \"{{uri}}\"], notifier: [\(dismiss)]}")
         try await dismissed.perform(delivery)
+        // confirm_timeout leaves the notifier time to start and write its pid on a loaded machine.
         let (_, ignored) = try makeAction(
-            OpenURLPlugin.self, "{confirm: true, confirm_timeout: 300ms}", section: "{handler: [\(opener), \"{{uri}}\"], notifier: [\(ignore)]}")
+            OpenURLPlugin.self, "{confirm: true, confirm_timeout: 3s}", section: "{handler: [\(opener), \"{{uri}}\"], notifier: [\(ignore)]}")
         try await ignored.perform(delivery)
         #expect(!sandbox.exists("opened"))
         let notifier = try #require(pid_t(sandbox.read("ignored").trimmingCharacters(in: .whitespacesAndNewlines)))

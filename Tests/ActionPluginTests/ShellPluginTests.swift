@@ -72,8 +72,8 @@ import Testing
         let (_, action) = try makeAction(ShellPlugin.self, """
             script: 'sleep 300 & echo $! > grandchild; wait'
             cwd: \(sandbox.path)
-            timeout: 300ms
-            """)
+            timeout: 3s
+            """)  // time for the shell to start and write the pid on a loaded machine
         let error = try #require(await failure(of: action, Delivery(event: tagEvent(), route: "test")))
         #expect(!error.isRetryable)
         #expect(error.description.contains("timed out"))

@@ -29,10 +29,11 @@ import Testing
         let directory = try TemporaryDirectory()
         let pidFile = directory.path + "/grandchild.pid"
         // The grandchild ignores SIGTERM and holds no pipe: only the group SIGKILL ends it.
+        // The timeout leaves the shells time to start and write the pid on a loaded machine.
         let script = "sh -c 'trap \"\" TERM; echo $$ > \(pidFile); exec sleep 300' & sleep 300"
         let result = try await ChildProcess.run(
             ChildCommand(["/bin/sh", "-c", script]),
-            options: ChildOptions(stdout: .null, stderr: .null, timeout: .milliseconds(500), killGrace: .milliseconds(300)))
+            options: ChildOptions(stdout: .null, stderr: .null, timeout: .seconds(3), killGrace: .milliseconds(300)))
         #expect(result.timedOut)
         #expect(result.status == .signalled(SIGTERM))
         let grandchild = try #require(pid_t(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))

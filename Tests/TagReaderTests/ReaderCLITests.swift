@@ -49,7 +49,9 @@ import TestSupport
         defer { sim.close() }
         let device = sim.connstring
         async let reading = Self.tagrouter(["read", "--device", device, "--timeout", "20"])
-        try await Task.sleep(for: .milliseconds(300))
+        // The tag comes once the reader polls the empty field (not after a fixed pause the
+        // process may not have opened the reader in): the read waited for it.
+        #expect(await eventually { sim.counters.commands.keys.contains { $0.hasPrefix("InAutoPoll") || $0.hasPrefix("InListPassiveTarget") } })
         sim.place(try Type2Tag(.ntag213, uid: Self.uid, message: NDEFMessage(records: [.text("late")]).encoded()))
         let read = try await reading
         #expect(read.status == 0, "\(read.stderr)")

@@ -84,8 +84,8 @@ public final class PCSCDaemon: Sendable {
         } catch {
             throw PCSCDaemonError(description: "cannot start pcscd (apt install pcscd vsmartcard-vpcd): \(error)")
         }
-        // pcscd loads its readers before it opens its socket.
-        let deadline = ContinuousClock.now + .seconds(10)
+        // pcscd loads its readers before it opens its socket (30 s: a loaded machine starts processes slowly).
+        let deadline = ContinuousClock.now + .seconds(30)
         while process.isRunning, !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline { usleep(20_000) }
         guard process.isRunning, FileManager.default.fileExists(atPath: socket) else {
             let text = (try? String(contentsOfFile: directory + "/pcscd.log", encoding: .utf8)) ?? ""

@@ -101,6 +101,16 @@ let plugins: [Target] = [
     .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "TestSupport", "mqtt-bench"]),
 ]
 
+/// How the release `tagrouter` is linked, for a smaller resident set (docs/memory.md): lld places the functions the
+/// daemon runs first in `.text` (scripts/release/tagrouter.order, written by scripts/release/link-order.sh), so they
+/// share a few pages instead of pulling in code around them page by page; relative relocations are packed (DT_RELR)
+/// instead of a megabyte of `.rela.dyn` read at every start. A symbol the list names that no longer exists is skipped.
+let releaseLinkLayout = [
+    "-use-ld=lld",
+    "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/release/tagrouter.order", "-Xlinker", "--no-warn-symbol-ordering",
+    "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+]
+
 /// The command-line tool and daemon.
 let executable: [Target] = [
     .executableTarget(
@@ -109,7 +119,8 @@ let executable: [Target] = [
             "OrderedJSON", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
             "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
         ],
-        resources: [.embedInCode("Resources/tagrouter.yaml"), .embedInCode("Resources/demo.yaml")]
+        resources: [.embedInCode("Resources/tagrouter.yaml"), .embedInCode("Resources/demo.yaml")],
+        linkerSettings: [.unsafeFlags(releaseLinkLayout, .when(configuration: .release))]
     ),
     /// What tests that run real processes share: a mosquitto broker, an independent subscriber, the built binaries.
     .target(name: "TestSupport", dependencies: ["ChildProcess", "TagCore"], path: "Tests/TestSupport"),

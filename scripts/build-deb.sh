@@ -35,6 +35,11 @@ mkdir -p "$stage/debian"
 printf 'Source: tagrouter\n\nPackage: tagrouter\nArchitecture: any\n' >"$stage/debian/control"
 shlibs=$(cd "$stage" && dpkg-shlibdeps -O "$root/usr/bin/tagrouter" 2>/dev/null)
 depends=${shlibs#shlibs:Depends=}
+# The release link packs relative relocations (DT_RELR, Package.swift), which glibc loads from 2.36 on;
+# dpkg-shlibdeps reads only the versioned symbols and would promise an older libc6.
+if readelf -d "$root/usr/bin/tagrouter" | grep -q '(RELR)'; then
+    depends=$(printf '%s' "$depends" | sed -E 's/libc6 \(>= 2\.(1?[0-9]|2[0-9]|3[0-5])(\.[0-9]+)?\)/libc6 (>= 2.36)/')
+fi
 # Libraries the daemon opens with dlopen only when a feature needs them (TagCore's SharedLibrary), so they are
 # not in the binary's DT_NEEDED and dpkg-shlibdeps does not see them: libcurl for a webhook action,
 # libmicrohttpd for a metrics listener, libsystemd when run under systemd.

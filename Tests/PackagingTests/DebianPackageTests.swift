@@ -18,6 +18,8 @@ import Testing
         for library in ["libnfc6", "libmosquitto1", "libyaml-0-2", "libssl3", "libc6", "adduser"] {
             #expect(depends.contains { $0 == library || $0.hasPrefix(library + " ") }, "Depends lacks \(library): \(depends)")
         }
+        // The release binary's packed relocations (DT_RELR) need glibc 2.36: an older one must refuse the package.
+        #expect(depends.contains("libc6 (>= 2.36)"), "Depends: \(depends)")
         let recommends = try await package.field("Recommends")
         for (library, debianPackage) in [("libcurl", "libcurl4"), ("libmicrohttpd", "libmicrohttpd12"), ("libsystemd", "libsystemd0")] {
             #expect(!depends.contains { $0.hasPrefix(library) }, "\(library) is loaded on first use, not linked: \(depends)")

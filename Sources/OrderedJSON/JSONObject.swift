@@ -76,9 +76,12 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         hasher.combine(sum)
     }
 
+    /// Lengths are compared first: telling two different short keys apart with `==` alone
+    /// takes the string comparison's slow path, and most keys differ in length.
     private func position(of key: String) -> Int? {
         if let index { return index[key] }
-        return members.firstIndex { $0.key == key }
+        let length = key.utf8.count
+        return members.firstIndex { $0.key.utf8.count == length && $0.key == key }
     }
 
     private mutating func rebuildIndex() {

@@ -37,8 +37,67 @@ extension JSONValue {
     }
 }
 
+/// A member name as the text spells it, escapes decoded: its UTF-8 bytes, valid
+/// only while its member is being read.
+public struct JSONKey {
+    public let utf8: UnsafeBufferPointer<UInt8>
+
+    public init(utf8: UnsafeBufferPointer<UInt8>) { self.utf8 = utf8 }
+
+    /// True when the name is `name`, compared byte by byte (no String is made for the key).
+    public func `is`(_ name: String) -> Bool {
+        guard utf8.count == name.utf8.count else { return false }
+        return name.utf8.withContiguousStorageIfAvailable { wanted in
+            for index in wanted.indices where wanted[index] != utf8[index] { return false }
+            return true
+        } ?? utf8.elementsEqual(name.utf8)
+    }
+}
+
+/// Reads a JSON document whose shape the caller knows, member by member, so
+/// objects that are only taken apart (an event line, its `tag`) are never built:
+/// the caller picks the members it wants by name and reads the rest as values.
+/// The same parser as `JSONValue.parse`: the same errors at the same offsets.
+public struct JSONReader {
+    fileprivate var parser: JSONParser
+
+    /// Reads the document in `utf8` with `body`, which must read one value; only
+    /// white space may follow it.
+    public static func read<Result>(
+        utf8: UnsafeBufferPointer<UInt8>, _ body: (inout JSONReader) throws(JSONParseError) -> Result
+    ) throws(JSONParseError) -> Result {
+        var reader = JSONReader(parser: JSONParser(input: utf8))
+        let result = try body(&reader)
+        try reader.parser.end()
+        return result
+    }
+
+    /// True when the next value is an object (nothing is read).
+    public mutating func atObject() -> Bool {
+        parser.skipWhitespace()
+        return parser.current == UInt8(ascii: "{")
+    }
+
+    /// Reads the next value whole.
+    public mutating func value() throws(JSONParseError) -> JSONValue {
+        try parser.value()
+    }
+
+    /// Reads the next value, which must be an object: `member` is called with each
+    /// member's name, in text order, and must read that member's value.
+    public mutating func object(_ member: (JSONKey, inout JSONReader) throws(JSONParseError) -> Void) throws(JSONParseError) {
+        parser.skipWhitespace()
+        guard parser.current == UInt8(ascii: "{") else { throw parser.failure("expected an object") }
+        try parser.members { parser, key throws(JSONParseError) in
+            var reader = JSONReader(parser: parser)
+            defer { parser = reader.parser }
+            try member(key, &reader)
+        }
+    }
+}
+
 /// A recursive-descent parser over UTF-8 bytes; depth is bounded by `JSONValue.maximumDepth`.
-private struct JSONParser {
+fileprivate struct JSONParser {
     let input: UnsafeBufferPointer<UInt8>
     var position = 0
     var depth = 0
@@ -47,14 +106,19 @@ private struct JSONParser {
 
     mutating func document() throws(JSONParseError) -> JSONValue {
         let value = try value()
-        skipWhitespace()
-        guard position == input.count else { throw failure("expected the end of the text after the JSON value") }
+        try end()
         return value
     }
 
-    private var current: UInt8? { position < input.count ? input[position] : nil }
+    /// Only white space may be left.
+    mutating func end() throws(JSONParseError) {
+        skipWhitespace()
+        guard position == input.count else { throw failure("expected the end of the text after the JSON value") }
+    }
 
-    private func failure(_ reason: String, at offset: Int? = nil) -> JSONParseError {
+    var current: UInt8? { position < input.count ? input[position] : nil }
+
+    func failure(_ reason: String, at offset: Int? = nil) -> JSONParseError {
         let offset = offset ?? position
         let found = offset < input.count ? Self.describe(input[offset]) : "the end of the text"
         return JSONParseError(offset: offset, reason: "\(reason), found \(found)")
@@ -64,11 +128,11 @@ private struct JSONParser {
         (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16)
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { position += 1 }
     }
 
-    private mutating func value() throws(JSONParseError) -> JSONValue {
+    mutating func value() throws(JSONParseError) -> JSONValue {
         skipWhitespace()
         switch current ?? 0 {
         case UInt8(ascii: "{"): return try object()
@@ -100,28 +164,38 @@ private struct JSONParser {
     }
 
     private mutating func object() throws(JSONParseError) -> JSONValue {
+        var object = JSONObject()
+        try members { parser, key throws(JSONParseError) in
+            let name = String(decoding: key.utf8, as: UTF8.self)
+            object[name] = try parser.value()
+        }
+        return .object(object)
+    }
+
+    /// Reads an object from its `{`: `member` gets each name (valid UTF-8) with the
+    /// parser at its value, and must read the value.
+    mutating func members(_ member: (inout JSONParser, JSONKey) throws(JSONParseError) -> Void) throws(JSONParseError) {
         try enter()
         defer { depth -= 1 }
-        var object = JSONObject()
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
-            return .object(object)
+            return
         }
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw failure("expected a member name in double quotes") }
-            let key = try string()
+            let key = try stringBytes()
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw failure("expected ':' after the member name") }
             position += 1
-            object[key] = try value()
+            try key.withKey { key throws(JSONParseError) in try member(&self, key) }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): position += 1
             case UInt8(ascii: "}"):
                 position += 1
-                return .object(object)
+                return
             default: throw failure("expected ',' or '}' after an object member")
             }
         }
@@ -149,29 +223,56 @@ private struct JSONParser {
         }
     }
 
-    /// A string from its opening quote: runs without escapes are taken whole.
-    /// ASCII text, the common case, needs no UTF-8 validation (the generic
-    /// validating initializer was a fifth of the time of reading an events file).
+    /// The bytes of a string read by `stringBytes`: a run of the input, or a copy
+    /// when escapes had to be decoded. Valid UTF-8 either way.
+    private enum StringBytes {
+        case input(UnsafeBufferPointer<UInt8>)
+        case unescaped([UInt8])
+
+        func withKey<Value>(_ body: (JSONKey) throws(JSONParseError) -> Value) throws(JSONParseError) -> Value {
+            switch self {
+            case .input(let bytes): return try body(JSONKey(utf8: bytes))
+            case .unescaped(let bytes):
+                // Typed throws cannot cross `withUnsafeBufferPointer`: the result carries the error out.
+                let result = bytes.withUnsafeBufferPointer { bytes in Result { () throws(JSONParseError) in try body(JSONKey(utf8: bytes)) } }
+                return try result.get()
+            }
+        }
+    }
+
+    /// A string from its opening quote. ASCII text, the common case, needs no
+    /// UTF-8 validation (the generic validating initializer was a fifth of the
+    /// time of reading an events file).
     private mutating func string() throws(JSONParseError) -> String {
+        switch try stringBytes() {
+        case .input(let bytes): return String(decoding: bytes, as: UTF8.self)
+        case .unescaped(let bytes): return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// A string's bytes from its opening quote: runs without escapes are taken whole,
+    /// and a string without escapes is not copied at all.
+    private mutating func stringBytes() throws(JSONParseError) -> StringBytes {
         position += 1
         var runStart = position
         var unescaped: [UInt8]?
         var ascii = true
         while true {
+            if !skipPlainBytes() { ascii = false }
             guard let byte = current else { throw failure("expected '\"' to end the string") }
             switch byte {
             case UInt8(ascii: "\""):
                 let run = UnsafeBufferPointer(rebasing: input[runStart..<position])
-                let text: String?
+                let result: StringBytes
                 if var bytes = unescaped {
                     bytes.append(contentsOf: run)
-                    text = ascii ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+                    result = .unescaped(bytes)
                 } else {
-                    text = ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
+                    result = .input(run)
                 }
-                guard let text else { throw JSONParseError(offset: runStart, reason: "the string is not valid UTF-8") }
+                if !ascii, !Self.isValidUTF8(result) { throw JSONParseError(offset: runStart, reason: "the string is not valid UTF-8") }
                 position += 1
-                return text
+                return result
             case UInt8(ascii: "\\"):
                 var bytes = unescaped ?? []
                 unescaped = nil
@@ -180,14 +281,41 @@ private struct JSONParser {
                 try escape(into: &bytes)
                 unescaped = bytes
                 runStart = position
-            case 0x00..<0x20:
-                throw failure("expected a control character in a string to be escaped")
-            case 0x80...:
-                ascii = false
-                position += 1
             default:
-                position += 1
+                throw failure("expected a control character in a string to be escaped")
             }
+        }
+    }
+
+    /// Moves past the bytes of a string that end nothing and need no escape (most
+    /// of every string), eight at a time while it can; false when one was not ASCII.
+    private mutating func skipPlainBytes() -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = ones &* UInt64(UInt8(ascii: "\"")), backslashes = ones &* UInt64(UInt8(ascii: "\\"))
+        /// True when some byte of `word` is zero (exact as to whether, not which).
+        func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        var seen: UInt64 = 0
+        if let base = input.baseAddress {
+            while position + 8 <= input.count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+                // A quote, a backslash or a control character (below 0x20, high bit clear) ends the run.
+                let control = (word &- ones &* 0x20) & ~word & highs
+                if hasZeroByte(word ^ quotes) || hasZeroByte(word ^ backslashes) || control != 0 { break }
+                seen |= word
+                position += 8
+            }
+        }
+        while position < input.count, case let byte = input[position], byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+            seen |= UInt64(byte)
+            position += 1
+        }
+        return seen & highs == 0
+    }
+
+    private static func isValidUTF8(_ bytes: StringBytes) -> Bool {
+        switch bytes {
+        case .input(let run): return String(validating: run, as: UTF8.self) != nil
+        case .unescaped(let copy): return String(validating: copy, as: UTF8.self) != nil
         }
     }
 

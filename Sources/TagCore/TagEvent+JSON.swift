@@ -64,41 +64,102 @@ extension TagEvent {
     /// `tag.arrived` and `reader` to `reader`. Members it does not know — including
     /// the camelCase names from before v1 — are ignored.
     public init(json: JSONValue) throws(EventDecodingError) {
-        guard case .object = json else { throw EventDecodingError(description: "an event must be a JSON object") }
-        let kindText = json[Field.event]?.stringValue ?? TagEvent.Kind.tagArrived.rawValue
-        guard let kind = TagEvent.Kind(rawValue: kindText) else {
-            throw EventDecodingError(description: "unknown event kind '\(kindText)'; expected one of " + TagEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        var time = Date()
-        if let timeText = json[Field.time]?.stringValue {
-            guard let parsed = EventTime.parse(timeText) else { throw EventDecodingError(description: "time '\(timeText)' is not ISO 8601") }
-            time = parsed
-        }
-        self.init(
-            kind: kind, id: json[Field.id]?.stringValue ?? UUID().uuidString.lowercased(), time: time,
-            reader: json[Field.reader]?.stringValue ?? "reader", tag: try json[Field.tag]?.unlessNull.map(TagInfo.init(json:)), ndef: json[Field.ndef]?.unlessNull,
-            ndefError: json[Field.ndefError]?.stringValue, uri: json[Field.uri]?.stringValue, text: json[Field.text]?.stringValue,
-            dwellMs: json[Field.dwellMs]?.integer, message: json[Field.message]?.stringValue, node: json[Field.node]?.stringValue)
-        // A tag id that this event alone would not give (a removal's HA id) is kept.
-        if let tagID = json[Field.tagID]?.stringValue, tagID != self.tagID { presenceTagID = tagID }
+        guard case .object(let object) = json else { throw EventDecodingError(description: "an event must be a JSON object") }
+        var members = Members()
+        for (key, value) in object { members.take(key, value) }
+        try self.init(members)
     }
 
     /// Reads one event from a line of JSON text.
     public init(jsonText: String) throws(EventDecodingError) {
-        try self.init(json: Self.parsed { () throws(JSONParseError) in try JSONValue.parse(jsonText) })
+        var text = jsonText
+        self = try text.withUTF8 { bytes in Result { () throws(EventDecodingError) in try TagEvent(jsonUTF8: bytes) } }.get()
     }
 
-    /// Reads one event from a line of JSON as UTF-8 bytes (an events file's line, read without making a String).
+    /// Reads one event from a line of JSON as UTF-8 bytes (an events file's line, read
+    /// without making a String). The event object and its `tag` are read member by
+    /// member, never built as objects: only the values format v1 keeps are made.
     public init(jsonUTF8: UnsafeBufferPointer<UInt8>) throws(EventDecodingError) {
-        try self.init(json: Self.parsed { () throws(JSONParseError) in try JSONValue.parse(bytes: jsonUTF8) })
-    }
-
-    private static func parsed(_ parse: () throws(JSONParseError) -> JSONValue) throws(EventDecodingError) -> JSONValue {
+        var members = Members()
+        var isObject = true
         do {
-            return try parse()
+            try JSONReader.read(utf8: jsonUTF8) { reader throws(JSONParseError) in
+                guard reader.atObject() else {
+                    isObject = false
+                    _ = try reader.value()
+                    return
+                }
+                try reader.object { key, reader throws(JSONParseError) in
+                    guard key.is(Field.tag), reader.atObject() else { return members.take(key, try reader.value()) }
+                    var tag = TagInfo.Members()
+                    try reader.object { key, reader throws(JSONParseError) in tag.take(key, try reader.value()) }
+                    members.tag = .members(tag)
+                }
+            }
         } catch {
             throw EventDecodingError(description: "not JSON: \(error.description)")
         }
+        guard isObject else { throw EventDecodingError(description: "an event must be a JSON object") }
+        try self.init(members)
+    }
+
+    /// The members of an event object that format v1 reads; a repeated name keeps its last value.
+    struct Members {
+        /// The `tag` member: taken apart while reading text, or a value as found in a `JSONValue`.
+        enum Tag {
+            case members(TagInfo.Members)
+            case value(JSONValue)
+        }
+
+        var event, id, time, reader, node, tagID, ndef, ndefError, uri, text, dwellMs, message: JSONValue?
+        var tag: Tag?
+
+        /// Spelled out name by name: a table of names and setters made reading an
+        /// event line ~9k instructions slower (each entry retained while searched).
+        mutating func take(_ key: JSONKey, _ value: JSONValue) {
+            if key.is(Field.event) { event = value }
+            else if key.is(Field.id) { id = value }
+            else if key.is(Field.time) { time = value }
+            else if key.is(Field.reader) { reader = value }
+            else if key.is(Field.node) { node = value }
+            else if key.is(Field.tag) { tag = .value(value) }
+            else if key.is(Field.tagID) { tagID = value }
+            else if key.is(Field.ndef) { ndef = value }
+            else if key.is(Field.ndefError) { ndefError = value }
+            else if key.is(Field.uri) { uri = value }
+            else if key.is(Field.text) { text = value }
+            else if key.is(Field.dwellMs) { dwellMs = value }
+            else if key.is(Field.message) { message = value }
+        }
+
+        mutating func take(_ key: String, _ value: JSONValue) {
+            var key = key
+            key.withUTF8 { take(JSONKey(utf8: $0), value) }
+        }
+    }
+
+    private init(_ members: Members) throws(EventDecodingError) {
+        let kindText = members.event?.stringValue ?? TagEvent.Kind.tagArrived.rawValue
+        guard let kind = TagEvent.Kind(rawValue: kindText) else {
+            throw EventDecodingError(description: "unknown event kind '\(kindText)'; expected one of " + TagEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        var time = Date()
+        if let timeText = members.time?.stringValue {
+            guard let parsed = EventTime.parse(timeText) else { throw EventDecodingError(description: "time '\(timeText)' is not ISO 8601") }
+            time = parsed
+        }
+        let tag: TagInfo? = switch members.tag {
+        case .members(let tag): try TagInfo(tag)
+        case .value(let value): try value.unlessNull.map(TagInfo.init(json:))
+        case nil: nil
+        }
+        self.init(
+            kind: kind, id: members.id?.stringValue ?? UUID().uuidString.lowercased(), time: time,
+            reader: members.reader?.stringValue ?? "reader", tag: tag, ndef: members.ndef?.unlessNull,
+            ndefError: members.ndefError?.stringValue, uri: members.uri?.stringValue, text: members.text?.stringValue,
+            dwellMs: members.dwellMs?.integer, message: members.message?.stringValue, node: members.node?.stringValue)
+        // A tag id that this event alone would not give (a removal's HA id) is kept.
+        if let tagID = members.tagID?.stringValue, tagID != self.tagID { presenceTagID = tagID }
     }
 }
 
@@ -133,17 +194,45 @@ extension TagInfo {
 
     /// Reads the `tag` object; `uid` is required, `type` defaults to `unknown`.
     public init(json: JSONValue) throws(EventDecodingError) {
-        guard case .object = json, let uidText = json[Field.uid]?.stringValue, let uid = TagUID(uidText) else {
-            throw EventDecodingError(description: "tag.uid must be hex digits such as 04a224b2")
+        guard case .object(let object) = json else { throw Members.missingUID }
+        var members = Members()
+        for (key, value) in object {
+            var key = key
+            key.withUTF8 { members.take(JSONKey(utf8: $0), value) }
         }
+        try self.init(members)
+    }
+
+    /// The members of a `tag` object that format v1 reads; a repeated name keeps its last value.
+    struct Members {
+        static let missingUID = EventDecodingError(description: "tag.uid must be hex digits such as 04a224b2")
+
+        var uid, type, nfcForumType, atqa, sak, ndefCapacity, writable, name, groups: JSONValue?
+
+        /// Spelled out name by name, as the event's members are (see there why).
+        mutating func take(_ key: JSONKey, _ value: JSONValue) {
+            if key.is(Field.uid) { uid = value }
+            else if key.is(Field.type) { type = value }
+            else if key.is(Field.nfcForumType) { nfcForumType = value }
+            else if key.is(Field.atqa) { atqa = value }
+            else if key.is(Field.sak) { sak = value }
+            else if key.is(Field.ndefCapacity) { ndefCapacity = value }
+            else if key.is(Field.writable) { writable = value }
+            else if key.is(Field.name) { name = value }
+            else if key.is(Field.groups) { groups = value }
+        }
+    }
+
+    init(_ members: Members) throws(EventDecodingError) {
+        guard let uidText = members.uid?.stringValue, let uid = TagUID(uidText) else { throw Members.missingUID }
         self.init(
-            uid: uid, type: json[Field.type]?.stringValue ?? "unknown", nfcForumType: json[Field.nfcForumType]?.integer,
-            atqa: json[Field.atqa]?.stringValue.flatMap { TagUID($0)?.bytes } ?? [],
-            sak: json[Field.sak]?.stringValue.flatMap { TagUID($0)?.bytes.first },
-            ndefCapacity: json[Field.ndefCapacity]?.integer,
-            writable: { if case .bool(let value)? = json[Field.writable] { value } else { nil } }(),
-            name: json[Field.name]?.stringValue,
-            groups: { if case .array(let groups)? = json[Field.groups] { groups.compactMap(\.stringValue) } else { [] } }())
+            uid: uid, type: members.type?.stringValue ?? "unknown", nfcForumType: members.nfcForumType?.integer,
+            atqa: members.atqa?.stringValue.flatMap { TagUID($0)?.bytes } ?? [],
+            sak: members.sak?.stringValue.flatMap { TagUID($0)?.bytes.first },
+            ndefCapacity: members.ndefCapacity?.integer,
+            writable: { if case .bool(let value)? = members.writable { value } else { nil } }(),
+            name: members.name?.stringValue,
+            groups: { if case .array(let groups)? = members.groups { groups.compactMap(\.stringValue) } else { [] } }())
     }
 }
 

@@ -56,7 +56,11 @@ private final class EventsFile: @unchecked Sendable {
     /// `body` stopped (once its current read returns).
     func forEach(_ body: (TagEvent) async -> Bool) async {
         let (events, continuation) = AsyncStream.makeStream(of: TagEvent.self)
-        let room = DispatchSemaphore(value: readAhead)
+        // Made with no room and given `readAhead`: libdispatch traps ("semaphore deallocated
+        // while in use") when a semaphore goes away below the value it was made with, as this
+        // one does when the consumer stops (SIGTERM) with events read ahead.
+        let room = DispatchSemaphore(value: 0)
+        for _ in 0..<readAhead { room.signal() }
         continuation.onTermination = { _ in room.signal() }
         DedicatedThread.start(name: "tagrouter events-from") { [self] in
             defer { fclose(file) }

@@ -109,6 +109,28 @@ struct ParserTests {
         #expect(try JSONValue.parse(json) == .string(text))
     }
 
+    /// Strings are scanned eight bytes at a time: whatever ends a run (a quote, an escape),
+    /// a control character that must be refused, or a byte that is not ASCII is found
+    /// at every position of a word and across words.
+    @Test(arguments: [
+        (#"\""#, "\""), (#"\\"#, "\\"), (#"\u0041"#, "A"), ("é", "é"), ("\u{7F}", "\u{7F}"), (" ", " "),
+    ])
+    func everyPositionOfALongString(special: String, text: String) throws {
+        for length in 0..<20 {
+            for position in 0...length {
+                let filler = String(repeating: "a", count: length)
+                let json = "\"" + filler.prefix(position) + special + filler.dropFirst(position) + "\""
+                #expect(try JSONValue.parse(json) == .string(filler.prefix(position) + text + filler.dropFirst(position)), "\(json)")
+                let control = "\"" + filler.prefix(position) + "\u{1F}" + filler.dropFirst(position) + "\""
+                #expect(throws: JSONParseError.self) { try JSONValue.parse(control) }
+                let bytes = Array(("\"" + filler.prefix(position)).utf8) + [0xFF] + Array((filler.dropFirst(position) + "\"").utf8)
+                #expect(throws: JSONParseError(offset: 1, reason: "the string is not valid UTF-8")) { try JSONValue.parse(bytes: bytes) }
+            }
+            let unterminated = "\"" + String(repeating: "b", count: length)
+            #expect(throws: JSONParseError.self) { try JSONValue.parse(unterminated) }
+        }
+    }
+
     @Test(arguments: [("[", "]"), ("{\"a\":", "}")])
     func nestingIsBounded(open: String, close: String) throws {
         let limit = JSONValue.maximumDepth

@@ -38,7 +38,7 @@ import Testing
 
     func attention() -> (ActionAttention, Lines) {
         let lines = Lines()
-        return (ActionAttention(Self.action, window: .seconds(60), write: lines.write), lines)
+        return (ActionAttention(Self.action, window: .seconds(60), write: lines.write, shows: { _ in true }), lines)
     }
 
     @Test func aFloodOfTheSameFailureIsOneLineThenACount() {
@@ -129,6 +129,15 @@ import Testing
         attention.note(.delivered, tagEvent(), reason: nil)
         #expect(lines.shown().isEmpty)
         #expect(lines.shown(atLeast: .debug).map(\.level) == [.debug, .debug])
+    }
+
+    /// Every delivery succeeds on the hot path: below debug its line is not even built.
+    @Test func successesBelowTheLogLevelAreNotWritten() {
+        let lines = Lines()
+        let attention = ActionAttention(Self.action, write: lines.write, shows: { $0 >= .info })
+        attention.note(.delivered, tagEvent(), reason: nil)
+        attention.note(.failed, tagEvent(), reason: "HTTP 500")
+        #expect(lines.shown(atLeast: .debug).map(\.level) == [.error])
     }
 
     @Test func durationsReadTheWayAPersonSaysThem() {

@@ -25,6 +25,17 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { pattern }
 
+    /// The bytes every text this glob matches starts with, for patterns matched
+    /// byte by byte (no wildcard, or one `*` at the end); nil for the others,
+    /// which compare characters (canonically equivalent spellings match there).
+    var bytePrefix: [UInt8]? {
+        switch shape {
+        case .literal: return Array(pattern.utf8)
+        case .prefix(let prefix): return prefix
+        case .general: return nil
+        }
+    }
+
     /// True when the whole of `text` matches.
     public func matches(_ text: String) -> Bool {
         switch shape {

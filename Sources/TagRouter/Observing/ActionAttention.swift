@@ -33,11 +33,17 @@ final class ActionAttention: Sendable {
     private let window: TimeInterval
     private let state = Mutex(State())
     private let write: Writer
+    /// Whether a line at a level would be shown: a success's debug line is not even built otherwise.
+    private let shows: @Sendable (Log.Level) -> Bool
 
-    init(_ action: ConfiguredAction, window: Duration = .seconds(60), write: @escaping Writer = Log.write) {
+    init(
+        _ action: ConfiguredAction, window: Duration = .seconds(60), write: @escaping Writer = Log.write,
+        shows: @escaping @Sendable (Log.Level) -> Bool = { $0 >= Log.level }
+    ) {
         self.action = action
         self.window = Double(window.components.seconds)
         self.write = write
+        self.shows = shows
     }
 
     /// One result of a delivery. `quiet`: the target is known down and its plugin said so once
@@ -79,7 +85,10 @@ final class ActionAttention: Sendable {
             defer { state = State(floods: state.floods) }
             return (state.troubleSince, state.spoolDelivered)
         }
-        guard let recovery else { return write(.debug, "\(action.id): delivered", fields(event)) }
+        guard let recovery else {
+            if shows(.debug) { write(.debug, "\(action.id): delivered", fields(event)) }
+            return
+        }
         var parts: [String] = []
         var fields = fields(event)
         if let trouble = recovery.trouble {

@@ -26,10 +26,18 @@ public struct ConfiguredAction: Sendable {
     public let action: any Action
     public let policy: DeliveryPolicy
     public let mark: SourceMark
-
     /// A stable name for logs, counters and the spool directory: `route.index.plugin`.
-    public var id: String {
+    /// Spelled once here: the observer looks every delivery's result up by it.
+    public let id: String
+
+    public init(plugin: String, route: String, index: Int, action: any Action, policy: DeliveryPolicy, mark: SourceMark) {
+        self.plugin = plugin
+        self.route = route
+        self.index = index
+        self.action = action
+        self.policy = policy
+        self.mark = mark
         let safeRoute = String(route.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
-        return "\(safeRoute).\(index).\(plugin)"
+        id = "\(safeRoute).\(index).\(plugin)"
     }
 }

@@ -15,6 +15,8 @@ public final class Router: Sendable {
     /// The routes' matchers on their own: the hot loop touches nothing else of a route.
     private let matchers: [Matcher]
     private let continues: [Bool]
+    /// Which routes an event can match at all: most events need not try most routes.
+    private let index: RouteIndex
     private let stopping = Latch()
     private let observer: DaemonObserver?
 
@@ -25,6 +27,7 @@ public final class Router: Sendable {
         self.observer = observer
         matchers = config.routes.map(\.matcher)
         continues = config.routes.map(\.continues)
+        index = RouteIndex(matchers)
         let stateDirectory = dryRun ? nil : Self.spoolDirectory(config)
         workers = config.routes.map { route in
             route.actions.map { ActionWorker($0, stateDirectory: stateDirectory, dryRun: dryRun, observer: observer) }
@@ -164,12 +167,14 @@ public final class Router: Sendable {
     }
 
     /// The indices of the routes `event` goes to: the first that matches, and
-    /// more while the matching ones say `continue: true`. Synchronous, so the
-    /// compiler keeps the loop over every route free of reference counting.
-    private func matchingRoutes(_ event: TagEvent) -> [Int] {
+    /// more while the matching ones say `continue: true`. Only the routes the
+    /// index names are tried, in file order. Synchronous, so the compiler keeps
+    /// the loop free of reference counting.
+    func matchingRoutes(_ event: TagEvent) -> [Int] {
         var matching: [Int] = []
+        let candidates = index.candidates(for: event)
         matchers.withUnsafeBufferPointer { matchers in
-            for index in matchers.indices where matchers[index].matches(event) {
+            for index in candidates where matchers[index].matches(event) {
                 matching.append(index)
                 if !continues[index] { break }
             }

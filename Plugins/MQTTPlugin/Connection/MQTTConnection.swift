@@ -343,7 +343,10 @@ public final class MQTTConnection: Service {
     /// A clean goodbye: retained `offline`, then DISCONNECT, flushed within two
     /// seconds. With `acknowledgeWhenAccepted` nothing more is read: the last
     /// message's PUBACK goes out with the DISCONNECT, not the next message.
+    /// The socket is closed only once the broker closed its side (`SocketDrain`):
+    /// a reset would make it drop those PUBACKs and the DISCONNECT unread.
     private func leave(_ session: MQTTSession) {
+        let drain = SocketDrain(duplicating: session.socket)
         if let topic = settings.availabilityTopic {
             _ = session.publish(MQTTMessage(topic: topic, text: "offline", qos: 1, retain: true))
         }
@@ -354,6 +357,7 @@ public final class MQTTConnection: Service {
             if (settings.acknowledgeWhenAccepted ? session.flush() : session.step()) != nil { break }
         }
         absorb(session)
+        drain?.drainAndClose(until: deadline)
     }
 
     /// Queued messages past their hold time go back to their callers.

@@ -64,14 +64,15 @@ public final class VPCDCard: SimulatedField {
         var connectedUID: [UInt8]?
         var lastHangUp: ContinuousClock.Instant?
         var reader = ContactlessReaderEmulation()
-        /// The field emptied while connected: the card answers its next message by hanging up,
-        /// even if a tag is back by then (a hand pulls a card away and brings it back).
-        var cardLeft = false
+        /// The tag left by giving its last answer (`remove(uid:afterExchanges:)`, a tag pulled away
+        /// mid-read): the card hangs up on vpcd's next message, as a reader learns of it — the next
+        /// APDU of the read goes unanswered. A tag taken away between exchanges hangs up at once.
+        var leftMidExchange = false
         defer { if socket >= 0 { Glibc.close(socket) } }
         func hangUp() {
             Glibc.close(socket)
             socket = -1
-            cardLeft = false
+            leftMidExchange = false
             lastHangUp = .now
             field.withLock { $0.resetAll() }
         }
@@ -90,11 +91,10 @@ public final class VPCDCard: SimulatedField {
                 if socket < 0 { usleep(50_000) }
                 continue
             }
-            if socket >= 0, let first, first != connectedUID {
+            if socket >= 0, first != connectedUID, first != nil || !leftMidExchange {
                 hangUp()
                 continue
             }
-            if socket >= 0, first == nil { cardLeft = true }
             guard socket >= 0 else {
                 usleep(20_000)
                 continue
@@ -107,11 +107,13 @@ public final class VPCDCard: SimulatedField {
                 socket = -1
                 continue
             }
-            switch cardLeft ? .hangUp : reply(to: message, reader: &reader) {
+            switch leftMidExchange ? .hangUp : reply(to: message, reader: &reader) {
             case .send(let answer):
                 if !send(answer, on: socket) {
                     Glibc.close(socket)
                     socket = -1
+                } else if field.withLock({ $0.entries.isEmpty }) {
+                    leftMidExchange = true
                 }
             case .silent:
                 break
@@ -126,9 +128,7 @@ public final class VPCDCard: SimulatedField {
         case send([UInt8])
         /// A control message that has no answer.
         case silent
-        /// The field is empty: the card is gone, and vpcd learns it from the link closing
-        /// as its next message goes unanswered — a presence poll, or the next APDU of a read
-        /// the tag was pulled away from.
+        /// The card is gone: vpcd learns it from the link closing with its message unanswered.
         case hangUp
     }
 

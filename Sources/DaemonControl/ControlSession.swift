@@ -16,6 +16,9 @@ struct ControlSession {
         let reload: @Sendable () -> ReloadOutcome
     }
 
+    /// Records kept for a watching client that reads slowly.
+    static let mailboxCapacity = 4096
+
     let socket: UnixSocket
     let context: Context
     /// True once the server is stopping.
@@ -108,9 +111,10 @@ struct ControlSession {
     /// hangs up or the server stops. A client that reads too slowly loses the
     /// oldest records (a `{"type":"dropped","count":N}` line says how many).
     private func watch(_ filter: EventFilter, lines: inout SocketLines) {
-        let mailbox = Mailbox()
+        // The observer pushes (never waits); the session's thread takes.
+        let mailbox = BoundedQueue<ObservedRecord>(capacity: Self.mailboxCapacity)
         let id = context.observer.watch { record in
-            if filter.admits(record) { mailbox.put(record) }
+            if filter.admits(record) { mailbox.push(record) }
         }
         defer { context.observer.unwatch(id) }
         guard socket.write(ControlProtocol.reply(["watching": .object(filter.json)])) else { return }
@@ -120,34 +124,6 @@ struct ControlSession {
             for record in records where !socket.write(record.json.serialized() + "\n") { return }
             // The client says nothing more after `events`: readable means it hung up.
             if lines.readable(timeout: 0), lines.next(timeout: 0) == nil { return }
-        }
-    }
-}
-
-/// Records waiting for one watching client: the observer puts (never blocks),
-/// the session's thread takes. Holds at most `capacity`, dropping the oldest.
-final class Mailbox: Sendable {
-    static let capacity = 4096
-    private let state = Mutex<(records: [ObservedRecord], dropped: Int)>(([], 0))
-    private let signal = DispatchSemaphore(value: 0)
-
-    func put(_ record: ObservedRecord) {
-        state.withLock { state in
-            if state.records.count >= Self.capacity {
-                state.records.removeFirst()
-                state.dropped += 1
-            }
-            state.records.append(record)
-        }
-        signal.signal()
-    }
-
-    /// What arrived, waiting up to `timeout` for something when nothing has.
-    func take(waiting timeout: DispatchTimeInterval) -> (records: [ObservedRecord], dropped: Int) {
-        _ = signal.wait(timeout: .now() + timeout)
-        return state.withLock { state in
-            defer { state = ([], 0) }
-            return state
         }
     }
 }

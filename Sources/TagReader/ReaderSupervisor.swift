@@ -2,30 +2,28 @@ import TagCore
 
 /// The configured readers as one stream of events, for commands that print
 /// events (`tagrouter read`/`watch`) and for tests: a `ReaderService` run in a
-/// task this object owns. The stream ends after `stop()` (or when its consumer
-/// goes away), once the reader threads have ended.
+/// task this object owns. The stream ends after `stop()` (or when the
+/// supervisor goes away), once the reader threads have ended.
 public final class ReaderSupervisor: Sendable {
     /// Every reader's events, in the order they happened per reader.
-    public let events: AsyncStream<TagEvent>
+    public let events: BoundedQueue<TagEvent>
     private let task: Task<Void, Never>
 
     /// Starts one thread per reader at once. `buffer` bounds the events held for a
     /// slow consumer; past it the oldest are dropped (and logged).
     /// `jobs`: where the readers find read and write jobs (tests of the daemon's write path).
     public init(readers configs: [ReaderConfig], buffer: Int = 1024, jobs: ReaderJobBoard? = nil) {
-        let (stream, continuation) = AsyncStream.makeStream(of: TagEvent.self, bufferingPolicy: .bufferingNewest(buffer))
-        events = stream
+        let events = BoundedQueue<TagEvent>(capacity: buffer)
+        self.events = events
         let service = ReaderService(readers: configs, jobs: jobs) { event in
-            if case .dropped(let old) = continuation.yield(event) {
+            if let old = events.push(event), old.id != event.id {
                 Log.warning("event buffer full; dropped the oldest event", JSONObject(["event": .string(old.kind.rawValue), "reader": .string(old.reader)]))
             }
         }
-        let task = Task {
+        task = Task {
             await service.run()
-            continuation.finish()
+            events.finish()
         }
-        self.task = task
-        continuation.onTermination = { _ in task.cancel() }
     }
 
     /// Stops every reader; `events` finishes once their threads have ended.

@@ -1,5 +1,4 @@
 @preconcurrency import Glibc
-import Dispatch
 import FoundationEssentials
 import TagCore
 import TagRouter
@@ -55,13 +54,7 @@ private final class EventsFile: @unchecked Sendable {
     /// ends. The thread ends, closing the file, at the end of the input or after
     /// `body` stopped (once its current read returns).
     func forEach(_ body: (TagEvent) async -> Bool) async {
-        let (events, continuation) = AsyncStream.makeStream(of: TagEvent.self)
-        // Made with no room and given `readAhead`: libdispatch traps ("semaphore deallocated
-        // while in use") when a semaphore goes away below the value it was made with, as this
-        // one does when the consumer stops (SIGTERM) with events read ahead.
-        let room = DispatchSemaphore(value: 0)
-        for _ in 0..<readAhead { room.signal() }
-        continuation.onTermination = { _ in room.signal() }
+        let events = BoundedQueue<TagEvent>(capacity: readAhead)
         DedicatedThread.start(name: "tagrouter events-from") { [self] in
             defer { fclose(file) }
             var lineNumber = 0
@@ -69,19 +62,17 @@ private final class EventsFile: @unchecked Sendable {
                 lineNumber += 1
                 if line.allSatisfy(Self.isWhitespace) { return true }
                 do {
-                    let event = try TagEvent(jsonUTF8: line)
-                    room.wait()
-                    if case .terminated = continuation.yield(event) { return false }
+                    // False once the consumer has stopped: the thread ends.
+                    return events.sendBlocking(try TagEvent(jsonUTF8: line))
                 } catch {
                     Log.error("event line skipped", JSONObject(["line": .int(Int64(lineNumber)), "reason": .string("\(error)")]))
                 }
                 return true
             }
-            if ended { continuation.finish() }
+            if ended { events.finish() }
         }
-        defer { continuation.finish() }
+        defer { events.finish() }
         for await event in events {
-            room.signal()
             guard await body(event) else { return }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TagCore
 import TagRouter
 import TestSupport
@@ -77,5 +78,48 @@ struct ThroughTheRouterTests {
                 #expect(Set(relayed.map(\.topic)) == Set((0..<count).map { "relayed/tap-\($0)" }))
             }
         }
+    }
+
+    /// Issue 18: a flooded input must not hold back a local reader's tap. The
+    /// input's events wait in the buffer and more wait at the broker (the input
+    /// is slowed down, not dropped); a tap a local reader offers then is routed
+    /// first — and drops none of the input's events, each of which holds the
+    /// broker's acknowledgement (a dropped one stalled the input for good).
+    @Test func aLocalTapIsRoutedAheadOfAFloodedInputThatLosesNothing() async throws {
+        let broker = try await MosquittoBroker()
+        let config = try ConfigLoader(registry: PluginRegistry([MQTTPlugin.self, LogPlugin.self], sources: [MQTTInput.self]), environment: [:]).load(text: """
+            state_dir: \(broker.directory.appendingPathComponent("state").path)
+            readers: [{name: door}]
+            event_buffer: 5
+            mqtt: {host: 127.0.0.1, port: \(broker.port), client_id: flooded}
+            inputs: [{mqtt: {topic: "fleet/+/tag.arrived"}}]
+            routes: [{name: all, actions: [log]}]
+            """, file: "test.yaml")
+        let input = try #require(config.inputs.first?.source as? MQTTInput)
+        let observer = DaemonObserver()
+        let routed = Mutex<[String]>([])
+        _ = observer.watch { record in
+            if case .routed(let event, _, _) = record { routed.withLock { $0.append(event.id) } }
+        }
+        let buffer = EventBuffer(capacity: config.eventBuffer)
+        let flood = 500
+        try await config.inputs[0].service(into: buffer).whileRunning {
+            await input.connection.subscribed()
+            try InputTests.publishTaps(flood, on: broker, topic: "fleet/pi-1/tag.arrived")
+            // The input has handed on what it read and waits: for room, or for its group's acceptance.
+            #expect(await eventually { buffer.count > 0 && buffer.count == input.counters.received }, "the input's events wait in the buffer")
+            let tap = TagEvent(kind: .tagArrived, reader: "door", tag: TagInfo(uid: TagUID(bytes: [4, 1, 2, 3]), type: "ntag215"))
+            buffer.offer(tap)
+            #expect(buffer.dropped == 0)
+            let router = Task { try await Router(config: config, observer: observer).run(buffer) }
+            defer { router.cancel() }
+            #expect(await eventually { routed.withLock { $0.count } >= flood + 1 }, "every event of the flood is routed")
+            let order = routed.withLock { $0 }
+            #expect(order.first == tap.id, "the tap is routed first, ahead of the input's waiting events and the flood at the broker")
+            #expect(Set(order) == Set((0..<flood).map { "tap-\($0)" } + [tap.id]))
+            buffer.finish()
+            try await router.value
+        }
+        #expect(input.counters.received == flood)
     }
 }

@@ -52,12 +52,94 @@ import Testing
     @Test func aDrainedQueueGivesBackItsGrownStorage() async {
         let queue = BoundedQueue<Int>(capacity: 100_000)
         for value in 0..<50_000 { queue.push(value) }
-        #expect(queue.state.withLock { $0.buffer.capacity } >= 50_000)
+        #expect(queue.state.withLock { $0.live.buffer.capacity } >= 50_000)
         for _ in 0..<49_999 { _ = await queue.next() }
         #expect(await queue.next() == 49_999)
-        #expect(queue.state.withLock { $0.buffer.capacity } <= 256)
+        #expect(queue.state.withLock { $0.live.buffer.capacity } <= 256)
         queue.push(1)
         #expect(queue.drain() == [1])
+    }
+
+    /// Issue 19: a push while a sender waited for room handed the room to the
+    /// sender and appended the push too — capacity + 1 held — after dropping
+    /// the oldest element a sender had been promised would never be dropped.
+    @Test func aPushWhileASenderWaitsDropsNothingSentAndKeepsEachLaneBounded() async {
+        let queue = BoundedQueue<Int>(capacity: 2)
+        #expect(await queue.send(1))
+        #expect(await queue.send(2))
+        let sender = Task { await queue.send(3) }
+        while queue.state.withLock({ $0.senders.count }) == 0 { await Task.yield() }
+        #expect(queue.push(10) == nil, "a push drops only live elements, never a sent one")
+        #expect(queue.state.withLock { $0.waiting.count } == 2)
+        #expect(queue.state.withLock { $0.senders.count } == 1, "the sender still waits for room")
+        #expect(queue.push(11) == nil)
+        #expect(queue.push(12) == 10, "a full live lane drops its own oldest")
+        #expect(queue.count == 4, "two lanes of capacity 2")
+        #expect(await queue.next() == 11, "live elements first")
+        #expect(await queue.next() == 12)
+        #expect(await queue.next() == 1)
+        #expect(await sender.value, "room made by the consumer goes to the waiting sender")
+        #expect(queue.drain() == [2, 3])
+    }
+
+    /// Issue 18: a flood in the waiting lane never holds back a live element.
+    @Test func aLiveElementOvertakesAFullWaitingLane() async {
+        let queue = BoundedQueue<Int>(capacity: 1000)
+        for value in 0..<1000 { #expect(await queue.send(value)) }
+        queue.push(-1)
+        #expect(await queue.next() == -1)
+        #expect(await queue.next() == 0)
+    }
+
+    @Test func aThreadSendsWithBackpressureAndAThreadTakesWhatWaits() async {
+        let queue = BoundedQueue<Int>(capacity: 2)
+        let sent = Latch()
+        let answers = Mutex<[Bool]>([])
+        DedicatedThread.start(name: "test sender") {
+            for value in 0..<5 {
+                let added = queue.sendBlocking(value)
+                answers.withLock { $0.append(added) }
+            }
+            sent.open()
+        }
+        var taken: [Int] = []
+        while taken.count < 5 {
+            let batch = queue.take(waiting: .seconds(10))
+            #expect(batch.elements.count <= 2, "the sender waits for room")
+            taken += batch.elements
+        }
+        #expect(taken == [0, 1, 2, 3, 4])
+        await sent.wait()
+        #expect(answers.withLock { $0 } == [true, true, true, true, true])
+    }
+
+    @Test func aBlockedThreadSenderIsRefusedWhenTheQueueFinishes() async {
+        let queue = BoundedQueue<Int>(capacity: 1)
+        #expect(queue.sendBlocking(1))
+        let answer = Mutex<Bool?>(nil)
+        let ended = Latch()
+        DedicatedThread.start(name: "test sender") {
+            let added = queue.sendBlocking(2)
+            answer.withLock { $0 = added }
+            ended.open()
+        }
+        while queue.state.withLock({ $0.senders.count }) == 0 { await Task.yield() }
+        queue.finish()
+        await ended.wait()
+        #expect(answer.withLock { $0 } == false)
+        #expect(queue.drain() == [1])
+    }
+
+    @Test func takeSaysHowManyWereDroppedAndWakesAtFinish() {
+        let queue = BoundedQueue<Int>(capacity: 2)
+        for value in 0..<5 { queue.push(value) }
+        let batch = queue.take(waiting: .seconds(10))
+        #expect(batch.elements == [3, 4])
+        #expect(batch.dropped == 3)
+        DedicatedThread.start(name: "test finisher") { queue.finish() }
+        let last = queue.take(waiting: .seconds(600))
+        #expect(last.elements.isEmpty && last.dropped == 0)
+        #expect(queue.isFinished)
     }
 
     @Test func interruptEndsOneNextAndKeepsTheElements() async {
@@ -79,6 +161,21 @@ import Testing
         #expect(await buffer.next()?.event.id == events[3].id)
         #expect(await buffer.next()?.canWait == false)
         #expect(await buffer.next() == nil)
+    }
+
+    /// Issue 18: a reader's event offered while an input's events fill the buffer
+    /// is routed next, and drops none of them (each holds the input's acknowledgement).
+    @Test func aLiveEventGoesAheadOfWaitingOnesAndDropsNone() async {
+        let buffer = EventBuffer(capacity: 2)
+        let sent = (0..<2).map { _ in TagEvent(kind: .tagArrived, reader: "mqtt-node") }
+        for event in sent { #expect(await buffer.send(event)) }
+        let tap = TagEvent(kind: .tagArrived, reader: "door")
+        buffer.offer(tap)
+        #expect(buffer.dropped == 0)
+        buffer.finish()
+        #expect(await buffer.next()?.event.id == tap.id)
+        #expect(await buffer.next()?.event.id == sent[0].id)
+        #expect(await buffer.next()?.event.id == sent[1].id)
     }
 
     @Test func finishedWakesAWaiter() async {

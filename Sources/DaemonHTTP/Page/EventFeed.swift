@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Synchronization
 import TagCore
@@ -15,12 +14,6 @@ final class EventFeed: ResponseStream {
     static let statusInterval: Duration = .seconds(2)
     static let statusAfterRecords: Duration = .milliseconds(200)
 
-    private struct Inbox {
-        var records: [ObservedRecord] = []
-        var dropped = 0
-        var finished = false
-    }
-
     /// What the connection's thread alone touches: bytes not sent yet, and when the status was last sent and is due.
     private struct Outbox {
         var pending: [UInt8] = []
@@ -29,27 +22,15 @@ final class EventFeed: ResponseStream {
     }
 
     private let observer: DaemonObserver
-    private let inbox = Mutex(Inbox())
+    /// Records pushed by the observer (never waiting), taken by the connection's thread.
+    private let inbox = BoundedQueue<ObservedRecord>(capacity: capacity)
     private let outbox = Mutex(Outbox())
-    private let arrived = DispatchSemaphore(value: 0)
     private let watcher = Mutex<Int?>(nil)
 
     init(observer: DaemonObserver) {
         self.observer = observer
-        let id = observer.watch { [weak self] record in self?.receive(record) }
+        let id = observer.watch { [inbox] record in inbox.push(record) }
         watcher.withLock { $0 = id }
-    }
-
-    /// Called by the observer on the daemon's threads: queues and returns at once.
-    private func receive(_ record: ObservedRecord) {
-        inbox.withLock { inbox in
-            if inbox.records.count == Self.capacity {
-                inbox.records.removeFirst()
-                inbox.dropped += 1
-            }
-            inbox.records.append(record)
-        }
-        arrived.signal()
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
@@ -68,18 +49,14 @@ final class EventFeed: ResponseStream {
         let id = watcher.withLock { id in defer { id = nil }; return id }
         guard let id else { return }
         observer.unwatch(id)
-        inbox.withLock { $0.finished = true }
-        arrived.signal()
+        inbox.finish()
     }
 
     /// Puts the next thing to say in `outbox.pending`, waiting for it when there is
     /// nothing yet; false once the feed has finished.
     private func fill(_ outbox: inout Outbox) -> Bool {
-        let (records, dropped, finished) = inbox.withLock { inbox in
-            defer { inbox.records.removeAll(keepingCapacity: true); inbox.dropped = 0 }
-            return (inbox.records, inbox.dropped, inbox.finished)
-        }
-        if finished { return false }
+        let (records, dropped) = inbox.take(waiting: max(.zero, outbox.statusDue - .now))
+        if inbox.isFinished { return false }
         if dropped > 0 { outbox.pending += Self.message("dropped", .object(JSONObject(["count": .int(Int64(dropped))]))) }
         for record in records { outbox.pending += Self.message("record", record.json) }
         if !records.isEmpty { outbox.statusDue = min(outbox.statusDue, outbox.statusSent + Self.statusAfterRecords) }
@@ -88,10 +65,6 @@ final class EventFeed: ResponseStream {
             outbox.pending += Self.message("status", observer.status.json)
             outbox.statusSent = now
             outbox.statusDue = now + Self.statusInterval
-        }
-        if outbox.pending.isEmpty {
-            let wait = (outbox.statusDue - now).components
-            _ = arrived.wait(timeout: .now() + .nanoseconds(Int(wait.seconds * 1_000_000_000 + wait.attoseconds / 1_000_000_000)))
         }
         return true
     }

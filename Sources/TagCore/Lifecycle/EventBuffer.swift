@@ -1,9 +1,12 @@
 import Synchronization
 
-/// The daemon's one bounded buffer between the event sources and the router
-/// (`event_buffer` events). A live source (a reader) never waits: when the
-/// buffer is full its oldest event is dropped, counted and logged. A source
-/// that can wait (an events file) is slowed down instead: `send` waits for room.
+/// The daemon's one bounded buffer between the event sources and the router,
+/// in two lanes of `event_buffer` events (a `BoundedQueue`). A live source (a
+/// local reader) never waits: when its lane is full its oldest event is
+/// dropped, counted and logged. A source that can wait (an events file, an
+/// MQTT input) is slowed down instead: `send` waits for room in its own lane.
+/// The router takes live events first, so a local tap is never queued behind
+/// a flooded input, and a tap never drops an event an input sent.
 public final class EventBuffer: Sendable {
     /// An event with what its source can do when there is no room for it.
     public struct Entry: Sendable {
@@ -28,7 +31,8 @@ public final class EventBuffer: Sendable {
     /// Events dropped because the buffer was full.
     public var dropped: Int { droppedCount.load(ordering: .relaxed) }
 
-    /// Adds a live source's event without waiting; a full buffer drops its oldest.
+    /// Adds a live source's event without waiting, ahead of what waiting sources
+    /// sent; a full live lane drops its oldest.
     public func offer(_ event: TagEvent) {
         guard let old = queue.push(Entry(event: event, canWait: false, acceptance: nil)) else { return }
         droppedCount.add(1, ordering: .relaxed)

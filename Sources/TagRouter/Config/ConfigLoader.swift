@@ -50,7 +50,7 @@ public struct ConfigLoader: Sendable {
             Option("state_dir", .string, "where spools and plugin state are kept (default `$STATE_DIRECTORY`, else `$XDG_STATE_HOME/tagrouter`, else `~/.local/state/tagrouter`)"),
             Option("tags", .any, TagRegistry.meaning),
             Option("shutdown_timeout", .duration, default: "5s", "on SIGTERM, how long queued events may take to deliver before the rest is spooled"),
-            Option("event_buffer", .int(1...1_000_000), default: "1000", "events waiting between the readers and the router; when full a reader's oldest event is dropped (counted, logged), an events file waits"),
+            Option("event_buffer", .int(1...1_000_000), default: "1000", "events waiting between the sources and the router, in each of two lanes: local readers' events, routed first (when full a reader's oldest event is dropped, counted, logged), and inputs' events (when full an input waits)"),
             Option("metrics", .section(MetricsSettings.spec), "Prometheus metrics and the live page; absent: no listener, no file"),
         ]
         for plugin in registry.plugins {

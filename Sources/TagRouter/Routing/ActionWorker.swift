@@ -2,7 +2,8 @@ import Synchronization
 import TagCore
 
 /// Runs one configured action: its bounded queue, its task, retries with
-/// backoff, and its spool. Events for the same action are delivered in order.
+/// backoff, and its spool. Events for the same action are delivered in order,
+/// local readers' ahead of those waiting from inputs (the queue's two lanes).
 final class ActionWorker: Sendable {
     private enum Outcome {
         case delivered, failed
@@ -73,8 +74,9 @@ final class ActionWorker: Sendable {
         return object
     }
 
-    /// Queues a delivery. A full queue drops its oldest, unless `waitForRoom`:
-    /// then the caller waits for room (and drops only when cancelled meanwhile).
+    /// Queues a delivery. A full live lane drops its oldest, unless `waitForRoom`:
+    /// then the caller waits for room in the waiting lane (and drops only when
+    /// cancelled meanwhile).
     /// A worker with a spool holds `acceptance` until the delivery is written ahead.
     func enqueue(_ delivery: Delivery, waitForRoom: Bool, acceptance: Acceptance? = nil) async {
         var delivery = delivery

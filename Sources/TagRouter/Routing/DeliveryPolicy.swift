@@ -28,7 +28,7 @@ public struct DeliveryPolicy: Sendable, Equatable {
 
     /// The options every action accepts besides its own.
     public static let options: [Option] = [
-        Option("queue", .int(1...1_000_000), default: "100", "events waiting in memory for this action; when full the oldest is dropped and counted"),
+        Option("queue", .int(1...1_000_000), default: "100", "events waiting in memory for this action, in each of two lanes: local readers' events, delivered first (when full the oldest is dropped and counted), and inputs' events (when full the input waits)"),
         Option("retry", .section(OptionSpec("retries of a failed delivery", [
             Option("attempts", .int(1...1000), default: "3", "tries in all, the first included"),
             Option("backoff", .duration, default: "1s", "wait before the first retry; doubles each time, with jitter"),

@@ -26,9 +26,8 @@ struct Reception {
             } else if event.node == nil, input.format == .tasmota {
                 event.node = event.reader
             }
-            if var recent {
-                let first = recent.isFirst(event.id)
-                self.recent = recent
+            // Mutated in place: a copy (`if var`) copied every remembered id per message.
+            if let first = recent?.isFirst(event.id) {
                 guard first else {
                     input.counters.countDuplicate()
                     Log.debug("duplicate event dropped", JSONObject(["event_id": .string(event.id), "topic": .string(message.topic)]))

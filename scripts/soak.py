@@ -19,7 +19,18 @@ lost — which must be zero. Resident memory and open fds are sampled twice a se
 after warm-up (the first quarter of each daemon's life) the table gives them at its
 start and end, and memory's slope.
 The figures are printed as a Markdown table; the exit status is 1 if anything was lost.
+
+Then the flood phase (issue 18): a second daemon with a local reader (`tagrouter simulate`,
+a PN532 on a pseudo-terminal) and an `mqtt` input, one route relaying every event with an
+`mqtt` action (spooled). SOAK_LATENCY_TAPS (default 40) tags are placed on the reader one
+after another, first on a quiet input, then while SOAK_FLOOD (default 100,000) events
+published at once by mosquitto_pub flood the input. A tap's latency runs from the placing
+of its tag to the daemon's line saying it was routed (its log time), and to its relayed
+message at a subscriber: p50/p99/max with and without the flood, and what the input
+sustained (events routed per second, CPU per event).
+SOAK_PHASES picks the phases (default "soak,flood"); SOAK_TAGROUTER another binary.
 """
+import calendar
 import getpass
 import http.server
 import json
@@ -34,10 +45,13 @@ import time
 import uuid
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-TAGROUTER = os.path.join(ROOT, ".build/release/tagrouter")
+TAGROUTER = os.environ.get("SOAK_TAGROUTER", os.path.join(ROOT, ".build/release/tagrouter"))
 WORK = os.path.join(ROOT, ".build/soak")
 TAPS = int(os.environ.get("SOAK_TAPS", "100000"))
 RATE = float(os.environ.get("SOAK_RATE", "200"))
+PHASES = os.environ.get("SOAK_PHASES", "soak,flood").split(",")
+FLOOD = int(os.environ.get("SOAK_FLOOD", "100000"))
+LATENCY_TAPS = int(os.environ.get("SOAK_LATENCY_TAPS", "40"))
 ACTIONS = {"mqtt": "soak.0.mqtt", "webhook": "soak.1.webhook", "shell": "soak.2.shell", "exec": "soak.3.exec"}
 # When each fault happens, as a share of the taps sent.
 BROKER_RESTARTS = (0.15, 0.45, 0.75)
@@ -87,15 +101,17 @@ def read_ids(path):
 class Broker:
     """mosquitto on a free port, keeping sessions and queued messages across a graceful restart."""
 
-    def __init__(self):
+    def __init__(self, name="mosquitto"):
         self.port = free_port()
-        self.config = os.path.join(WORK, "mosquitto.conf")
+        store = os.path.join(WORK, name)
+        os.makedirs(store)
+        self.config = os.path.join(store, "mosquitto.conf")
         with open(self.config, "w") as out:
             # `user`: as root, mosquitto would switch to user mosquitto, who cannot write the store here.
             out.write(f"listener {self.port} 127.0.0.1\nallow_anonymous true\nuser {getpass.getuser()}\n"
-                      f"persistence true\npersistence_location {WORK}/\nautosave_interval 0\n"
+                      f"persistence true\npersistence_location {store}/\nautosave_interval 0\n"
                       "max_queued_messages 10000000\nmax_inflight_messages 0\n"
-                      f"log_dest file {WORK}/mosquitto.log\n")
+                      f"log_dest file {store}/mosquitto.log\n")
         self.process = None
         self.start()
 
@@ -161,17 +177,20 @@ class Webhook:
 class Daemon:
     """One `tagrouter run`: events on stdin, JSON log lines collected from stderr."""
 
-    def __init__(self, config, number):
+    def __init__(self, config, number, events_from_stdin=True, log_level="debug"):
         self.log_path = os.path.join(WORK, f"tagrouter-{number}.log")
         self.log = open(self.log_path, "w")
+        events = ["--events-from", "-"] if events_from_stdin else []
         self.process = subprocess.Popen(
-            [TAGROUTER, "run", "--config", config, "--events-from", "-", "--log-format", "json", "--log-level", "debug"],
+            [TAGROUTER, "run", "--config", config, *events, "--log-format", "json", "--log-level", log_level],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=WORK)
         self.pid = self.process.pid
         self.lock = threading.Lock()
         self.written_ahead = {action: 0 for action in ACTIONS.values()}
         self.failures = []  # (action, event id or None, count, message, reason)
         self.stopped = None
+        self.routed = {}  # reader → events routed (the tap lines)
+        self.routed_at = {}  # tag UID → when its tap line says it was routed (epoch seconds)
         self.reader = threading.Thread(target=self._read_log, daemon=True)
         self.reader.start()
 
@@ -179,6 +198,8 @@ class Daemon:
         for raw in self.process.stderr:
             line = raw.decode(errors="replace")
             self.log.write(line)
+            if '"routes":' in line and self._count_routed(line):
+                continue
             try:
                 entry = json.loads(line)
             except ValueError:
@@ -192,6 +213,33 @@ class Daemon:
                 elif action and message.startswith(tuple(f"{action}: {failure}" for failure in FAILURES)):
                     self.failures.append((action, entry.get("event_id"), entry.get("count", 1), message, entry.get("reason", "")))
         self.log.close()
+
+    def _count_routed(self, line):
+        """Counts a tap line per reader (a flood's are not parsed further); False for the others."""
+        reader = line.partition('"reader":"')[2].partition('"')[0]
+        if not reader:
+            return False
+        with self.lock:
+            self.routed[reader] = self.routed.get(reader, 0) + 1
+        if reader != FLOOD_READER:
+            entry = json.loads(line)
+            with self.lock:
+                self.routed_at.setdefault(entry.get("tag_uid"), log_time(entry["time"]))
+        return True
+
+    def routed_count(self, reader):
+        with self.lock:
+            return self.routed.get(reader, 0)
+
+    def routed_time(self, uid):
+        with self.lock:
+            return self.routed_at.get(uid)
+
+    def cpu_seconds(self):
+        """User + system CPU the daemon has used so far."""
+        with open(f"/proc/{self.pid}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def send(self, line):
         self.process.stdin.write(line)
@@ -256,11 +304,8 @@ def slope_kib_per_minute(samples):
     return None if var == 0 else 60 * sum((t - mean_t) * (r - mean_r) for t, r, _ in samples) / var
 
 
-def main():
-    if not os.access(TAGROUTER, os.X_OK):
-        sys.exit(f"soak: {TAGROUTER} is missing (make release)")
-    shutil.rmtree(WORK, ignore_errors=True)
-    os.makedirs(WORK)
+def soak():
+    """The soak proper; True when nothing was lost and the last daemon exited cleanly."""
     broker = Broker()
     subscriber_out = open(os.path.join(WORK, "mqtt.received"), "w")
     subscriber = subprocess.Popen(
@@ -416,7 +461,153 @@ def main():
             out.writelines(f"{number},{t:.1f},{rss},{fd}\n" for t, rss, fd in series)
     print()
     print(f"Samples: {WORK}/memory.csv. Logs and receivers' files: {WORK}")
-    sys.exit(1 if lost_any or status != 0 else 0)
+    return not lost_any and status == 0
+
+
+FLOOD_READER = "flood"
+
+
+def log_time(text):
+    """Epoch seconds of a log line's `time` (UTC, milliseconds, `Z`)."""
+    return calendar.timegm(time.strptime(text[:19], "%Y-%m-%dT%H:%M:%S")) + float("0" + text[19:-1])
+
+
+class Simulator:
+    """`tagrouter simulate`: a PN532 on a pseudo-terminal whose tags are placed through its control socket."""
+
+    def __init__(self):
+        self.link = os.path.join(WORK, "pn532")
+        self.control = os.path.join(WORK, "pn532.sock")
+        self.process = subprocess.Popen([TAGROUTER, "simulate", "--link", self.link, "--control", self.control, "--no-pacing"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for("the simulator's control socket", lambda: os.path.exists(self.control))
+
+    def request(self, request):
+        with socket.socket(socket.AF_UNIX) as control:
+            control.connect(self.control)
+            control.sendall((json.dumps(request) + "\n").encode())
+            answer = control.makefile().readline()
+        if '"ok":true' not in answer:
+            sys.exit(f"soak: the simulator refused {request}: {answer}")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
+
+
+def percentile(values, share):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def flood():
+    """Local taps' latency with and without a flooded `mqtt` input; True when every tap was routed."""
+    broker = Broker("mosquitto-flood")
+    simulator = Simulator()
+    config = os.path.join(WORK, "flood.yaml")
+    with open(config, "w") as out:
+        out.write(f"""state_dir: {WORK}/flood-state
+readers: [{{name: door, device: "pn532_uart:{simulator.link}", cooldown: 0s, exit_delay: 100ms}}]
+mqtt: {{host: 127.0.0.1, port: {broker.port}, client_id: soak-flood}}
+inputs: [{{mqtt: {{topic: "fleet/+/tag.arrived"}}}}]
+routes:
+  - name: relay
+    actions: [{{mqtt: {{topic: "relayed/{{{{reader}}}}"}}}}]
+""")
+    relayed_path = os.path.join(WORK, "flood.relayed")
+    relayed = subprocess.Popen(["/usr/bin/mosquitto_sub", "-p", str(broker.port), "-t", "relayed/door", "-q", "1", "-F", "%U %p"],
+                               stdout=open(relayed_path, "w"), stderr=subprocess.DEVNULL)
+    daemon = Daemon(config, "flood", events_from_stdin=False, log_level="info")
+    # In files of 10,000: one mosquitto_pub publishing 100,000 at once is cut off by mosquitto ("out of memory").
+    chunks = []
+    for first in range(0, FLOOD, 10000):
+        chunks.append(os.path.join(WORK, f"flood-{first:07d}.jsonl"))
+        with open(chunks[-1], "w") as out:
+            for number in range(first, min(FLOOD, first + 10000)):
+                out.write(json.dumps({"event": "tag.arrived", "id": str(uuid.uuid4()), "time": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
+                                      "reader": FLOOD_READER, "tag": {"uid": "04%012x" % number, "type": "ntag215"}}, separators=(",", ":")) + "\n")
+    taps = iter(range(2 * LATENCY_TAPS + 1))
+    placed_at = {}  # tag UID → when it was placed (epoch seconds)
+
+    def delivered():
+        """Tag UID → when the relayed tap reached the subscriber (epoch seconds)."""
+        arrivals = {}
+        with open(relayed_path, errors="replace") as lines:
+            for line in lines:
+                stamp, _, payload = line.partition(" ")
+                uid = payload.partition('"uid":"')[2].partition('"')[0]
+                if uid:
+                    arrivals.setdefault(uid, float(stamp))
+        return arrivals
+
+    def tap():
+        """Places a tag with a new UID, waits until it is routed, takes it off; its UID and routing latency (None: not routed)."""
+        uid = "05%012x" % next(taps)
+        placed = placed_at[uid] = time.time()
+        simulator.request({"op": "place", "type": "ntag215", "uid": uid})
+        deadline = time.monotonic() + 300
+        while daemon.routed_time(uid) is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        simulator.request({"op": "remove"})
+        time.sleep(0.2)  # gone for longer than exit_delay: the next tag is a new tap
+        routed = daemon.routed_time(uid)
+        return uid, None if routed is None else routed - placed
+
+    first, latency = tap()  # the first, once the reader is open and the subscriber listens, is not counted
+    if latency is None:
+        sys.exit("soak: the local reader routed no tap (see the flood daemon's log)")
+    wait_for("the first tap relayed", lambda: first in delivered(), seconds=60)
+    quiet = [tap() for _ in range(LATENCY_TAPS)]
+    cpu_before, began = daemon.cpu_seconds(), time.monotonic()
+    publish = " && ".join(f"mosquitto_pub -p {broker.port} -q 1 -t fleet/pi-1/tag.arrived -l < {chunk}" for chunk in chunks)
+    publisher = subprocess.Popen(["/bin/sh", "-c", publish])
+    wait_for("the flood to begin", lambda: daemon.routed_count(FLOOD_READER) > 0, seconds=60)
+    flooded, during = [], 0
+    for _ in range(LATENCY_TAPS):
+        flooded.append(tap())
+        during += daemon.routed_count(FLOOD_READER) < FLOOD
+    wait_for("the flood to be routed", lambda: daemon.routed_count(FLOOD_READER) >= FLOOD, seconds=3600)
+    seconds, cpu = time.monotonic() - began, daemon.cpu_seconds() - cpu_before
+    publisher.wait()
+    wait_for("the last tap relayed", lambda: all(uid in delivered() for uid, _ in quiet + flooded), seconds=120)
+    arrivals = delivered()
+    relayed.terminate()
+    daemon.process.stdin.close()
+    daemon.process.terminate()
+    daemon.process.wait(timeout=60)
+    simulator.stop()
+    broker.stop()
+
+    print()
+    print(f"Flood: {FLOOD:,} events published at once on an `mqtt` input (QoS 1) beside a local reader; routed in {seconds:.1f} s "
+          f"({FLOOD / seconds:,.0f} events/s, {cpu:.1f} s CPU: {1e6 * cpu / FLOOD:,.0f} µs per event); "
+          f"{during} of {LATENCY_TAPS} flooded taps were routed before the flood drained.")
+    print()
+    print("Latency of a local tap from placing the tag: to its routing (the daemon's tap line), and to its relayed message at a subscriber.")
+    print()
+    print("| local taps | routed | routed p50 | p99 | max | relayed p50 | p99 | max |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+
+    def figures(values):
+        return " | ".join(f"{1000 * value:.0f} ms" for value in (percentile(values, 0.5), percentile(values, 0.99), max(values))) if values else "— | — | —"
+    for name, taps_made in (("quiet input", quiet), ("flooded input", flooded)):
+        routed = [latency for _, latency in taps_made if latency is not None]
+        relayed_latencies = [arrivals[uid] - placed_at[uid] for uid, _ in taps_made if uid in arrivals]
+        print(f"| {name} | {len(routed)} / {len(taps_made)} | {figures(routed)} | {figures(relayed_latencies)} |")
+    return all(latency is not None for _, latency in quiet + flooded)
+
+
+def main():
+    if not os.access(TAGROUTER, os.X_OK):
+        sys.exit(f"soak: {TAGROUTER} is missing (make release)")
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    passed = True
+    if "soak" in PHASES:
+        passed &= soak()
+    if "flood" in PHASES:
+        passed &= flood()
+    sys.exit(0 if passed else 1)
 
 
 if __name__ == "__main__":

@@ -168,7 +168,7 @@ struct WriteAheadTests {
     /// The spool's disk fills up while the target is down: the user is told once,
     /// with the reason; later events wait in memory; when the target is back every
     /// event arrives, in order, once.
-    @Test(.enabled(if: getuid() == 0, "needs root: mounts a 64 KiB tmpfs as state_dir in a private mount namespace (unshare -m)"))
+    @Test(.enabled(if: getuid() == 0, "needs root: mounts a 64 KiB tmpfs (mode 0700: tagrouter refuses a state_dir others can write) as state_dir in a private mount namespace (unshare -m)"))
     func aFullSpoolDiskIsReportedOnceAndNothingAcceptedIsLost() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
@@ -181,7 +181,7 @@ struct WriteAheadTests {
                 actions:
                   - shell: { script: '[ -e go ] && echo "$TAG_EVENT_ID" >> delivered', cwd: \(scratch.path), retry: { attempts: 1, backoff: 50ms, max_backoff: 100ms } }
             """)
-        let mountTmpfs = ["/usr/bin/unshare", "-m", "/bin/sh", "-c", "mount -t tmpfs -o size=64k tmpfs \"$0\" && exec \"$@\"", state]
+        let mountTmpfs = ["/usr/bin/unshare", "-m", "/bin/sh", "-c", "mount -t tmpfs -o size=64k,mode=0700 tmpfs \"$0\" && exec \"$@\"", state]
         let daemon = try Daemon(Self.arguments(file), directory: scratch.path, wrappedIn: mountTmpfs)
         defer { daemon.stop() }
         let events = (1...40).map { arrival(uid: String(format: "05%02x", $0)) }

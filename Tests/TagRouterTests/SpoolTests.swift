@@ -286,6 +286,12 @@ extension Spool {
         chmod(path + "/spool", 0o775)
         #expect(throws: SpoolError.self) { try Spool.checkWritable(stateDirectory: path) }
         chmod(path + "/spool", 0o700)
+        try FileManager.default.createDirectory(atPath: path + "/spool/r.0.log", withIntermediateDirectories: true)
+        chmod(path + "/spool/r.0.log", 0o777)
+        let action = #expect(throws: SpoolError.self) { try Spool.checkWritable(stateDirectory: path) }
+        #expect(action?.description.hasPrefix("spool: check folder \(path)/spool/r.0.log: writable by group or others") == true)
+        chmod(path + "/spool/r.0.log", 0o700)
+        try Spool.checkWritable(stateDirectory: path)
         let stranger = geteuid() &+ 1
         let owned = #expect(throws: SpoolError.self) { try Spool.checkWritable(stateDirectory: path, owner: stranger) }
         #expect(owned?.description.hasPrefix("spool: check folder \(path): owned by uid \(geteuid()), not by the daemon's user (uid \(stranger))") == true)

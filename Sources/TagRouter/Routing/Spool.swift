@@ -75,12 +75,16 @@ final class Spool: Sendable {
 
     /// Checks at start that spools can be kept under `stateDirectory`: creates
     /// `<stateDirectory>/spool`, checks that only `owner` (the daemon's user) can
-    /// write either (see `checkFolder`), and writes and removes a probe file there.
+    /// write it, `stateDirectory` or an action's spool there (see `checkFolder`),
+    /// and writes and removes a probe file there.
     static func checkWritable(stateDirectory: String, owner: uid_t = geteuid()) throws(SpoolError) {
         let spools = stateDirectory + "/spool"
         try createDirectory(spools)
         try checkFolder(stateDirectory, owner: owner, following: true)
         try checkFolder(spools, owner: owner, following: false)
+        for id in ((try? FileManager.default.contentsOfDirectory(atPath: spools)) ?? []).sorted() where !id.hasPrefix(".") {
+            try checkFolder(spools + "/" + id, owner: owner, following: false)
+        }
         let probe = spools + "/.probe-\(getpid()).tmp"
         defer { unlink(probe) }
         try writeFile(Array("probe\n".utf8), to: probe, sync: false)

@@ -129,22 +129,10 @@ prepare_spool() {
   swiftc "${flags[@]}" Fuzz/SpoolFuzz.swift Sources/TagRouter/Routing/SpoolBookkeeping.swift -o "$build/spool-fuzz"
   local corpus=$1
   # delivered on the first line (- for none), then name[:entries] per file.
-  seed "$corpus" $'00000000000000000002
-00000000000000000001.json:3
-00000000000000000004.json:2
-.00000000000000000006.json.tmp'
-  seed "$corpus" $'18446744073709551615
-18446744073709551615.json:1
-00000000000000000001.json:10'
-  seed "$corpus" $'7
-00000000000000000001.json:1
-00000000000000000002.json:1
-00000000000000000003.json:x'
-  seed "$corpus" $'-
-04611686018427387904.json:3
-00000000000000000002.json:2
-00000000000000000001.json:4
-7.json:1'
+  seed "$corpus" $'00000000000000000002\n00000000000000000001.json:3\n00000000000000000004.json:2\n.00000000000000000006.json.tmp'
+  seed "$corpus" $'18446744073709551615\n18446744073709551615.json:1\n00000000000000000001.json:10'
+  seed "$corpus" $'7\n00000000000000000001.json:1\n00000000000000000002.json:1\n00000000000000000003.json:x'
+  seed "$corpus" $'-\n04611686018427387904.json:3\n00000000000000000002.json:2\n00000000000000000001.json:4\n7.json:1'
 }
 
 # Fills in the summary row of target $1 from its libFuzzer log $2 and corpus $3.

@@ -63,7 +63,8 @@ struct ReloadEndToEndTests {
     }
 
     /// An editor or `cp` saving the config in place, caught by reloads on the way:
-    /// the file empty, then cut short (its last line, `state_dir`, not written yet).
+    /// the file empty, then cut short (its last line, `state_dir`, not written yet),
+    /// then still changing.
     /// Each reload is refused saying why, the running config routes every event
     /// meanwhile, and the reload once the whole file is there takes.
     @Test func aConfigSavedInPlaceIsNotReloadedHalfWritten() async throws {
@@ -97,6 +98,14 @@ struct ReloadEndToEndTests {
             expected.append("a 0\(number + 1)")
             #expect(try await daemon.stdout(count: expected.count) == expected, "the running config routes every event")
         }
+        // A file that never stops changing (the kernel's uptime, in hundredths of a second) is never taken.
+        try FileManager.default.removeItem(atPath: file)
+        try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: "/proc/uptime")
+        let changing = daemon.stderr.count
+        daemon.signal(SIGHUP)
+        #expect(try await daemon.stderr(containing: "reload rejected", after: changing).contains("the config file kept changing for 3"))
+        try FileManager.default.removeItem(atPath: file)
+        _ = try scratch.write("tagrouter.yaml", "")
         try saveInPlace(whole)
         let before = daemon.stderr.count
         daemon.signal(SIGHUP)

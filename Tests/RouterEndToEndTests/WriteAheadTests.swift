@@ -30,6 +30,18 @@ struct WriteAheadTests {
         _ = try await daemon.exitStatus()
     }
 
+    /// One shell action that delivers (appends the event id to `<folder>/delivered`)
+    /// only once the file `<folder>/go` exists, retrying briefly, spooling under `state`.
+    private static func doorConfig(_ folder: String, state: String) -> String {
+        """
+        state_dir: \(state)
+        routes:
+          - name: door
+            actions:
+              - shell: { script: '[ -e go ] && echo "$TAG_EVENT_ID" >> delivered', cwd: \(folder), retry: { attempts: 1, backoff: 50ms, max_backoff: 100ms } }
+        """
+    }
+
     /// The events the action's writer reported on disk (`written ahead to the spool`, debug).
     private static func writtenAhead(_ daemon: Daemon, action: String) -> Int { daemon.reported("written ahead to the spool", action: action) }
 
@@ -172,13 +184,7 @@ struct WriteAheadTests {
     @Test func aDamagedSpoolIsSetAsideAndEveryEventIsDelivered() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let file = try scratch.write("tagrouter.yaml", """
-            state_dir: \(scratch.path)/state
-            routes:
-              - name: door
-                actions:
-                  - shell: { script: '[ -e go ] && echo "$TAG_EVENT_ID" >> delivered', cwd: \(scratch.path), retry: { attempts: 1, backoff: 50ms, max_backoff: 100ms } }
-            """)
+        let file = try scratch.write("tagrouter.yaml", Self.doorConfig(scratch.path, state: scratch.path + "/state"))
         let first = try Daemon(Self.arguments(file), directory: scratch.path)
         defer { first.stop() }
         try await Self.acceptAndKill(first, action: "door.0.shell")
@@ -212,13 +218,7 @@ struct WriteAheadTests {
         defer { scratch.remove() }
         let state = scratch.path + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let file = try scratch.write("tagrouter.yaml", """
-            state_dir: \(state)
-            routes:
-              - name: door
-                actions:
-                  - shell: { script: '[ -e go ] && echo "$TAG_EVENT_ID" >> delivered', cwd: \(scratch.path), retry: { attempts: 1, backoff: 50ms, max_backoff: 100ms } }
-            """)
+        let file = try scratch.write("tagrouter.yaml", Self.doorConfig(scratch.path, state: state))
         let mountTmpfs = ["/usr/bin/unshare", "-m", "/bin/sh", "-c", "mount -t tmpfs -o size=64k,mode=0700 tmpfs \"$0\" && exec \"$@\"", state]
         let daemon = try Daemon(Self.arguments(file), directory: scratch.path, wrappedIn: mountTmpfs)
         defer { daemon.stop() }

@@ -3,7 +3,8 @@
 #   ndef      the NDEF decoder, the Type 2 TLV walker and the JSON parser   (Fuzz/NDEFFuzz.swift)
 #   config    the config loader: libyaml, its limits, the specs, every action plugin (Fuzz/ConfigFuzz.swift)
 #   template  the template parser and renderer                              (Fuzz/TemplateFuzz.swift)
-# FUZZ_TARGETS picks some (default: all three, in that order); FUZZ_SECONDS is the time
+#   spool     the spool's bookkeeping: names, entry counts, `delivered`     (Fuzz/SpoolFuzz.swift)
+# FUZZ_TARGETS picks some (default: all, in that order); FUZZ_SECONDS is the time
 # per target (default 600). The targets are compiled by swiftc outside Package.swift,
 # with -sanitize=fuzzer,address, into .build/fuzz. Each corpus lives in fuzz-corpus/<target>
 # (seeded on every run from the test vectors, the example configs and a few hostile
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-600}"
-FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template}"
+FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template spool}"
 build=.build/fuzz
 crashes=fuzz-corpus/crashes
 mkdir -p "$build" "$crashes"
@@ -122,6 +123,18 @@ prepare_template() {
   seed "$corpus" $'{{text}}\x00{"text":"a\\u0085b","tag":{"uid":"01"}}'
 }
 
+prepare_spool() {
+  # SpoolBookkeeping is internal to TagRouter and imports nothing: it and the entry point form one module.
+  echo "fuzz: linking spool-fuzz"
+  swiftc "${flags[@]}" Fuzz/SpoolFuzz.swift Sources/TagRouter/Routing/SpoolBookkeeping.swift -o "$build/spool-fuzz"
+  local corpus=$1
+  # delivered on the first line (- for none), then name[:entries] per file.
+  seed "$corpus" $'00000000000000000002\n00000000000000000001.json:3\n00000000000000000004.json:2\n.00000000000000000006.json.tmp'
+  seed "$corpus" $'18446744073709551615\n18446744073709551615.json:1\n00000000000000000001.json:10'
+  seed "$corpus" $'7\n00000000000000000001.json:1\n00000000000000000002.json:1\n00000000000000000003.json:x'
+  seed "$corpus" $'-\n04611686018427387904.json:3\n00000000000000000002.json:2\n00000000000000000001.json:4\n7.json:1'
+}
+
 # Fills in the summary row of target $1 from its libFuzzer log $2 and corpus $3.
 summary=()
 summarize() {
@@ -144,7 +157,8 @@ for target in $FUZZ_TARGETS; do
     ndef) max_len=4096 ;;
     config) max_len=8192 ;;
     template) max_len=1024 ;;
-    *) echo "fuzz: unknown target '$target' (ndef, config, template)" >&2; exit 64 ;;
+    spool) max_len=2048 ;;
+    *) echo "fuzz: unknown target '$target' (ndef, config, template, spool)" >&2; exit 64 ;;
   esac
   corpus=fuzz-corpus/$target
   mkdir -p "$corpus"

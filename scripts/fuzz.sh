@@ -3,6 +3,7 @@
 #   ndef      the NDEF decoder, the Type 2 TLV walker and the JSON parser   (Fuzz/NDEFFuzz.swift)
 #   config    the config loader: libyaml, its limits, the specs, every action plugin (Fuzz/ConfigFuzz.swift)
 #   template  the template parser and renderer                              (Fuzz/TemplateFuzz.swift)
+#   control   the control socket's request lines, served by a real session (Fuzz/ControlFuzz.swift)
 # FUZZ_TARGETS picks some (default: all three, in that order); FUZZ_SECONDS is the time
 # per target (default 600). The targets are compiled by swiftc outside Package.swift,
 # with -sanitize=fuzzer,address, into .build/fuzz. Each corpus lives in fuzz-corpus/<target>
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-600}"
-FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template}"
+FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template control}"
 build=.build/fuzz
 crashes=fuzz-corpus/crashes
 mkdir -p "$build" "$crashes"
@@ -122,6 +123,24 @@ prepare_template() {
   seed "$corpus" $'{{text}}\x00{"text":"a\\u0085b","tag":{"uid":"01"}}'
 }
 
+prepare_control() {
+  build_router_modules
+  build_module NDEF Sources/NDEF
+  # DaemonControl and the entry point form one module (the entry point serves a ControlSession).
+  local sources
+  mapfile -t sources < <(find Sources/DaemonControl -name '*.swift' | sort)
+  echo "fuzz: linking control-fuzz"
+  swiftc "${flags[@]}" -module-name DaemonControl Fuzz/ControlFuzz.swift "${sources[@]}" \
+    "$build/OrderedJSON.o" "$build/NDEF.o" "$build/TagCore.o" "$build/TagRouter.o" -lyaml -o "$build/control-fuzz"
+  local corpus=$1
+  seed "$corpus" $'{"protocol":1,"client":"fuzz"}\n{"command":"status"}\n{"command":"reload"}\n'
+  seed "$corpus" $'{"command":"write","reader":"door","message_hex":"d1010b5502676f6f676c652e636f6d","timeout_s":0.1}\n'
+  seed "$corpus" $'{"command":"read","present":false,"timeout_s":1e308}\n{"command":"nope"}\n[1,2]\n'
+  seed "$corpus" $'{"protocol":2}\n'
+  seed "$corpus" $'{"command":"events","kind":"tag.arrived","reader":"\u001b[2J"}\n'
+  seed "$corpus" $'\xff\xfe{"command":"status"\n\n   \n{"command":"write","message_hex":"zz"}\n'
+}
+
 # Fills in the summary row of target $1 from its libFuzzer log $2 and corpus $3.
 summary=()
 summarize() {
@@ -144,7 +163,8 @@ for target in $FUZZ_TARGETS; do
     ndef) max_len=4096 ;;
     config) max_len=8192 ;;
     template) max_len=1024 ;;
-    *) echo "fuzz: unknown target '$target' (ndef, config, template)" >&2; exit 64 ;;
+    control) max_len=4096 ;;
+    *) echo "fuzz: unknown target '$target' (ndef, config, template, control)" >&2; exit 64 ;;
   esac
   corpus=fuzz-corpus/$target
   mkdir -p "$corpus"

@@ -89,7 +89,7 @@ public enum Log {
             line = JSONValue.object(object).serialized()
         case .human:
             let details = fields.map { "\($0.key)=\($0.value.plainText)" }.joined(separator: " ")
-            line = "\(level.name.uppercased()) \(message)" + (details.isEmpty ? "" : " " + details)
+            line = TerminalText.escaped("\(level.name.uppercased()) \(message)" + (details.isEmpty ? "" : " " + details))
         }
         StandardError.write(line: line)
     }

@@ -27,8 +27,25 @@ import Testing
         (["RUNTIME_DIRECTORY": "/run/tagrouter:/run/other"], "/run/tagrouter/control.sock"),
         (["XDG_RUNTIME_DIR": "/run/user/1000"], "/run/user/1000/tagrouter/control.sock"),
         ([:], "/tmp/tagrouter-1000/control.sock"),
+        (["TAGROUTER_CONTROL": "/srv/a.sock", "RUNTIME_DIRECTORY": "/run/tagrouter"], "/srv/a.sock"),
     ])
-    func theSocketIsWhereSystemdOrTheSessionPutsRuntimeFiles(environment: [String: String], path: String) {
-        #expect(ControlSocketPath.standard(environment: environment, uid: 1000) == path)
+    func theDaemonListensWhereSystemdOrTheSessionPutsRuntimeFiles(environment: [String: String], path: String) {
+        #expect(ControlSocketPath.daemon(environment: environment, uid: 1000).path == path)
+    }
+
+    /// A client takes the first socket present: the session's, the system service's, then /tmp's
+    /// (anyone may make folders there, so it comes last); `TAGROUTER_CONTROL` overrides all.
+    @Test(arguments: [
+        (["XDG_RUNTIME_DIR": "/run/user/1000"], ["/run/user/1000/tagrouter/control.sock", "/run/tagrouter/control.sock"], "/run/user/1000/tagrouter/control.sock"),
+        (["XDG_RUNTIME_DIR": "/run/user/1000"], ["/run/tagrouter/control.sock", "/tmp/tagrouter-1000/control.sock"], "/run/tagrouter/control.sock"),
+        ([:], ["/run/tagrouter/control.sock", "/tmp/tagrouter-1000/control.sock"], "/run/tagrouter/control.sock"),
+        ([:], ["/tmp/tagrouter-1000/control.sock"], "/tmp/tagrouter-1000/control.sock"),
+        ([:], [], "/run/tagrouter/control.sock"),
+        (["XDG_RUNTIME_DIR": "/run/user/1000"], [], "/run/user/1000/tagrouter/control.sock"),
+        (["TAGROUTER_CONTROL": "/srv/a.sock"], ["/run/tagrouter/control.sock"], "/srv/a.sock"),
+        (["RUNTIME_DIRECTORY": "/run/x"], ["/run/tagrouter/control.sock"], "/run/x/control.sock"),
+    ])
+    func aClientFindsTheServiceWithoutFlags(environment: [String: String], present: [String], path: String) {
+        #expect(ControlSocketPath.client(environment: environment, uid: 1000, present: { present.contains($0) }).path == path)
     }
 }

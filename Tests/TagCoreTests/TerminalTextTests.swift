@@ -30,6 +30,10 @@ import Testing
         #expect(TerminalText.escaped(bytes: Array(text.utf8)) == Array(TerminalText.escaped(text).utf8))
     }
 
+    @Test func aMessageOfSeveralLinesKeepsItsLineBreaks() {
+        #expect(TerminalText.escaped("a\n\u{1B}[2Jb\r\n", keepingLineBreaks: true) == "a\n\\u001b[2Jb\\u000d\n")
+    }
+
     /// JSON written for a terminal stays JSON with the same value.
     @Test func escapedJSONParsesToTheSameString() throws {
         let hostile = "\u{1B}]0;OWNED\u{07} \u{9B}2J \u{202E}x"

@@ -4,13 +4,15 @@
 /// reorder what is shown (U+061C, U+200E/F, U+202A–E, U+2066–9) — becomes
 /// `\uXXXX`. Inside JSON text that is the same string, so JSON stays valid.
 public enum TerminalText {
-    /// `text` with every character a terminal could act on written as `\uXXXX`.
-    public static func escaped(_ text: some StringProtocol) -> String {
-        guard text.unicodeScalars.contains(where: isHostile) else { return String(text) }
+    /// `text` with every character a terminal could act on written as `\uXXXX`;
+    /// with `keepingLineBreaks`, `\n` stays (for a message of several lines).
+    public static func escaped(_ text: some StringProtocol, keepingLineBreaks: Bool = false) -> String {
+        let hostile = { (scalar: Unicode.Scalar) in isHostile(scalar) && !(keepingLineBreaks && scalar == "\n") }
+        guard text.unicodeScalars.contains(where: hostile) else { return String(text) }
         var result = ""
         result.reserveCapacity(text.utf8.count + 16)
         for scalar in text.unicodeScalars {
-            guard isHostile(scalar) else {
+            guard hostile(scalar) else {
                 result.unicodeScalars.append(scalar)
                 continue
             }

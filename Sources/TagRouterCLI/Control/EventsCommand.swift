@@ -81,7 +81,7 @@ struct EventLine {
                 }
             }
         }
-        return lines.map(TerminalText.escaped).joined(separator: "\n")
+        return lines.map { TerminalText.escaped($0) }.joined(separator: "\n")
     }
 
     private func text(_ key: String) -> String { record[key]?.plainText ?? "?" }

@@ -7,9 +7,9 @@ import TagCore
 /// `flock(LOCK_EX | LOCK_NB)` on a lock file named after the device under the
 /// runtime directory, holding the owner's pid (mode 0640: the daemon's group and
 /// root can see who holds it). A device is never opened without its lock, and a
-/// lock the system service holds in `/run/tagrouter` counts wherever one looks. The kernel releases it when the
-/// value goes away or the process dies; lock files are left in place (removing
-/// them would race with the next taker).
+/// lock the system service holds in `/run/tagrouter` counts wherever one looks.
+/// The kernel releases it when the value goes away or the process dies; lock
+/// files are left in place (removing them would race with the next taker).
 final class DeviceLock {
     /// Why the lock was not taken.
     enum Failure: Error, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import DaemonControl
+import Glibc
 import Testing
 
 @Suite struct PeerPolicyTests {
@@ -20,6 +21,19 @@ import Testing
     @Test func aRefusalNamesThePeerAndWhoWouldBeAdmitted() {
         let refusal = Self.policy.refusal(of: PeerCredentials(pid: 42, uid: 65534, gid: 65534))
         #expect(refusal == "uid 65534 (pid 42) is not root, the daemon's user (uid 1000) or a member of its group (gid 2000)")
+    }
+
+    /// The kernel says who the peer is, supplementary groups included (`SO_PEERGROUPS`).
+    @Test func theKernelNamesThePeerAndItsGroups() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let peer = try #require(PeerCredentials(socket: ends[0]))
+        #expect(peer.pid == getpid() && peer.uid == geteuid() && peer.gid == getegid())
+        var groups = [gid_t](repeating: 0, count: Int(getgroups(0, nil)))
+        let count = getgroups(Int32(groups.count), &groups)
+        #expect(Set(peer.groups) == Set(groups.prefix(Int(max(count, 0)))))
+        #expect(PeerCredentials(socket: ends[0], groups: false)?.groups == [])
     }
 
     @Test(arguments: [

@@ -89,8 +89,9 @@ public enum Log {
             line = JSONValue.object(object).serialized()
         case .human:
             let details = fields.map { "\($0.key)=\($0.value.plainText)" }.joined(separator: " ")
-            line = TerminalText.escaped("\(level.name.uppercased()) \(message)" + (details.isEmpty ? "" : " " + details))
+            line = "\(level.name.uppercased()) \(message)" + (details.isEmpty ? "" : " " + details)
         }
-        StandardError.write(line: line)
+        // Either format may reach a terminal (`journalctl`, `tail -f`): shown, never obeyed; JSON stays the same JSON.
+        StandardError.write(line: TerminalText.escaped(line))
     }
 }

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// A tag (or a broker) cannot drive the terminal of whoever watches: `events`,
-/// `events --json`, the human log and the `log` action show escape sequences, C1
+/// `events --json`, the log (human or JSON) and the `log` action show escape sequences, C1
 /// and bidi controls as `\uXXXX` text.
 @Suite(.timeLimit(.minutes(2)))
 struct TerminalEscapeTests {
@@ -21,7 +21,8 @@ struct TerminalEscapeTests {
         #expect(output.contains(#"\u202etxt.exe\u2066"#), "\(where_): \(output)")
     }
 
-    @Test func eventsAndTheHumanLogEscapeHostileTagContent() async throws {
+    @Test(arguments: ["human", "json"])
+    func eventsAndTheLogEscapeHostileTagContent(logFormat: String) async throws {
         let setup = try Setup()
         defer { setup.remove() }
         let control = setup.directory + "/control.sock"
@@ -34,7 +35,7 @@ struct TerminalEscapeTests {
                 actions: [{ log: "tapped {{uri}} {{tag.type}} {{text}}" }]
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try RunningTool(
-            BuiltProducts.tagrouter.path, ["run", "--config", config, "--events-from", "-", "--control", control, "--log-format", "human"],
+            BuiltProducts.tagrouter.path, ["run", "--config", config, "--events-from", "-", "--control", control, "--log-format", logFormat],
             directory: setup.directory, input: true)
         try await daemon.waitForStderr(containing: "control socket ready")
         let events = try RunningTool(BuiltProducts.tagrouter.path, ["events", "--control", control], directory: setup.directory)
@@ -62,7 +63,7 @@ struct TerminalEscapeTests {
         #expect(!delivered.text.isEmpty)
         expectEscaped(daemon.stdout.map(\.text).joined(separator: "\n"), "the log action")
         let activity = daemon.stderr.map(\.text).filter { $0.contains("tap on door") }.joined(separator: "\n")
-        #expect(!activity.unicodeScalars.contains(where: TerminalText.isHostile), "the human log: \(activity)")
-        #expect(activity.contains(#"uri=https://x.example/\u001b]0;OWNED\u0007\u001b[2J"#) && activity.contains(#"ntag\u009b31m215"#), "\(activity)")
+        #expect(!activity.unicodeScalars.contains(where: TerminalText.isHostile), "the \(logFormat) log: \(activity)")
+        #expect(activity.contains(#"https://x.example/\u001b]0;OWNED\u0007\u001b[2J"#) && activity.contains(#"ntag\u009b31m215"#), "\(activity)")
     }
 }

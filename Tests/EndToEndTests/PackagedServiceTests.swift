@@ -97,9 +97,12 @@ struct PackagedServiceTests {
         #expect(strangerStatus.status == 1)
         #expect(strangerStatus.stderr.contains("/run/tagrouter/control.sock"), "\(strangerStatus.stderr)")
 
-        // events, from the member: it says which daemon it follows.
+        // events, from the member and from root: each says which daemon it follows, and sees the taps.
         let events = try start(inside(namespace, as: Self.member, groups: [Self.service], [BuiltProducts.tagrouter.path, "events"]))
-        try await events.waitForStderr(containing: "following the events of tagrouter (\(which)) at /run/tagrouter/control.sock")
+        let rootEvents = try start(inside(namespace, [BuiltProducts.tagrouter.path, "events"]))
+        for watcher in [events, rootEvents] {
+            try await watcher.waitForStderr(containing: "following the events of tagrouter (\(which)) at /run/tagrouter/control.sock")
+        }
 
         // write from the member (no --device: the daemon's only reader) goes through the daemon.
         let memberWrite = try start(inside(namespace, as: Self.member, groups: [Self.service], [BuiltProducts.tagrouter.path, "write", "--text", "member", "--timeout", "20"]))
@@ -116,5 +119,10 @@ struct PackagedServiceTests {
         #expect(try await rootWrite.termination().status == .exited(0), "\(rootWrite.stderr.map(\.text))")
         #expect(!daemon.stderr.contains { $0.text.contains("reader lost") }, "\(daemon.stderr.map(\.text))")
         try await daemon.waitForStderr(containing: "tag written; not routed")
+
+        // A tap (not a write) reaches both watchers.
+        try await request(#"{"op":"remove"}"#, control: simulatorControl)
+        try await request(#"{"op":"place","type":"ntag213","uid":"04000000000001","records":[{"text":"hi","lang":"en"}]}"#, control: simulatorControl)
+        for watcher in [events, rootEvents] { try await watcher.waitForStdout(containing: "front-door tag.arrived 04000000000001") }
     }
 }

@@ -113,6 +113,7 @@ class Broker:
                       "max_queued_messages 10000000\nmax_inflight_messages 0\n"
                       f"log_dest file {store}/mosquitto.log\n")
         self.process = None
+        self.restarting = threading.Lock()
         self.start()
 
     def start(self):
@@ -131,9 +132,10 @@ class Broker:
         self.process.wait()
 
     def restart(self):
-        self.stop()
-        time.sleep(BROKER_DOWN_SECONDS)
-        self.start()
+        with self.restarting:  # one at a time: in a short run the restarts come closer than BROKER_DOWN_SECONDS
+            self.stop()
+            time.sleep(BROKER_DOWN_SECONDS)
+            self.start()
 
 
 class Webhook:
@@ -354,6 +356,7 @@ def soak():
     began = time.monotonic()
     index = 0
     print(f"soak: {TAPS} taps at {RATE:.0f}/s into {TAGROUTER} (work: {WORK})", flush=True)
+    restarts_running = []  # a short run can end while the broker is down: it is stopped once back
     done = set()  # the faults made so far (events sent again after the kill pass their taps twice)
 
     def first_time(fault):
@@ -364,7 +367,9 @@ def soak():
     while index < TAPS:
         if index in restarts and first_time(("broker", index)):
             print(f"soak: tap {index}: broker restart", flush=True)
-            threading.Thread(target=broker.restart, daemon=True).start()
+            restarting = threading.Thread(target=broker.restart, daemon=True)
+            restarting.start()
+            restarts_running.append(restarting)
         if index == webhook_failing[0] and first_time("500"):
             print(f"soak: tap {index}: webhook answers 500", flush=True)
             webhook.failing = True
@@ -411,6 +416,8 @@ def soak():
     daemons[-1].reader.join()
     time.sleep(1)  # the subscriber's last lines
     subscriber.terminate()
+    for restarting in restarts_running:
+        restarting.join()
     broker.stop()
     total_seconds = time.monotonic() - began
 

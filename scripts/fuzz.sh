@@ -5,6 +5,7 @@
 #   template  the template parser and renderer                              (Fuzz/TemplateFuzz.swift)
 #   spool     the spool's bookkeeping: names, entry counts, `delivered`     (Fuzz/SpoolFuzz.swift)
 #   control   the control socket's request lines, served by a real session (Fuzz/ControlFuzz.swift)
+#   mqttin    an mqtt input's payload parsers, intake bounds and signature check (Fuzz/MQTTInputFuzz.swift)
 # FUZZ_TARGETS picks some (default: all, in that order); FUZZ_SECONDS is the time
 # per target (default 600). The targets are compiled by swiftc outside Package.swift,
 # with -sanitize=fuzzer,address, into .build/fuzz. Each corpus lives in fuzz-corpus/<target>
@@ -16,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-600}"
-FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template spool control}"
+FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template spool control mqttin}"
 build=.build/fuzz
 crashes=fuzz-corpus/crashes
 mkdir -p "$build" "$crashes"
@@ -154,6 +155,25 @@ prepare_control() {
   seed "$corpus" $'\xff\xfe{"command":"status"\n\n   \n{"command":"write","message_hex":"zz"}\n'
 }
 
+prepare_mqttin() {
+  build_router_modules
+  build_module NDEF Sources/NDEF
+  # The plugin's sources and the entry point form one module (the entry point reaches the input's internals).
+  local sources
+  mapfile -t sources < <(find Plugins/MQTTPlugin -name '*.swift' | sort)
+  echo "fuzz: linking mqttin-fuzz"
+  swiftc "${flags[@]}" -module-name MQTTInputFuzz Fuzz/MQTTInputFuzz.swift "${sources[@]}" \
+    "$build/OrderedJSON.o" "$build/TagCore.o" "$build/TagRouter.o" "$build/NDEF.o" -lmosquitto -lcrypto -o "$build/mqttin-fuzz"
+  local corpus=$1
+  local event='{"event":"tag.arrived","id":"e-1","time":"2026-01-01T00:00:00Z","reader":"door","tag":{"uid":"04a224b2","type":"ntag215","name":"annas-key","groups":["kids"]}}'
+  seed "$corpus" $'\x00'"$event"$'\x00fleet/pi-1/door/tag.arrived'
+  seed "$corpus" $'\x01{"Time":"2024-05-24T10:23:03","PN532":{"UID":"94D8FC5F","DATA":"ILOVETASMOTA"}}\x00tele/hall-esp/SENSOR'
+  seed "$corpus" $'\x02{"RDM6300":{"UID":"0012345678"}}'
+  seed "$corpus" $'\x05 04:A2:24:B2:C3:5E:80\n\x00nfc/back/scanned'
+  seed "$corpus" $'\x08 3b8ae0f4-5e1c-4d2a-9c41-0a9c7c5b1e11'
+  seed "$corpus" $'\x03{"event":"reader.disconnected","id":"x","reader":"front-door"}'
+}
+
 # Fills in the summary row of target $1 from its libFuzzer log $2 and corpus $3.
 summary=()
 summarize() {
@@ -178,7 +198,8 @@ for target in $FUZZ_TARGETS; do
     template) max_len=1024 ;;
     spool) max_len=2048 ;;
     control) max_len=4096 ;;
-    *) echo "fuzz: unknown target '$target' (ndef, config, template, spool, control)" >&2; exit 64 ;;
+    mqttin) max_len=4096 ;;
+    *) echo "fuzz: unknown target '$target' (ndef, config, template, spool, control, mqttin)" >&2; exit 64 ;;
   esac
   corpus=fuzz-corpus/$target
   mkdir -p "$corpus"

@@ -3,7 +3,12 @@ import TagCore
 
 /// What an `mqtt` input has seen since it started, readable while it runs.
 public final class InputCounters: Sendable {
-    private let counts = Mutex((received: 0, duplicates: 0, malformed: 0, ignored: 0))
+    private struct Counts {
+        var received = 0, duplicates = 0, ignored = 0, warnings = 0
+        var refused: [InputRefusal: Int] = [:]
+    }
+
+    private let counts = Mutex(Counts())
 
     public init() {}
 
@@ -11,23 +16,37 @@ public final class InputCounters: Sendable {
     public var received: Int { counts.withLock { $0.received } }
     /// Copies of an event id seen within the `dedup` window, dropped.
     public var duplicates: Int { counts.withLock { $0.duplicates } }
-    /// Messages that were not of the input's format, logged and skipped.
-    public var malformed: Int { counts.withLock { $0.malformed } }
-    /// Messages of the format that carried no reading (Tasmota's telemetry of other sensors).
+    /// Messages that were not of the input's format or over a bound, logged and skipped.
+    public var malformed: Int { refused(.malformed) }
+    /// Messages of the format that carried no reading (Tasmota's telemetry of other sensors), or on a topic outside the filter.
     public var ignored: Int { counts.withLock { $0.ignored } }
+    /// Every message not routed for `reason`.
+    func refused(_ reason: InputRefusal) -> Int { counts.withLock { $0.refused[reason] ?? 0 } }
+    /// Warning lines written about refused messages (at most one per reason and minute).
+    var warnings: Int { counts.withLock { $0.warnings } }
 
     func countReceived() { counts.withLock { $0.received += 1 } }
     func countDuplicate() { counts.withLock { $0.duplicates += 1 } }
-    /// Counts a malformed message and returns how many there were.
-    func countMalformed() -> Int { counts.withLock { $0.malformed += 1; return $0.malformed } }
     func countIgnored() { counts.withLock { $0.ignored += 1 } }
+    func countWarning() { counts.withLock { $0.warnings += 1 } }
+    /// Counts a refused message and returns how many were refused for `reason`.
+    func countRefused(_ reason: InputRefusal) -> Int {
+        counts.withLock { counts in
+            counts.refused[reason, default: 0] += 1
+            return counts.refused[reason] ?? 0
+        }
+    }
 
-    /// The counts as log fields.
+    /// The counts as log fields (each refusal reason as `refused_<reason>`).
     var fields: JSONObject {
         let counts = counts.withLock { $0 }
-        return JSONObject([
+        var fields = JSONObject([
             "received": .int(Int64(counts.received)), "duplicates": .int(Int64(counts.duplicates)),
-            "malformed": .int(Int64(counts.malformed)), "ignored": .int(Int64(counts.ignored)),
+            "malformed": .int(Int64(counts.refused[.malformed] ?? 0)), "ignored": .int(Int64(counts.ignored)),
         ])
+        for reason in InputRefusal.allCases where reason != .malformed {
+            if let count = counts.refused[reason] { fields["refused_\(reason.rawValue)"] = .int(Int64(count)) }
+        }
+        return fields
     }
 }

@@ -111,6 +111,28 @@ struct HostileInputTests {
         }
     }
 
+    /// What an input refused shows in the daemon's status (and so in `tagrouter status` and the metrics).
+    @Test func refusalsAreCountedInTheDaemonStatus() async throws {
+        let broker = try await MosquittoBroker()
+        let config = try Self.load(#"- mqtt: {topic: "fleet/+/+/tag.arrived", keys: {pi-1: KEYFILE}}"#, broker: broker)
+        let input = try #require(config.inputs.first?.source as? MQTTInput)
+        let observer = DaemonObserver()
+        observer.configured(config)
+        try await Router(config: config, observer: observer).whileRunning { buffer in
+            try await config.inputs[0].service(into: buffer).whileRunning {
+                await input.connection.subscribed()
+                try Self.publish(broker, "fleet/pi-1/door/tag.arrived", Self.tap("forged").json.serialized())
+                try Self.publish(broker, "fleet/pi-1/door/tag.arrived", "not json {")  // unsigned too: refused before it is read
+                let counted = await eventually {
+                    observer.status.inputs.first?.counts.filter { $0.value > 0 } == [.init("received", 2), .init("refused_unsigned", 2)]
+                }
+                #expect(counted, "\(observer.status.inputs)")
+                #expect(observer.status.inputs.map(\.path) == ["inputs[0]"])
+                #expect(observer.status.json["inputs"]?.serialized().contains(#""refused_unsigned":2"#) == true)
+            }
+        }
+    }
+
     /// A node's `mqtt` action signs with `mqtt.sign`; the router's input takes it, and a plain
     /// subscriber (Home Assistant, Node-RED) still gets the v1 event as the payload, unchanged.
     @Test func theMQTTActionSignsAndPlainSubscribersGetTheEventUnchanged() async throws {

@@ -1,5 +1,6 @@
 import Synchronization
 import TagCore
+import TagRouter
 
 /// What an `mqtt` input has seen since it started, readable while it runs.
 public final class InputCounters: Sendable {
@@ -37,16 +38,20 @@ public final class InputCounters: Sendable {
         }
     }
 
-    /// The counts as log fields (each refusal reason as `refused_<reason>`).
-    var fields: JSONObject {
+    /// The counts by name, for `status` and the metrics: `received`, `duplicates`, `ignored`,
+    /// `malformed`, and `refused_<reason>` for each other reason.
+    var all: [InputReport.Count] {
         let counts = counts.withLock { $0 }
-        var fields = JSONObject([
-            "received": .int(Int64(counts.received)), "duplicates": .int(Int64(counts.duplicates)),
-            "malformed": .int(Int64(counts.refused[.malformed] ?? 0)), "ignored": .int(Int64(counts.ignored)),
-        ])
-        for reason in InputRefusal.allCases where reason != .malformed {
-            if let count = counts.refused[reason] { fields["refused_\(reason.rawValue)"] = .int(Int64(count)) }
-        }
+        return [
+            InputReport.Count("received", counts.received), InputReport.Count("duplicates", counts.duplicates),
+            InputReport.Count("malformed", counts.refused[.malformed] ?? 0), InputReport.Count("ignored", counts.ignored),
+        ] + InputRefusal.allCases.filter { $0 != .malformed }.map { InputReport.Count("refused_\($0.rawValue)", counts.refused[$0] ?? 0) }
+    }
+
+    /// The counts as log fields (the refusal reasons that happened).
+    var fields: JSONObject {
+        var fields = JSONObject()
+        for count in all where count.value > 0 || !count.name.hasPrefix("refused_") { fields[count.name] = .int(Int64(count.value)) }
         return fields
     }
 }

@@ -109,6 +109,8 @@ public struct MQTTInput: SourcePlugin {
         connection = MQTTConnection(settings)
     }
 
+    public var counts: [InputReport.Count] { counters.all }
+
     /// Where `trust: broker` is written: `check-config` warns about it.
     let trustWarning: SourceMark?
 

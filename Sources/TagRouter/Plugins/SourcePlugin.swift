@@ -21,10 +21,13 @@ public protocol SourcePlugin: Sendable {
     func run(into buffer: EventBuffer) async throws
     /// What `check-config` should warn about in this input's options (none by default).
     var warnings: [ConfigError] { get }
+    /// What the input has counted so far, for `status` and the metrics (none by default).
+    var counts: [InputReport.Count] { get }
 }
 
 extension SourcePlugin {
     public var warnings: [ConfigError] { [] }
+    public var counts: [InputReport.Count] { [] }
 }
 
 /// One entry of `inputs:`, built and ready to run.

@@ -109,6 +109,7 @@ public struct MQTTInput: SourcePlugin {
         connection = MQTTConnection(settings)
     }
 
+    /// The counters, for `status` and the metrics.
     public var counts: [InputReport.Count] { counters.all }
 
     /// Where `trust: broker` is written: `check-config` warns about it.
@@ -156,7 +157,7 @@ public struct MQTTInput: SourcePlugin {
             if format == .tagrouter, section.map({ $0.settings.protocolVersion != .v5 }) == true {
                 errors.append(contentsOf: options.error(nil, "signed events carry their signature in MQTT 5 user properties; set `mqtt.protocol: 5`"))
             }
-            if options.duration("dedup") < maxAge {
+            if format == .tagrouter, options.duration("dedup") < maxAge {
                 errors.append(contentsOf: options.error(
                     "dedup", "must be at least max_age (\(maxAge)): a signed event replayed within max_age must still be a copy"))
             }

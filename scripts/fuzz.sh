@@ -62,6 +62,20 @@ link_fuzzer() {
   swiftc "${flags[@]}" "Fuzz/$entry" "${objects[@]}" -lyaml -lmosquitto -lcrypto -o "$build/$binary"
 }
 
+# Links the entry point Fuzz/$3 and the Swift files under folder $4 as one module $2 (the
+# entry point reaches their internals) with the module objects named next into $build/$1;
+# the arguments after `--` go to the linker.
+link_as_one_module() {
+  local binary=$1 module=$2 entry=$3 folder=$4
+  shift 4
+  local sources objects=()
+  mapfile -t sources < <(find "$folder" -name '*.swift' | sort)
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do objects+=("$build/$1.o"); shift; done
+  [ $# -gt 0 ] && shift
+  echo "fuzz: linking $binary"
+  swiftc "${flags[@]}" -module-name "$module" "Fuzz/$entry" "${sources[@]}" "${objects[@]}" "$@" -o "$build/$binary"
+}
+
 # Writes file $2 into corpus folder $1 (named by its hash, so seeds never pile up twice).
 seed() {
   local corpus=$1 text=$2
@@ -141,11 +155,7 @@ prepare_control() {
   build_router_modules
   build_module NDEF Sources/NDEF
   # DaemonControl and the entry point form one module (the entry point serves a ControlSession).
-  local sources
-  mapfile -t sources < <(find Sources/DaemonControl -name '*.swift' | sort)
-  echo "fuzz: linking control-fuzz"
-  swiftc "${flags[@]}" -module-name DaemonControl Fuzz/ControlFuzz.swift "${sources[@]}" \
-    "$build/OrderedJSON.o" "$build/NDEF.o" "$build/TagCore.o" "$build/TagRouter.o" -lyaml -o "$build/control-fuzz"
+  link_as_one_module control-fuzz DaemonControl ControlFuzz.swift Sources/DaemonControl OrderedJSON NDEF TagCore TagRouter -- -lyaml
   local corpus=$1
   seed "$corpus" $'{"protocol":1,"client":"fuzz"}\n{"command":"status"}\n{"command":"reload"}\n'
   seed "$corpus" $'{"command":"write","reader":"door","message_hex":"d1010b5502676f6f676c652e636f6d","timeout_s":0.1}\n'
@@ -159,11 +169,7 @@ prepare_mqttin() {
   build_router_modules
   build_module NDEF Sources/NDEF
   # The plugin's sources and the entry point form one module (the entry point reaches the input's internals).
-  local sources
-  mapfile -t sources < <(find Plugins/MQTTPlugin -name '*.swift' | sort)
-  echo "fuzz: linking mqttin-fuzz"
-  swiftc "${flags[@]}" -module-name MQTTInputFuzz Fuzz/MQTTInputFuzz.swift "${sources[@]}" \
-    "$build/OrderedJSON.o" "$build/TagCore.o" "$build/TagRouter.o" "$build/NDEF.o" -lmosquitto -lcrypto -o "$build/mqttin-fuzz"
+  link_as_one_module mqttin-fuzz MQTTInputFuzz MQTTInputFuzz.swift Plugins/MQTTPlugin OrderedJSON NDEF TagCore TagRouter -- -lmosquitto -lcrypto
   local corpus=$1
   local event='{"event":"tag.arrived","id":"e-1","time":"2026-01-01T00:00:00Z","reader":"door","tag":{"uid":"04a224b2","type":"ntag215","name":"annas-key","groups":["kids"]}}'
   seed "$corpus" $'\x00'"$event"$'\x00fleet/pi-1/door/tag.arrived'

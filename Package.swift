@@ -92,7 +92,7 @@ let control: [Target] = [
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
 let plugins: [Target] = [
-    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "NDEF", "CMosquitto"], path: "Plugins/MQTTPlugin"),
+    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "NDEF", "CMosquitto", "CCrypto"], path: "Plugins/MQTTPlugin"),
     .target(name: "ChildProcess", dependencies: ["TagCore"]),
     .target(name: "ShellPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ShellPlugin"),
     .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/OpenURLPlugin"),

@@ -5,6 +5,7 @@
 #   template  the template parser and renderer                              (Fuzz/TemplateFuzz.swift)
 #   spool     the spool's bookkeeping: names, entry counts, `delivered`     (Fuzz/SpoolFuzz.swift)
 #   control   the control socket's request lines, served by a real session (Fuzz/ControlFuzz.swift)
+#   mqttin    an mqtt input's payload parsers, intake bounds and signature check (Fuzz/MQTTInputFuzz.swift)
 # FUZZ_TARGETS picks some (default: all, in that order); FUZZ_SECONDS is the time
 # per target (default 600). The targets are compiled by swiftc outside Package.swift,
 # with -sanitize=fuzzer,address, into .build/fuzz. Each corpus lives in fuzz-corpus/<target>
@@ -16,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-600}"
-FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template spool control}"
+FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template spool control mqttin}"
 build=.build/fuzz
 crashes=fuzz-corpus/crashes
 mkdir -p "$build" "$crashes"
@@ -59,6 +60,20 @@ link_fuzzer() {
   for module in "$@"; do objects+=("$build/$module.o"); done
   echo "fuzz: linking $binary"
   swiftc "${flags[@]}" "Fuzz/$entry" "${objects[@]}" -lyaml -lmosquitto -lcrypto -o "$build/$binary"
+}
+
+# Links the entry point Fuzz/$3 and the Swift files under folder $4 as one module $2 (the
+# entry point reaches their internals) with the module objects named next into $build/$1;
+# the arguments after `--` go to the linker.
+link_as_one_module() {
+  local binary=$1 module=$2 entry=$3 folder=$4
+  shift 4
+  local sources objects=()
+  mapfile -t sources < <(find "$folder" -name '*.swift' | sort)
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do objects+=("$build/$1.o"); shift; done
+  [ $# -gt 0 ] && shift
+  echo "fuzz: linking $binary"
+  swiftc "${flags[@]}" -module-name "$module" "Fuzz/$entry" "${sources[@]}" "${objects[@]}" "$@" -o "$build/$binary"
 }
 
 # Writes file $2 into corpus folder $1 (named by its hash, so seeds never pile up twice).
@@ -140,11 +155,7 @@ prepare_control() {
   build_router_modules
   build_module NDEF Sources/NDEF
   # DaemonControl and the entry point form one module (the entry point serves a ControlSession).
-  local sources
-  mapfile -t sources < <(find Sources/DaemonControl -name '*.swift' | sort)
-  echo "fuzz: linking control-fuzz"
-  swiftc "${flags[@]}" -module-name DaemonControl Fuzz/ControlFuzz.swift "${sources[@]}" \
-    "$build/OrderedJSON.o" "$build/NDEF.o" "$build/TagCore.o" "$build/TagRouter.o" -lyaml -o "$build/control-fuzz"
+  link_as_one_module control-fuzz DaemonControl ControlFuzz.swift Sources/DaemonControl OrderedJSON NDEF TagCore TagRouter -- -lyaml
   local corpus=$1
   seed "$corpus" $'{"protocol":1,"client":"fuzz"}\n{"command":"status"}\n{"command":"reload"}\n'
   seed "$corpus" $'{"command":"write","reader":"door","message_hex":"d1010b5502676f6f676c652e636f6d","timeout_s":0.1}\n'
@@ -152,6 +163,21 @@ prepare_control() {
   seed "$corpus" $'{"protocol":2}\n'
   seed "$corpus" $'{"command":"events","kind":"tag.arrived","reader":"\u001b[2J"}\n'
   seed "$corpus" $'\xff\xfe{"command":"status"\n\n   \n{"command":"write","message_hex":"zz"}\n'
+}
+
+prepare_mqttin() {
+  build_router_modules
+  build_module NDEF Sources/NDEF
+  # The plugin's sources and the entry point form one module (the entry point reaches the input's internals).
+  link_as_one_module mqttin-fuzz MQTTInputFuzz MQTTInputFuzz.swift Plugins/MQTTPlugin OrderedJSON NDEF TagCore TagRouter -- -lmosquitto -lcrypto
+  local corpus=$1
+  local event='{"event":"tag.arrived","id":"e-1","time":"2026-01-01T00:00:00Z","reader":"door","tag":{"uid":"04a224b2","type":"ntag215","name":"annas-key","groups":["kids"]}}'
+  seed "$corpus" $'\x00'"$event"$'\x00fleet/pi-1/door/tag.arrived'
+  seed "$corpus" $'\x01{"Time":"2024-05-24T10:23:03","PN532":{"UID":"94D8FC5F","DATA":"ILOVETASMOTA"}}\x00tele/hall-esp/SENSOR'
+  seed "$corpus" $'\x02{"RDM6300":{"UID":"0012345678"}}'
+  seed "$corpus" $'\x05 04:A2:24:B2:C3:5E:80\n\x00nfc/back/scanned'
+  seed "$corpus" $'\x08 3b8ae0f4-5e1c-4d2a-9c41-0a9c7c5b1e11'
+  seed "$corpus" $'\x03{"event":"reader.disconnected","id":"x","reader":"front-door"}'
 }
 
 # Fills in the summary row of target $1 from its libFuzzer log $2 and corpus $3.
@@ -178,7 +204,8 @@ for target in $FUZZ_TARGETS; do
     template) max_len=1024 ;;
     spool) max_len=2048 ;;
     control) max_len=4096 ;;
-    *) echo "fuzz: unknown target '$target' (ndef, config, template, spool, control)" >&2; exit 64 ;;
+    mqttin) max_len=4096 ;;
+    *) echo "fuzz: unknown target '$target' (ndef, config, template, spool, control, mqttin)" >&2; exit 64 ;;
   esac
   corpus=fuzz-corpus/$target
   mkdir -p "$corpus"

@@ -28,8 +28,10 @@ struct MQTTAction: Action {
     let qos: Int
     let retain: Bool
     let hold: Duration
+    /// Signs each message (`mqtt.sign`); nil: unsigned.
+    let signingKey: EventSignature.Key?
 
-    init(_ options: ConfigValue, connection: MQTTConnection, baseTopic: String, hold: Duration) throws(ConfigErrors) {
+    init(_ options: ConfigValue, connection: MQTTConnection, baseTopic: String, hold: Duration, signingKey: EventSignature.Key? = nil) throws(ConfigErrors) {
         format = options.choice("payload_format")
         if format == .tasmota, options.has("payload") {
             throw options.error("payload", "`payload` and `payload_format: tasmota` both set; keep one")
@@ -41,6 +43,7 @@ struct MQTTAction: Action {
         retain = options.bool("retain")
         self.connection = connection
         self.hold = hold
+        self.signingKey = signingKey
     }
 
     /// The message for `delivery`, or nil when the format has none for this event.
@@ -53,7 +56,9 @@ struct MQTTAction: Action {
             guard let tasmota = TasmotaPayload.payload(for: delivery.event) else { return nil }
             text = tasmota
         }
-        return MQTTMessage(topic: topic.render(delivery.variables), text: text, qos: qos, retain: retain)
+        var message = MQTTMessage(topic: topic.render(delivery.variables), text: text, qos: qos, retain: retain)
+        if let signingKey { message.userProperties = EventSignature.properties(signing: message.payload, with: signingKey) }
+        return message
     }
 
     func perform(_ delivery: Delivery) async throws(ActionError) {

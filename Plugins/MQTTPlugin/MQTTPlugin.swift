@@ -35,7 +35,7 @@ public struct MQTTPlugin: ActionPlugin {
     }
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
-        try MQTTAction(options, connection: connection, baseTopic: section.baseTopic, hold: section.hold)
+        try MQTTAction(options, connection: connection, baseTopic: section.baseTopic, hold: section.hold, signingKey: section.signingKey)
     }
 
     /// The broker connection as of now, for `tagrouter status`.

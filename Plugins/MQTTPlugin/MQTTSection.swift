@@ -19,6 +19,8 @@ struct MQTTSection: Sendable {
     var commands: Bool
     /// A write request may lock the tag (`lock: true`).
     var allowLock: Bool
+    /// Signs what every `mqtt` action publishes (`sign:`); nil: unsigned.
+    var signingKey: EventSignature.Key?
 
     static let tlsSpec = OptionSpec("TLS towards the broker (present: on)", [
         Option("ca_file", .string, "PEM file of the CA that signed the broker's certificate; default: the system's CA store"),
@@ -30,6 +32,11 @@ struct MQTTSection: Sendable {
     static let homeAssistantSpec = OptionSpec("Home Assistant MQTT discovery", [
         Option("discovery", .bool, default: "false", "announce each reader as a tag scanner and a tag-removal event entity"),
         Option("prefix", .string, default: "homeassistant", "HA's discovery prefix"),
+    ])
+
+    static let signSpec = OptionSpec("sign what `mqtt` actions publish, for `mqtt` inputs of other nodes (needs `protocol: 5`)", [
+        Option("key_id", .string, required: true, "this node's key id, as the receiving inputs list it under `keys:`"),
+        Option("key_file", .secretFile, required: true, "file holding the shared key (at least 16 bytes, trimmed; `openssl rand -hex 32`)"),
     ])
 
     static let spec = OptionSpec("the MQTT broker connection shared by every `mqtt` action", [
@@ -50,6 +57,7 @@ struct MQTTSection: Sendable {
         Option("home_assistant", .section(homeAssistantSpec), "Home Assistant MQTT discovery"),
         Option("commands", .bool, default: "false", "write tags on request: a message on `<base_topic>/<reader>/write` writes the next tag placed on that reader; the result goes to `…/write/result` (docs/home-assistant.md)"),
         Option("allow_lock", .bool, default: "false", "a write request may make the tag read-only for ever (`lock: true`)"),
+        Option("sign", .section(signSpec), "sign each message of the `mqtt` actions (HMAC-SHA256 in MQTT 5 user properties; the payload is unchanged)"),
     ])
 
     /// Reads a validated section, defaults filled in.
@@ -77,7 +85,9 @@ struct MQTTSection: Sendable {
         if password != nil, username == nil {
             errors.append(contentsOf: value.error("password", "a password needs a username"))
         }
+        let signingKey = Self.signingKey(value, &errors)
         guard errors.isEmpty else { throw errors }
+        self.signingKey = signingKey
         let availabilityTopic = availability.isEmpty ? nil : availability
         let homeAssistant = value.section("home_assistant")
         if homeAssistant.bool("discovery") {
@@ -98,6 +108,20 @@ struct MQTTSection: Sendable {
             backoff: Backoff(initial: value.duration("reconnect_delay"), maximum: value.duration("reconnect_delay_max")),
             birthMessages: discovery?.configMessages(readers: readers) ?? [],
             subscriptions: (discovery?.subscriptions ?? []) + commandTopics)
+    }
+
+    /// The key of `sign:`, or nil (none, or a problem reported in `errors`).
+    private static func signingKey(_ value: ConfigValue, _ errors: inout ConfigErrors) -> EventSignature.Key? {
+        guard value.has("sign") else { return nil }
+        let sign = value.section("sign")
+        if value.choice("protocol", as: MQTTSettings.ProtocolVersion.self) != .v5 {
+            errors.append(contentsOf: sign.error(nil, "signatures travel in MQTT 5 user properties; set `mqtt.protocol: 5`"))
+        }
+        let id = sign.string("key_id")
+        if let problem = EventSignature.problem(withKeyID: id) { errors.append(contentsOf: sign.error("key_id", problem)) }
+        guard let secret = sign.child("key_file")?.fileContents else { return nil }  // an unreadable file is reported by the validator
+        if let problem = EventSignature.problem(withSecret: secret) { errors.append(contentsOf: sign.error("key_file", problem)) }
+        return EventSignature.Key(id: id, secret: Array(secret.utf8))
     }
 
     /// An existing file named by `key`, made absolute; reports a missing one.

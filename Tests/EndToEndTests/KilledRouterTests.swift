@@ -19,7 +19,7 @@ struct KilledRouterTests {
         readers: []
         mqtt: {host: 127.0.0.1, port: \(broker), client_id: central}
         inputs:
-          - mqtt: {topic: "fleet/+/+/tag.arrived", node: "{{levels.1}}"}
+          - mqtt: {topic: "fleet/+/+/tag.arrived", node: "{{levels.1}}", trust: broker}
         routes:
           - name: door
             actions: [{webhook: {url: "http://127.0.0.1:\(receiver)/tap", spool: true}}]

@@ -14,7 +14,7 @@ struct SharedSubscriptionTests {
         readers: []
         mqtt: {host: 127.0.0.1, port: \(port), client_id: \(name), protocol: "5"}
         inputs:
-          - mqtt: {topic: "$share/routers/fleet/+/+/tag.arrived", node: "{{levels.1}}"}
+          - mqtt: {topic: "$share/routers/fleet/+/+/tag.arrived", node: "{{levels.1}}", trust: broker}
         routes:
           - name: all
             actions: [{log: "routed {{id}} from {{node}}/{{reader}}"}]

@@ -74,7 +74,7 @@ struct InputTests {
 
     @Test func eventsFromAnotherNodeKeepTheirIdReaderAndNodeAndCopiesAreDropped() async throws {
         let broker = try await MosquittoBroker()
-        try await Self.whileReceiving(#"- mqtt: {topic: "fleet/+/+/tag.arrived", node: "{{levels.1}}"}"#, on: broker) { input, buffer in
+        try await Self.whileReceiving(#"- mqtt: {topic: "fleet/+/+/tag.arrived", node: "{{levels.1}}", trust: broker}"#, on: broker) { input, buffer in
             let first = TagEvent(kind: .tagArrived, id: "event-1", reader: "front-door", tag: TagInfo(uid: TagUID("04a224b2")!, type: "ntag215"), uri: "https://example.com/a")
             var second = TagEvent(kind: .tagArrived, id: "event-2", reader: "garage", tag: TagInfo(uid: TagUID("04b1b2b3")!, type: "ntag213"))
             second.node = "relayed-from-pi-3"
@@ -96,7 +96,7 @@ struct InputTests {
 
     @Test func tasmotaReadersAreNamedFromTheTopicAndTelemetryIsIgnored() async throws {
         let broker = try await MosquittoBroker()
-        try await Self.whileReceiving(#"- mqtt: {topic: "tele/+/SENSOR", format: tasmota}"#, on: broker) { input, buffer in
+        try await Self.whileReceiving(#"- mqtt: {topic: "tele/+/SENSOR", format: tasmota, trust: broker}"#, on: broker) { input, buffer in
             try Self.publish(broker.port, "tele/hall-esp/SENSOR", #"{"Time":"2024-05-24T10:23:02","AM2301":{"Temperature":21.3}}"#)
             try Self.publish(broker.port, "tele/hall-esp/SENSOR", #"{"Time":"2024-05-24T10:23:03","PN532":{"UID":"94D8FC5F","DATA":"ILOVETASMOTA"}}"#)
             try Self.publish(broker.port, "tele/gate-esp/SENSOR", #"{"Time":"2024-05-24T10:23:04","RDM6300":{"UID":"0012345678"}}"#)
@@ -115,7 +115,7 @@ struct InputTests {
 
     @Test func uidPayloadsAndHomeAssistantTagIdsWithTheReaderFromATemplate() async throws {
         let broker = try await MosquittoBroker()
-        try await Self.whileReceiving(#"- mqtt: {topic: "nfc/#", format: uid, reader: "door-{{levels.1}}"}"#, on: broker) { _, buffer in
+        try await Self.whileReceiving(#"- mqtt: {topic: "nfc/#", format: uid, trust: broker, reader: "door-{{levels.1}}"}"#, on: broker) { _, buffer in
             try Self.publish(broker.port, "nfc/back/scanned", "04:A2:24:B2:C3:5E:80\n")
             try Self.publish(broker.port, "nfc/front/scanned", "3b8ae0f4-5e1c-4d2a-9c41-0a9c7c5b1e11")
             let events = try await Self.next(2, from: buffer)
@@ -131,7 +131,7 @@ struct InputTests {
 
     @Test func malformedMessagesAreCountedAndSkippedAndTheNextOneStillArrives() async throws {
         let broker = try await MosquittoBroker()
-        try await Self.whileReceiving(#"- mqtt: {topic: "fleet/+/tag.arrived"}"#, on: broker) { input, buffer in
+        try await Self.whileReceiving(#"- mqtt: {topic: "fleet/+/tag.arrived", trust: broker}"#, on: broker) { input, buffer in
             try Self.publish(broker.port, "fleet/a/tag.arrived", "not json {")
             try Self.publish(broker.port, "fleet/a/tag.arrived", #"{"event":"tag.exploded"}"#)
             try Self.publish(broker.port, "fleet/a/tag.arrived", #"{"event":"tag.arrived","tag":{"uid":"zz"}}"#)
@@ -152,7 +152,7 @@ struct InputTests {
         var options = MosquittoBroker.Options()
         options.maxInflightMessages = 5
         let broker = try await MosquittoBroker(options)
-        try await Self.whileReceiving(#"- mqtt: {topic: "fleet/+/tag.arrived"}"#, on: broker) { input, buffer in
+        try await Self.whileReceiving(#"- mqtt: {topic: "fleet/+/tag.arrived", trust: broker}"#, on: broker) { input, buffer in
             let count = 20
             try Self.publishTaps(count, on: broker)
             var ids: [String] = []
@@ -186,7 +186,7 @@ struct InputTests {
     /// the acknowledgements it had not read yet).
     @Test func aPersistentSessionKeepsWhatArrivedWhileTheInputWasAway() async throws {
         let broker = try await MosquittoBroker()
-        let inputs = #"- mqtt: {topic: "fleet/+/tag.arrived"}"#
+        let inputs = #"- mqtt: {topic: "fleet/+/tag.arrived", trust: broker}"#
         try await Self.whileReceiving(inputs, on: broker) { _, _ in }
         // Waiting for the input: the broker writes them right behind its CONNACK, so they come as one group.
         try Self.publishTaps(10, on: broker)
@@ -255,12 +255,12 @@ struct InputTests {
     }
 
     @Test func configProblemsNameTheOptionAndWhatToDo() {
-        #expect(Self.problems(#"- mqtt: {topic: "t/+", reader: "x"}"#).contains { $0.contains("inputs[0].mqtt.reader") && $0.contains("tagrouter events name their own reader") })
-        #expect(Self.problems(#"- mqtt: {topic: "nfc/#", format: uid}"#).contains { $0.contains("no `+` level to name the reader from") })
-        #expect(Self.problems(#"- mqtt: {topic: "t/+", format: uid, reader: "{{uri}}"}"#).contains { $0.contains("unknown variable 'uri'") })
+        #expect(Self.problems(#"- mqtt: {topic: "t/+", trust: broker, reader: "x"}"#).contains { $0.contains("inputs[0].mqtt.reader") && $0.contains("tagrouter events name their own reader") })
+        #expect(Self.problems(#"- mqtt: {topic: "nfc/#", format: uid, trust: broker}"#).contains { $0.contains("no `+` level to name the reader from") })
+        #expect(Self.problems(#"- mqtt: {topic: "t/+", format: uid, trust: broker, reader: "{{uri}}"}"#).contains { $0.contains("unknown variable 'uri'") })
         #expect(Self.problems(#"- mqtt: {topic: "$share/g"}"#).contains { $0.contains("`$share/<group>/<filter>`") })
         #expect(Self.problems(#"- mqtt: {topic: "a/b#"}"#).contains { $0.contains("`#` must be a whole level") })
-        #expect(Self.problems(#"- mqtt: {topic: "$share/routers/fleet/+/tag.arrived"}"#).isEmpty)
-        #expect(Self.problems("- mqtt: tele/+/SENSOR").isEmpty, "the short form is the topic")
+        #expect(Self.problems(#"- mqtt: {topic: "$share/routers/fleet/+/tag.arrived", trust: broker}"#).isEmpty)
+        #expect(Self.problems("- mqtt: tele/+/SENSOR").contains { $0.contains("inputs[0].mqtt: format tagrouter takes signed events only") }, "the short form is the topic")
     }
 }

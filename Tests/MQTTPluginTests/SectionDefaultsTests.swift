@@ -48,12 +48,15 @@ import Testing
         #expect(action.hold == plugin.section.hold)
     }
 
-    /// An `mqtt` input that gives only its topic, without an `mqtt:` section in the config.
+    /// An `mqtt` input that gives only its topic (and `trust: broker`: the default,
+    /// `signed`, needs keys), without an `mqtt:` section in the config.
     @Test func anInputWithOnlyItsTopicReadsAsTheSpecDefaults() throws {
-        let options = try ConfigValue.parse("topic: tagrouter/+/tag.arrived", spec: MQTTInput.spec, path: "inputs[0].mqtt")
+        #expect(try Self.declared(MQTTInput.spec, "trust") == "signed")
+        let options = try ConfigValue.parse("{topic: tagrouter/+/tag.arrived, trust: broker}", spec: MQTTInput.spec, path: "inputs[0].mqtt")
         let input = try MQTTInput(options: options, context: PluginContext(stateDirectory: NSTemporaryDirectory(), dryRun: true))
         #expect(input.format.rawValue == (try Self.declared(MQTTInput.spec, "format")))
         #expect(input.dedup == (try Self.duration(MQTTInput.spec, "dedup")))
+        #expect(input.intake.maxAge == (try Self.duration(MQTTInput.spec, "max_age")))
         #expect(input.connection.settings.host == (try Self.declared(MQTTSection.spec, "host")))
         #expect(input.connection.settings.port == Int(try Self.declared(MQTTSection.spec, "port")))
     }

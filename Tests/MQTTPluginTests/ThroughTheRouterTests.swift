@@ -63,7 +63,7 @@ struct ThroughTheRouterTests {
             state_dir: \(broker.directory.appendingPathComponent("state").path)
             readers: []
             mqtt: {host: 127.0.0.1, port: \(broker.port), client_id: relay}
-            inputs: [{mqtt: {topic: "fleet/+/+/tag.arrived"}}]
+            inputs: [{mqtt: {topic: "fleet/+/+/tag.arrived", trust: broker}}]
             routes:
               - name: relay
                 actions: [{mqtt: {topic: "relayed/{{id}}", queue: 1}}]

@@ -117,7 +117,7 @@ struct WriteAheadTests {
             state_dir: \(scratch.path)/state
             readers: []
             mqtt: { host: 127.0.0.1, port: \(broker.port), client_id: central }
-            inputs: [{ mqtt: { topic: "fleet/+/+/tag.arrived" } }]
+            inputs: [{ mqtt: { topic: "fleet/+/+/tag.arrived", trust: broker } }]
             routes:
               - name: hook
                 actions: [{ webhook: { url: "\(failing.url)", retry: { attempts: 3, backoff: 5s } } }]

@@ -39,7 +39,7 @@ state_dir: $work/state-$router
 readers: []
 mqtt: {host: 127.0.0.1, port: $broker_port, client_id: router-$router, protocol: "5"}
 inputs:
-  - mqtt: {topic: "\$share/routers/fleet/+/+/tag.arrived", node: "{{levels.1}}", dedup: $dedup}
+  - mqtt: {topic: "\$share/routers/fleet/+/+/tag.arrived", node: "{{levels.1}}", dedup: $dedup, trust: broker}
 routes:
   - name: door
     actions: [{webhook: {url: "http://127.0.0.1:$http_port/tap", headers: {X-Router: $router}}}]

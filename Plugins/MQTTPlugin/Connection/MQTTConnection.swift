@@ -64,6 +64,7 @@ public final class MQTTConnection: Service {
     private let subscribedLatch = Latch()
     private let receivedCount = Atomic<Int>(0)
     private let groupCount = Atomic<Int>(0)
+    private let takeoverCount = Atomic<Int>(0)
     /// Messages handed over at most as one group with `settings.acknowledgeWhenAccepted`.
     static let acceptanceGroupLimit = 256
 
@@ -158,6 +159,10 @@ public final class MQTTConnection: Service {
     /// (each acknowledged to the broker together once every message of it was accepted).
     public var groups: Int { groupCount.load(ordering: .relaxed) }
 
+    /// Sessions another client took over, as far as the connection can tell: the broker
+    /// said so (MQTT 5), or it closed an accepted connection and accepted the very next attempt.
+    public var takeovers: Int { takeoverCount.load(ordering: .relaxed) }
+
     /// The current status.
     public var status: Status { state.withLock { $0.status } }
 
@@ -189,13 +194,19 @@ public final class MQTTConnection: Service {
 
     private func loop() {
         var failures = 0
+        var lost = false
         while !isStopping {
-            let (accepted, ending) = runSession()
+            let (accepted, ending) = runSession(afterLoss: lost)
             state.withLock { $0.outbox.connectionEnded() }
             if accepted { failures = 0 }
             if isStopping { break }
             failures += 1
-            let problem = ending ?? .unreachable(broker: settings.broker, reason: "connection closed")
+            var problem = ending ?? .unreachable(broker: settings.broker, reason: "connection closed")
+            if accepted, case .unreachable(let broker, let reason) = problem {
+                problem = .connectionLost(broker: broker, clientID: settings.clientID, reason: reason)
+            }
+            if case .takenOver = problem { takeoverCount.add(1, ordering: .relaxed) }
+            if case .connectionLost = problem { lost = true } else { lost = false }
             report(.disconnected(problem), problem: problem.description)
             waitForRetry(settings.backoff.delay(forAttempt: failures))
         }
@@ -217,7 +228,9 @@ public final class MQTTConnection: Service {
     }
 
     /// One connection from attempt to end: whether the broker accepted it, and why it ended.
-    private func runSession() -> (accepted: Bool, problem: MQTTError?) {
+    /// `afterLoss`: the session before was accepted and then closed by the broker
+    /// without a reason (MQTT 3.1.1, or a broker that does not send one on a takeover).
+    private func runSession(afterLoss: Bool) -> (accepted: Bool, problem: MQTTError?) {
         let session: MQTTSession
         do {
             session = try MQTTSession(settings: settings)
@@ -241,6 +254,7 @@ public final class MQTTConnection: Service {
             absorb(session)
             if session.isAccepted, !announced {
                 announced = true
+                if afterLoss { reportLikelyTakeover() }
                 if let problem = announce(on: session) { return (true, problem) }
             }
             if announced {
@@ -251,6 +265,20 @@ public final class MQTTConnection: Service {
             }
             expireOverdue()
         }
+    }
+
+    /// The broker closed the connection before and accepted this very next attempt: it
+    /// stayed up (or restarted within the backoff), so another client most likely
+    /// connected with the same client id. MQTT 3.1.1 cannot say which; mosquitto 2.0
+    /// does not send MQTT 5's reason 0x8E either.
+    private func reportLikelyTakeover() {
+        takeoverCount.add(1, ordering: .relaxed)
+        let problem = MQTTError.takenOver(broker: settings.broker, clientID: settings.clientID).description
+        state.withLock { $0.lastProblem = problem }
+        Log.warning(
+            "another client took over client id '\(settings.clientID)' on the MQTT broker \(settings.broker), or the broker restarted: "
+                + "it closed the connection and accepted the next attempt at once",
+            JSONObject(["broker": .string(settings.broker), "client_id": .string(settings.clientID), "error": .string(problem)]))
     }
 
     /// Availability `online`, the birth messages and the subscriptions, before any backlog.
@@ -396,9 +424,14 @@ public final class MQTTConnection: Service {
         }
         if let newProblem {
             let message: String
-            if case .disconnected(.unreachable) = status {
+            switch status {
+            case .disconnected(.unreachable):
                 message = "no MQTT broker on \(settings.broker); publishing resumes when one answers"
-            } else {
+            case .disconnected(.takenOver):
+                message = "another client took over client id '\(settings.clientID)' on the MQTT broker \(settings.broker); reconnecting"
+            case .disconnected(.connectionLost):
+                message = "the MQTT broker \(settings.broker) closed the connection of client id '\(settings.clientID)'; reconnecting"
+            default:
                 message = "MQTT broker \(settings.broker) not connected; publishing resumes when it accepts the connection"
             }
             Log.warning(message, JSONObject(["broker": .string(settings.broker), "error": .string(newProblem)]))

@@ -8,6 +8,11 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     case refused(broker: String, code: Int, reason: String)
     /// The TCP or TLS connection could not be made or was lost.
     case unreachable(broker: String, reason: String)
+    /// The broker ended the session because another client connected with the same client id (MQTT 5 reason 0x8E).
+    case takenOver(broker: String, clientID: String)
+    /// The broker closed a connection it had accepted, without saying why (MQTT 3.1.1 cannot):
+    /// a broker restart, a network outage, or another client connecting with the same client id.
+    case connectionLost(broker: String, clientID: String, reason: String)
     /// libmosquitto rejected a setting (a TLS file, the client id…) before connecting.
     case invalidSettings(String)
     /// The message was not delivered within the hold time and was taken back
@@ -31,6 +36,12 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
             return text
         case .unreachable(let broker, let reason):
             return "cannot reach the MQTT broker at \(broker): \(reason); check mqtt.host and mqtt.port and that the broker runs"
+        case .takenOver(let broker, let clientID):
+            return "another client took over client id '\(clientID)' on the MQTT broker at \(broker); "
+                + "give every daemon its own mqtt.client_id and check who else connects with it"
+        case .connectionLost(let broker, let clientID, let reason):
+            return "the MQTT broker at \(broker) closed the connection of client id '\(clientID)' (\(reason)): "
+                + "a broker restart or outage, or another client connecting with the same client id"
         case .invalidSettings(let message):
             return "MQTT settings rejected: \(message)"
         case .notDelivered(let topic, let waited, let lastProblem):

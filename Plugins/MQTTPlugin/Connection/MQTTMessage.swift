@@ -6,12 +6,22 @@ public struct MQTTMessage: Sendable, Equatable {
     /// 0 (at most once), 1 (at least once) or 2 (exactly once, per connection).
     public var qos: Int
     public var retain: Bool
+    /// MQTT 5 user properties (name, value), in order; a 3.1.1 connection neither sends nor receives them.
+    public var userProperties: [UserProperty] = []
 
-    public init(topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false) {
+    /// One MQTT 5 user property: a name and a value, both UTF-8.
+    public struct UserProperty: Sendable, Equatable {
+        public var name, value: String
+
+        public init(_ name: String, _ value: String) { (self.name, self.value) = (name, value) }
+    }
+
+    public init(topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false, userProperties: [UserProperty] = []) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
         self.retain = retain
+        self.userProperties = userProperties
     }
 
     public init(topic: String, text: String, qos: Int = 1, retain: Bool = false) {

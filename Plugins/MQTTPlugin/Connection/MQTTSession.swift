@@ -25,6 +25,8 @@ final class MQTTSession {
 
     /// The CONNACK code once it arrived (0: accepted).
     private(set) var connackCode: Int32?
+    /// The reason code of the broker's DISCONNECT (MQTT 5), or of the connection's end.
+    private(set) var disconnectCode: Int32?
     /// Message ids whose delivery completed (PUBACK, PUBCOMP, or a QoS 0 write), in order.
     private(set) var completedMids: [Int32] = []
     /// Messages that arrived on our subscriptions, in order.
@@ -80,15 +82,42 @@ final class MQTTSession {
             let refused = (0..<Int(count)).contains { granted?[$0] ?? 0x80 >= 0x80 }
             Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue().subscribeAcks.append(!refused)
         }
-        mosquitto_message_callback_set(handle) { _, context, message in
+        mosquitto_disconnect_v5_callback_set(handle) { _, context, code, _ in
+            guard let context else { return }
+            Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue().disconnectCode = code
+        }
+        mosquitto_message_v5_callback_set(handle) { _, context, message, properties in
             guard let context, let message, let topic = message.pointee.topic else { return }
             let payload = message.pointee.payload.map {
                 Array(UnsafeRawBufferPointer(start: $0, count: Int(message.pointee.payloadlen)))
             } ?? []
             let copy = MQTTMessage(
-                topic: String(cString: topic), payload: payload, qos: Int(message.pointee.qos), retain: message.pointee.retain)
+                topic: String(cString: topic), payload: payload, qos: Int(message.pointee.qos), retain: message.pointee.retain,
+                userProperties: MQTTSession.userProperties(properties))
             Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue().received.append(copy)
         }
+    }
+
+    /// At most this many user properties are kept from one incoming message; the rest are dropped unread.
+    static let userPropertyLimit = 16
+
+    /// The user properties of an incoming MQTT 5 message (none for 3.1.1), the first `userPropertyLimit`.
+    private static func userProperties(_ list: OpaquePointer?) -> [MQTTMessage.UserProperty] {
+        var properties: [MQTTMessage.UserProperty] = []
+        var cursor = list
+        var skipFirst = false
+        while properties.count < userPropertyLimit {
+            var name: UnsafeMutablePointer<CChar>?
+            var value: UnsafeMutablePointer<CChar>?
+            guard let found = mosquitto_property_read_string_pair(cursor, Int32(MQTT_PROP_USER_PROPERTY.rawValue), &name, &value, skipFirst)
+            else { break }
+            if let name, let value { properties.append(.init(String(cString: name), String(cString: value))) }
+            free(name)
+            free(value)
+            cursor = found
+            skipFirst = true
+        }
+        return properties
     }
 
     private func configureTLS(_ tls: MQTTSettings.TLS) throws(MQTTError) {
@@ -157,6 +186,9 @@ final class MQTTSession {
                 ? String(cString: mosquitto_reason_string(connack)) : String(cString: mosquitto_connack_string(connack))
             return .refused(broker: settings.broker, code: Int(connack), reason: reason)
         }
+        if disconnectCode == Int32(MQTT_RC_SESSION_TAKEN_OVER.rawValue) {
+            return .takenOver(broker: settings.broker, clientID: settings.clientID)
+        }
         return .unreachable(broker: settings.broker, reason: Self.describe(code))
     }
 
@@ -206,8 +238,15 @@ final class MQTTSession {
     /// Hands one message to libmosquitto; returns its message id, or the error.
     func publish(_ message: MQTTMessage) -> Result<Int32, MQTTError> {
         var mid: Int32 = 0
+        var properties: OpaquePointer?
+        defer { mosquitto_property_free_all(&properties) }
+        if settings.protocolVersion == .v5 {
+            for property in message.userProperties {
+                _ = mosquitto_property_add_string_pair(&properties, Int32(MQTT_PROP_USER_PROPERTY.rawValue), property.name, property.value)
+            }
+        }
         let code = message.payload.withUnsafeBytes { bytes in
-            mosquitto_publish(handle, &mid, message.topic, Int32(bytes.count), bytes.baseAddress, Int32(message.qos), message.retain)
+            mosquitto_publish_v5(handle, &mid, message.topic, Int32(bytes.count), bytes.baseAddress, Int32(message.qos), message.retain, properties)
         }
         guard code == MOSQ_ERR_SUCCESS.rawValue else { return .failure(failure(code)) }
         return .success(mid)

@@ -12,7 +12,7 @@ enum InputFormat: String, Sendable, CaseIterable {
     case uid
 
     /// The largest payload read; a larger one is malformed (an event of format v1 is a few KiB).
-    static let payloadLimit = 1 << 20
+    static let payloadLimit = 64 << 10
 
     /// What a message on the input's topic says.
     enum Reading: Equatable {
@@ -53,7 +53,7 @@ enum InputFormat: String, Sendable, CaseIterable {
         guard case .object = json else { throw InputProblem("not Tasmota SENSOR JSON: expected an object such as {\"PN532\":{\"UID\":\"94D8FC5F\"}}") }
         guard let (member, type) = tasmotaReaders.first(where: { json[$0.member] != nil }) else { return .notAReading }
         guard let uidText = json[member]?["UID"]?.stringValue else { throw InputProblem("\(member).UID is missing or not a string") }
-        guard let uid = TagUID(uidText) else { throw InputProblem("\(member).UID '\(uidText)' is not hex digits") }
+        guard let uid = TagUID(uidText) else { throw InputProblem("\(member).UID '\(uidText.prefix(32))' is not hex digits") }
         let data = json[member]?["DATA"]?.stringValue ?? json[member]?["Data"]?.stringValue
         return .event(TagEvent(kind: .tagArrived, reader: "", tag: TagInfo(uid: uid, type: type), text: data.flatMap { $0.isEmpty ? nil : $0 }))
     }
@@ -74,9 +74,17 @@ enum InputFormat: String, Sendable, CaseIterable {
     }
 }
 
-/// Why a message on an input's topic was skipped; the input logs it with the topic.
+/// Why a message on an input's topic was skipped; the input counts it under
+/// `refusal` and logs it (rate-limited) with the topic.
 struct InputProblem: Error, Sendable, CustomStringConvertible {
+    let refusal: InputRefusal
     let description: String
 
-    init(_ description: String) { self.description = description }
+    init(_ refusal: InputRefusal, _ description: String) {
+        self.refusal = refusal
+        self.description = description
+    }
+
+    /// A message that is not of the format, or over a bound.
+    init(_ description: String) { self.init(.malformed, description) }
 }

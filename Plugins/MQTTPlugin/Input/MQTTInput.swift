@@ -7,8 +7,17 @@ import TagRouter
 /// tagrouter nodes, Tasmota readers, anything that publishes UIDs — through the
 /// same routes as the daemon's own readers.
 ///
-/// It keeps a session of its own (client id `<client_id>-input`, same broker,
-/// credentials and TLS as the `mqtt:` section), subscribed at QoS 1, because
+/// Only what it can trust gets through: format `tagrouter` takes events signed
+/// with a key of its `keys` (`EventSignature`), the formats that cannot sign
+/// need `trust: broker`; names, groups and "known" come from the local `tags:`
+/// only, and an event is bounded, fresh, and never about this daemon's own
+/// readers (`InputIntake`). Refusals are counted and logged at most once a
+/// minute per reason.
+///
+/// It keeps a session of its own (client id `<client_id>-input`, or
+/// `<client_id>-input-<n>` for entry n of `inputs:` past the first, so no two
+/// inputs ever share one; same broker, credentials and TLS as the `mqtt:`
+/// section), subscribed at QoS 1, because
 /// its life is the sources' and not the router's: it stops taking messages
 /// before the router drains, and a reload of the routes does not drop it. A
 /// broker can wait, so each event is `send` into the buffer (backpressure, no
@@ -28,7 +37,12 @@ public struct MQTTInput: SourcePlugin {
         Option("topic", .string, required: true,
                "topic filter, subscribed at QoS 1 (`tagrouter/+/tag.arrived`); `$share/<group>/<filter>` shares the messages among the routers of a group"),
         Option("format", .choice(InputFormat.allCases.map(\.rawValue)), default: "tagrouter",
-               "`tagrouter`: events (format v1) from other nodes, taken as they are; `tasmota`: Tasmota's PN532/RDM6300 SENSOR JSON; `uid`: the payload is a UID or a Home Assistant tag id"),
+               "`tagrouter`: events (format v1) from other nodes, signed (`mqtt.sign`); `tasmota`: Tasmota's PN532/RDM6300 SENSOR JSON; `uid`: the payload is a UID or a Home Assistant tag id"),
+        Option("trust", .choice(InputIntake.Trust.allCases.map(\.rawValue)), default: "signed",
+               "`signed`: only events signed with a key of `keys` (format tagrouter, `mqtt.protocol: 5`); `broker`: anyone the broker lets publish on the topic — needed by tasmota and uid, which cannot sign (docs/security.md)"),
+        Option("keys", .map(.secretFile), "the key ids this input accepts and the file of each key (`{pi-1: /etc/tagrouter/keys/pi-1}`), as the senders' `mqtt.sign` names them"),
+        Option("max_age", .duration, default: "5m",
+               "format tagrouter: refuse an event whose time is further back (a replay; a message held this long by the broker); events more than 5m ahead of this clock are refused too"),
         Option("reader", .string,
                "the event's reader, a template over the topic (`{{levels.1}}`: its second level, `{{topic}}`: all of it); default: the level of the filter's first `+` (formats tasmota and uid)"),
         Option("node", .string,
@@ -46,6 +60,8 @@ public struct MQTTInput: SourcePlugin {
     /// Names the node of an event that does not name its own; nil: none (format tasmota: the reader).
     let node: TopicName?
     let dedup: Duration
+    /// The signature, bounds, freshness and local-reader checks.
+    let intake: InputIntake
     let dryRun: Bool
     /// How long a stopping input may take to send on what arrived before the stop.
     static let drainLimit: TimeInterval = 10
@@ -74,8 +90,9 @@ public struct MQTTInput: SourcePlugin {
         // Problems of the `mqtt:` section itself are reported once, by the mqtt plugin that owns it.
         let section = try? MQTTSection(context.section(MQTTPlugin.name, spec: MQTTSection.spec), readers: [])
         if section == nil { errors.append(contentsOf: options.error(nil, "the `mqtt:` section has problems (listed with it)")) }
-        guard errors.isEmpty, let filter, var settings = section?.settings else { throw errors }
-        settings.clientID += "-input"
+        let intake = Self.intake(options, format: format, section: section, localReaders: context.readers.map(\.name), &errors)
+        guard errors.isEmpty, let filter, let intake, var settings = section?.settings else { throw errors }
+        settings.clientID += Self.clientIDSuffix(inputIndex: context.inputIndex)
         settings.availabilityTopic = nil
         settings.birthMessages = []
         settings.subscriptions = [filter.subscription]
@@ -86,8 +103,69 @@ public struct MQTTInput: SourcePlugin {
         let wildcard = format == .tagrouter ? nil : filter.firstWildcardLevel
         self.reader = reader ?? wildcard.map(TopicName.init(level:))
         dedup = options.duration("dedup")
+        self.intake = intake
+        if intake.trust == .broker { trustWarning = options.child("trust")?.mark ?? options.mark } else { trustWarning = nil }
         dryRun = context.dryRun
         connection = MQTTConnection(settings)
+    }
+
+    /// The counters, for `status` and the metrics.
+    public var counts: [InputReport.Count] { counters.all }
+
+    /// Where `trust: broker` is written: `check-config` warns about it.
+    let trustWarning: SourceMark?
+
+    public var warnings: [ConfigError] {
+        guard let trustWarning else { return [] }
+        return [ConfigError(
+            mark: trustWarning, path: "inputs[].mqtt.trust",
+            message: "`trust: broker`: anyone who may publish on \(filter.subscription) can run your routes; "
+                + "restrict that topic with the broker's ACLs to your devices' users or TLS client certificates (docs/security.md)",
+            isWarning: true)]
+    }
+
+    /// `-input` for the first entry of `inputs:`, `-input-<n>` for entry n: one client id per input, stable across restarts.
+    static func clientIDSuffix(inputIndex: Int?) -> String {
+        guard let inputIndex, inputIndex > 0 else { return "-input" }
+        return "-input-\(inputIndex)"
+    }
+
+    /// The intake checks of the options, or nil with the problems in `errors`.
+    private static func intake(
+        _ options: ConfigValue, format: InputFormat, section: MQTTSection?, localReaders: [String], _ errors: inout ConfigErrors
+    ) -> InputIntake? {
+        let trust: InputIntake.Trust = options.choice("trust")
+        var keys: [String: EventSignature.Key] = [:]
+        for (id, file) in options.child("keys")?.members ?? [] {
+            if let problem = EventSignature.problem(withKeyID: id) { errors.append(contentsOf: options.error("keys", problem)) }
+            guard let secret = file.fileContents else { continue }  // an unreadable file is reported by the validator
+            if let problem = EventSignature.problem(withSecret: secret) {
+                errors.append(ConfigError(mark: file.mark, path: file.path, message: problem))
+            }
+            keys[id] = EventSignature.Key(id: id, secret: Array(secret.utf8))
+        }
+        let maxAge = options.duration("max_age")
+        if trust == .signed {
+            if format != .tagrouter {
+                errors.append(contentsOf: options.error(
+                    options.has("trust") ? "trust" : "format",
+                    "format \(format.rawValue) cannot carry a signature; set `trust: broker` once the broker lets only your devices publish on this topic (ACLs, TLS client certificates; docs/security.md)"))
+            } else if options.child("keys")?.members.isEmpty ?? true {
+                errors.append(contentsOf: options.error(
+                    nil, "format tagrouter takes signed events only: list the senders' keys (`keys: {pi-1: /etc/tagrouter/keys/pi-1}`, each sender with `mqtt.sign`), or set `trust: broker`"))
+            }
+            if format == .tagrouter, section.map({ $0.settings.protocolVersion != .v5 }) == true {
+                errors.append(contentsOf: options.error(nil, "signed events carry their signature in MQTT 5 user properties; set `mqtt.protocol: 5`"))
+            }
+            if format == .tagrouter, options.duration("dedup") < maxAge {
+                errors.append(contentsOf: options.error(
+                    "dedup", "must be at least max_age (\(maxAge)): a signed event replayed within max_age must still be a copy"))
+            }
+        } else if options.has("keys") {
+            errors.append(contentsOf: options.error("keys", "`trust: broker` checks no signature; remove `keys` or set `trust: signed`"))
+        }
+        if maxAge <= .zero { errors.append(contentsOf: options.error("max_age", "must be more than 0s")) }
+        return InputIntake(trust: trust, keys: keys, maxAge: format == .tagrouter ? maxAge : nil, localReaders: Set(localReaders))
     }
 
     private static func name(_ options: ConfigValue, _ key: String, _ errors: inout ConfigErrors) -> TopicName? {

@@ -29,6 +29,18 @@ struct TopicFilter: Sendable, Equatable {
         return .success(TopicFilter(subscription: text, levels: levels))
     }
 
+    /// Whether a message on `topic` is one the filter subscribes (MQTT's rules: `+` one level,
+    /// a last `#` any number, none included; a wildcard first level does not match a `$` topic).
+    func matches(_ topic: String) -> Bool {
+        let topicLevels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        if topic.hasPrefix("$"), let first = levels.first, first == "+" || first == "#" { return false }
+        for (index, level) in levels.enumerated() {
+            if level == "#" { return true }
+            guard index < topicLevels.count, level == "+" || level == topicLevels[index] else { return false }
+        }
+        return topicLevels.count == levels.count
+    }
+
     /// The index of the first `+` level: the level of a message's topic that names its reader by default.
     var firstWildcardLevel: Int? { levels.firstIndex(of: "+") }
 }

@@ -30,6 +30,14 @@ enum DaemonMetrics {
             text.family("tagrouter_mqtt_connected", "gauge", "1 while the MQTT connection is up, else 0.")
             text.sample("tagrouter_mqtt_connected", mqtt.connected ? 1 : 0)
         }
+        if !status.inputs.isEmpty {
+            text.family("tagrouter_input_messages_total", "counter", "Messages an input received, dropped as copies, ignored and refused (by reason), by input (inputs[n]).")
+            for input in status.inputs {
+                for count in input.counts {
+                    text.sample("tagrouter_input_messages_total", ["input": input.path, "count": count.name], Double(count.value))
+                }
+            }
+        }
         process?.write(to: &text)
         return text.text
     }

@@ -115,7 +115,9 @@ public struct ConfigLoader: Sendable {
             file: file, readers: readers, inputs: inputs, stateDirectory: pluginContext.stateDirectory,
             shutdownTimeout: top.duration("shutdown_timeout"), eventBuffer: top.int("event_buffer"),
             plugins: plugins, routes: routes, tags: tags, metrics: metrics)
-        for warning in plugins.flatMap({ $0.plugin.warnings(routes: routes) }) + tags.unused(by: routes) { errors.append(warning) }
+        for warning in plugins.flatMap({ $0.plugin.warnings(routes: routes) }) + inputs.flatMap(\.source.warnings) + tags.unused(by: routes) {
+            errors.append(warning)
+        }
         config.warnings = errors.sorted
         return config
     }
@@ -176,6 +178,8 @@ public struct ConfigLoader: Sendable {
                     node, path: path, what: "input", example: "`- events: /path/events.jsonl`", names: registry.sources.map { $0.name },
                     context: top.context, &errors, lookup: { name in registry.source(named: name).map { ($0, $0.spec) } })
             else { continue }
+            var context = context
+            context.inputIndex = index
             do {
                 inputs.append(ConfiguredInput(kind: kind, path: path, source: try sourceType.init(options: options, context: context)))
             } catch {

@@ -140,6 +140,10 @@ public final class DaemonObserver: Sendable {
                 snapshot.actions[index].spoolDepth = depth.spool
             }
             snapshot.connections = router.config.plugins.compactMap(\.connectionReport)
+            snapshot.inputs = router.config.inputs.compactMap { input in
+                let counts = input.source.counts
+                return counts.isEmpty ? nil : InputReport(path: input.path, kind: input.kind, counts: counts)
+            }
         }
         return snapshot
     }

@@ -17,6 +17,8 @@ public struct DaemonStatus: Sendable {
     public var routes: [RouteStatus]
     public var actions: [ActionStatus]
     public var connections: [ConnectionReport]
+    /// The inputs that count what they receive (an `mqtt` input's refusals).
+    public var inputs: [InputReport] = []
     /// Events per reader and kind (`tag.arrived`…) since the daemon started.
     public var eventCounts: [String: [String: Int]]
     public var eventBufferCapacity: Int
@@ -51,6 +53,7 @@ public struct DaemonStatus: Sendable {
             "routes": .array(routes.map { .object(JSONObject(["name": .string($0.name), "matches": .int(Int64($0.matches))])) }),
             "actions": .array(actions.map(\.json)),
             "connections": .array(connections.map(\.json)),
+            "inputs": .array(inputs.map(\.json)),
             "event_buffer": .object(JSONObject([
                 "capacity": .int(Int64(eventBufferCapacity)), "depth": .int(Int64(eventBufferDepth)), "dropped": .int(Int64(eventBufferDropped)),
             ])),

@@ -16,6 +16,9 @@ public struct PluginContext: Sendable {
     /// The validated top-level plugin sections, defaults filled in, by name
     /// (`mqtt`): what a source plugin shares with an action plugin (the broker).
     public var sections: [String: ConfigValue]
+    /// The index in `inputs:` of the input being built (a source plugin's own
+    /// names, such as an MQTT input's client id, derive from it); nil otherwise.
+    public var inputIndex: Int?
 
     public init(
         stateDirectory: String, config: ConfigContext = ConfigContext(), dryRun: Bool = false, readers: [ReaderConfig] = [],

@@ -19,6 +19,15 @@ public protocol SourcePlugin: Sendable {
     init(options: ConfigValue, context: PluginContext) throws(ConfigErrors)
     /// Puts events into `buffer` until cancelled or the input ends.
     func run(into buffer: EventBuffer) async throws
+    /// What `check-config` should warn about in this input's options (none by default).
+    var warnings: [ConfigError] { get }
+    /// What the input has counted so far, for `status` and the metrics (none by default).
+    var counts: [InputReport.Count] { get }
+}
+
+extension SourcePlugin {
+    public var warnings: [ConfigError] { [] }
+    public var counts: [InputReport.Count] { [] }
 }
 
 /// One entry of `inputs:`, built and ready to run.

@@ -34,6 +34,11 @@ struct StatusReport {
             if connection["problem"] != nil { line += " (\(field(connection, "problem")))" }
             lines.append(line)
         }
+        for input in elements(status["inputs"]) {
+            guard case .object(let members) = input else { continue }
+            let counts = members.filter { $0.key != "input" && $0.key != "kind" }.map { "\($0.key) \($0.value.plainText)" }
+            lines.append("\(field(input, "kind")) input \(field(input, "input")): " + counts.joined(separator: ", "))
+        }
         lines.append("event buffer: \(field(status, "event_buffer.depth"))/\(field(status, "event_buffer.capacity")), \(field(status, "event_buffer.dropped")) dropped")
         let problems = elements(status["problems"])
         if !problems.isEmpty {

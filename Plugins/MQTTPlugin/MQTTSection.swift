@@ -15,8 +15,8 @@ struct MQTTSection: Sendable {
     var discovery: HomeAssistantDiscovery?
     /// Where `home_assistant.discovery` is written, for warnings about it.
     var discoveryMark: SourceMark?
-    /// Listen for write requests on `<base_topic>/<reader>/write`.
-    var commands: Bool
+    /// Listen for write requests on `<base_topic>/<reader>/write` that carry this token; nil: off.
+    var commandToken: CommandToken?
     /// A write request may lock the tag (`lock: true`).
     var allowLock: Bool
 
@@ -30,6 +30,11 @@ struct MQTTSection: Sendable {
     static let homeAssistantSpec = OptionSpec("Home Assistant MQTT discovery", [
         Option("discovery", .bool, default: "false", "announce each reader as a tag scanner and a tag-removal event entity"),
         Option("prefix", .string, default: "homeassistant", "HA's discovery prefix"),
+    ])
+
+    static let commandsSpec = OptionSpec("write tags on request from MQTT (docs/home-assistant.md)", [
+        Option("token_file", .secretFile, required: true,
+            "file holding the token (at least \(CommandToken.minimumLength) characters) every write request carries as `token`; a request without it is not answered"),
     ])
 
     static let spec = OptionSpec("the MQTT broker connection shared by every `mqtt` action", [
@@ -48,7 +53,7 @@ struct MQTTSection: Sendable {
         Option("reconnect_delay_max", .duration, default: "30s", "longest wait between reconnects"),
         Option("hold", .duration, default: "10s", "how long a message waits in memory for an unreachable broker before the delivery counts as failed (then retried, then spooled)"),
         Option("home_assistant", .section(homeAssistantSpec), "Home Assistant MQTT discovery"),
-        Option("commands", .bool, default: "false", "write tags on request: a message on `<base_topic>/<reader>/write` writes the next tag placed on that reader; the result goes to `…/write/result` (docs/home-assistant.md)"),
+        Option("commands", .section(commandsSpec), "write tags on request: a message on `<base_topic>/<reader>/write` with the token writes the next tag placed on that reader; the result goes to `…/write/result` (docs/home-assistant.md)"),
         Option("allow_lock", .bool, default: "false", "a write request may make the tag read-only for ever (`lock: true`)"),
     ])
 
@@ -77,6 +82,11 @@ struct MQTTSection: Sendable {
         if password != nil, username == nil {
             errors.append(contentsOf: value.error("password", "a password needs a username"))
         }
+        let commandToken = value.has("commands") ? value.section("commands").child("token_file")?.fileContents : nil
+        if let commandToken, commandToken.count < CommandToken.minimumLength {
+            errors.append(contentsOf: value.section("commands").error(
+                "token_file", "the token is \(commandToken.count) characters; write one of at least \(CommandToken.minimumLength) (e.g. `openssl rand -hex 24`)"))
+        }
         guard errors.isEmpty else { throw errors }
         let availabilityTopic = availability.isEmpty ? nil : availability
         let homeAssistant = value.section("home_assistant")
@@ -87,9 +97,9 @@ struct MQTTSection: Sendable {
                 availabilityTopic: availabilityTopic, softwareVersion: tagrouterVersion)
         }
         self.baseTopic = baseTopic
-        commands = value.bool("commands")
+        self.commandToken = commandToken.map(CommandToken.init)
         allowLock = value.bool("allow_lock")
-        let commandTopics = commands ? readers.map { MQTTWriteCommands.topic(baseTopic: baseTopic, reader: $0) } : []
+        let commandTopics = commandToken != nil ? readers.map { MQTTWriteCommands.topic(baseTopic: baseTopic, reader: $0) } : []
         hold = value.duration("hold")
         settings = MQTTSettings(
             host: value.string("host"), port: value.int("port"), clientID: clientID,

@@ -137,7 +137,7 @@ struct MQTTWriteEndToEndTests {
         let linesBefore = daemon.stderr.count
         let memoryBefore = try residentBytes(daemon)
 
-        let count = 25_000
+        let count = 10_000
         let forged = #"{"uri":"https://evil.example/x","timeout":600}"#
         let wrong = #"{"token":"e2e-token-0123456789abcdeF","uri":"https://evil.example/x","timeout":600}"#
         try broker.publishLines(Array(repeating: forged, count: count) + Array(repeating: wrong, count: count), topic: Self.request)

@@ -104,7 +104,9 @@ struct WriteCommandTests {
         #expect(results.messages.map { $0.json["id"]?.stringValue ?? "?" }.filter { $0 != "probe" } == ["w1"], "no forged request was answered")
     }
 
-    @Test func aRecordTypeOrLanguageTooLongForNDEFIsRefusedBeforeTheReaderIsAsked() async throws {
+    /// Mime and external types are 1 to 255 bytes, a Text record's language 1 to 63: NDEF has no
+    /// room for more, and an empty one makes a record readers call damaged.
+    @Test func aRecordTypeOrLanguageThatNDEFCannotHoldIsRefusedBeforeTheReaderIsAsked() async throws {
         let (broker, results, jobs, plugin) = try await Self.start()
         try await plugin.whileRunning {
             try await Self.waitUntilListening(broker, results)
@@ -115,13 +117,18 @@ struct WriteCommandTests {
                 Self.request(#""id":"external","records":[{"uri":"https://a.example"},{"external":"example.com:\#(String(repeating: "t", count: 244))","data":"x"}]"#),
                 Self.request(#""id":"lang","text":"hello","lang":"\#(lang64)""#),
                 Self.request(#""id":"timeout","uri":"https://a.example","timeout":121"#),
+                Self.request(#""id":"no-type","mime":"","data":"x""#),
+                Self.request(#""id":"no-lang","text":"hello","lang":"""#),
             ], topic: Self.topic)
-            let answers = try await results.waitFor(count: 4) { $0.json["id"] != "probe" }.map(\.json)
-            #expect(answers.map { $0["refused"] } == Array(repeating: "bad_request", count: 4))
-            #expect(answers[0]["error"] == "the request.mime is 256 bytes; a record's type holds at most 255")
-            #expect(answers[1]["error"] == "records[1].external is 256 bytes; a record's type holds at most 255")
-            #expect(answers[2]["error"] == "the request.lang is 64 bytes; a Text record's language tag holds at most 63 (such as en or de-CH)")
-            #expect(answers[3]["error"] == "timeout must be more than 0 and at most 120 seconds, not 121.0")
+            let received = try await results.waitFor(count: 6) { $0.json["id"] != "probe" }.map(\.json)
+            let answers = Dictionary(received.map { ($0["id"]?.stringValue ?? "?", $0) }) { first, _ in first }
+            #expect(received.map { $0["refused"] } == Array(repeating: "bad_request", count: 6))
+            #expect(answers["mime"]?["error"] == "the request.mime is 256 bytes; a record's type holds 1 to 255")
+            #expect(answers["external"]?["error"] == "records[1].external is 256 bytes; a record's type holds 1 to 255")
+            #expect(answers["lang"]?["error"] == "the request.lang is 64 bytes; a Text record's language tag holds 1 to 63 (such as en or de-CH)")
+            #expect(answers["timeout"]?["error"] == "timeout must be more than 0 and at most 120 seconds, not 121.0")
+            #expect(answers["no-type"]?["error"] == "the request.mime is 0 bytes; a record's type holds 1 to 255", "an empty type is a damaged record")
+            #expect(answers["no-lang"]?["error"] == "the request.lang is 0 bytes; a Text record's language tag holds 1 to 63 (such as en or de-CH)")
             #expect(jobs.submitted.isEmpty)
 
             // Just within the limits, the same request reaches the reader, the language whole.

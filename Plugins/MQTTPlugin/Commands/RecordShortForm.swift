@@ -28,8 +28,9 @@ enum RecordShortForm {
         case "uri": return .uri(try string("uri") ?? "")
         case "text":
             let lang = try string("lang") ?? "en"
-            guard lang.utf8.count <= maximumLanguageLength else {
-                throw TagJobRefusal(.badRequest, "\(place).lang is \(lang.utf8.count) bytes; a Text record's language tag holds at most \(maximumLanguageLength) (such as en or de-CH)")
+            guard !lang.isEmpty, lang.utf8.count <= maximumLanguageLength else {
+                throw TagJobRefusal(
+                    .badRequest, "\(place).lang is \(lang.utf8.count) bytes; a Text record's language tag holds 1 to \(maximumLanguageLength) (such as en or de-CH)")
             }
             return .text(try string("text") ?? "", locale: lang)
         case "aar": return .androidApp(try string("aar") ?? "")
@@ -42,8 +43,8 @@ enum RecordShortForm {
         default:
             guard let data = try string("data") else { throw TagJobRefusal(.badRequest, "\(place).\(kind) needs data (a string)") }
             let type = try string(kind) ?? ""
-            guard type.utf8.count <= maximumTypeLength else {
-                throw TagJobRefusal(.badRequest, "\(place).\(kind) is \(type.utf8.count) bytes; a record's type holds at most \(maximumTypeLength)")
+            guard !type.isEmpty, type.utf8.count <= maximumTypeLength else {
+                throw TagJobRefusal(.badRequest, "\(place).\(kind) is \(type.utf8.count) bytes; a record's type holds 1 to \(maximumTypeLength)")
             }
             return kind == "mime" ? .mime(type, Array(data.utf8)) : .external(type, Array(data.utf8))
         }

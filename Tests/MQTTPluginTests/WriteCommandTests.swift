@@ -72,6 +72,24 @@ struct WriteCommandTests {
         throw TestFailure(description: "the plugin never answered the probe")
     }
 
+    /// `commands: true` of earlier versions, a section without a token file, and a short token are config errors.
+    @Test(arguments: [
+        ("{commands: true}", "mqtt.commands: expected a mapping with keys token_file, got \"true\""),
+        ("{commands: {}}", "mqtt.commands: missing required key 'token_file'"),
+        ("{commands: {token_file: short-token}}", "mqtt.commands.token_file: the token is 15 characters; write one of at least 16"),
+    ])
+    func commandsWithoutAGoodTokenAreAConfigError(yaml: String, problem: String) throws {
+        let directory = NSTemporaryDirectory() + "write-commands-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "0123456789abcde\n".write(toFile: directory + "/short-token", atomically: true, encoding: .utf8)
+        let error = #expect(throws: ConfigErrors.self) {
+            let section = try ConfigValue.parse(yaml, spec: MQTTSection.spec, path: "mqtt", context: ConfigContext(directory: directory))
+            _ = try MQTTPlugin(section: section, context: PluginContext(stateDirectory: directory, readers: [ReaderConfig.testing(name: "front-door")]))
+        }
+        #expect(error?.description.contains(problem) == true, "\(error?.description ?? "no error")")
+    }
+
     @Test func onlyARequestWithTheTokenReachesTheReaderAndItsAnswerNamesNoUID() async throws {
         let (broker, results, jobs, plugin) = try await Self.start()
         let commands = try #require(plugin.commands)

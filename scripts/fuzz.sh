@@ -3,7 +3,8 @@
 #   ndef      the NDEF decoder, the Type 2 TLV walker and the JSON parser   (Fuzz/NDEFFuzz.swift)
 #   config    the config loader: libyaml, its limits, the specs, every action plugin (Fuzz/ConfigFuzz.swift)
 #   template  the template parser and renderer                              (Fuzz/TemplateFuzz.swift)
-# FUZZ_TARGETS picks some (default: all three, in that order); FUZZ_SECONDS is the time
+#   command   MQTT write-command payloads: token, request, records          (Fuzz/CommandFuzz.swift)
+# FUZZ_TARGETS picks some (default: all of them, in that order); FUZZ_SECONDS is the time
 # per target (default 600). The targets are compiled by swiftc outside Package.swift,
 # with -sanitize=fuzzer,address, into .build/fuzz. Each corpus lives in fuzz-corpus/<target>
 # (seeded on every run from the test vectors, the example configs and a few hostile
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-600}"
-FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template}"
+FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template command}"
 build=.build/fuzz
 crashes=fuzz-corpus/crashes
 mkdir -p "$build" "$crashes"
@@ -122,6 +123,23 @@ prepare_template() {
   seed "$corpus" $'{{text}}\x00{"text":"a\\u0085b","tag":{"uid":"01"}}'
 }
 
+prepare_command() {
+  build_router_modules
+  build_module NDEF Sources/NDEF
+  # The entry point and the MQTT plugin form one module (it reaches MQTTWriteCommands' internals).
+  local sources
+  mapfile -t sources < <(find Plugins/MQTTPlugin -name '*.swift' | sort)
+  echo "fuzz: linking command-fuzz"
+  swiftc "${flags[@]}" -module-name MQTTPlugin Fuzz/CommandFuzz.swift "${sources[@]}" \
+    "$build/OrderedJSON.o" "$build/NDEF.o" "$build/TagCore.o" "$build/TagRouter.o" -lyaml -lmosquitto -lcrypto -o "$build/command-fuzz"
+  local corpus=$1 token=fuzz-command-token-0123456789
+  seed "$corpus" '{"token":"'$token'","ha_tag":true,"timeout":60,"id":"kitchen-1"}'
+  seed "$corpus" '{"token":"'$token'","records":[{"uri":"spotify:album:1"},{"text":"Abbey Road","lang":"en-GB"},{"mime":"text/plain","data":"hi"},{"json":{"room":"hall"}},{"aar":"com.spotify.music"},{"external":"example.com:t","data":"x"}]}'
+  seed "$corpus" '{"token":"'$token'","json":"[1,2]","append":true,"lock":true,"timeout":0.5}'
+  seed "$corpus" '{"token":"'$token'","text":"x","lang":"'"$(printf 'e%.0s' {1..63})"'"}'
+  seed "$corpus" '{"uri":"https://evil.example/x","token":"wrong"}'
+}
+
 # Fills in the summary row of target $1 from its libFuzzer log $2 and corpus $3.
 summary=()
 summarize() {
@@ -144,7 +162,8 @@ for target in $FUZZ_TARGETS; do
     ndef) max_len=4096 ;;
     config) max_len=8192 ;;
     template) max_len=1024 ;;
-    *) echo "fuzz: unknown target '$target' (ndef, config, template)" >&2; exit 64 ;;
+    command) max_len=2048 ;;
+    *) echo "fuzz: unknown target '$target' (ndef, config, template, command)" >&2; exit 64 ;;
   esac
   corpus=fuzz-corpus/$target
   mkdir -p "$corpus"

@@ -13,6 +13,6 @@ final class WriteSlots: Sendable {
     /// Gives `reader`'s slot back.
     func release(_ reader: String) { _ = taken.withLock { $0.remove(reader) } }
 
-    /// The readers with a request waiting, for tests and `status`.
+    /// The readers with a request waiting (the tests watch it).
     var busyReaders: Set<String> { taken.withLock { $0 } }
 }

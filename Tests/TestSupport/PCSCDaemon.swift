@@ -14,8 +14,13 @@ import Synchronization
 /// honour `PCSCLITE_CSOCK_NAME`, the daemon does not), so it runs in a private
 /// mount namespace (`unshare --mount`; `--user --map-root-user` when not root)
 /// with a scratch directory bound over `/run/pcscd`: the tests' pcscd collides
-/// with no other, and clients reach it through `environment`. `--auto-exit`
-/// ends a daemon its test process left behind.
+/// with no other, and clients reach it through `environment`.
+///
+/// The shared daemon is never deinitialised, and `--auto-exit` does not end a
+/// pcscd that still has readers (one was seen alive 40 minutes after `make test`).
+/// So its life is tied to a pipe: the shell that starts it waits for end of file on
+/// its standard input, whose write end only this process holds, and then stops it.
+/// The kernel closes that end however this process ends — exit, crash or SIGKILL.
 public final class PCSCDaemon: Sendable {
     /// One vpcd slot: the port its card connects to and the `device:` that picks it.
     public struct Slot: Sendable {
@@ -35,6 +40,8 @@ public final class PCSCDaemon: Sendable {
     public let socket: String
     public let basePort: UInt16
     private let process: Process
+    /// The write end of the pipe whose end of file stops pcscd (see the type's comment).
+    private let lifeline: Pipe
     /// Per slot: leased now, or the time from which it may be leased again.
     private let slots = Mutex<[SlotState]>([.free(from: .now), .free(from: .now)])
 
@@ -72,9 +79,20 @@ public final class PCSCDaemon: Sendable {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         process.arguments = namespace + [
             "sh", "-c",
-            "mkdir -p /run/pcscd && mount --bind \"$0/run\" /run/pcscd && exec pcscd --foreground --auto-exit --config \"$0/reader.conf.d\"",
+            """
+            mkdir -p /run/pcscd && mount --bind "$0/run" /run/pcscd || exit 1
+            exec 3<&0
+            pcscd --foreground --config "$0/reader.conf.d" </dev/null 3<&- & daemon=$!
+            trap 'kill $daemon 2>/dev/null; wait $daemon; exit 0' TERM
+            cat <&3 >/dev/null 3<&- & wait $!
+            kill $daemon 2>/dev/null; wait $daemon
+            """,
             directory,
         ]
+        lifeline = Pipe()
+        // Only this process may hold the lifeline's write end: no child started later inherits it.
+        _ = fcntl(lifeline.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        process.standardInput = lifeline
         _ = FileManager.default.createFile(atPath: directory + "/pcscd.log", contents: nil)
         let log = FileHandle(forWritingAtPath: directory + "/pcscd.log")
         process.standardOutput = log

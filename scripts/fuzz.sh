@@ -137,15 +137,23 @@ prepare_spool() {
   seed "$corpus" $'-\n04611686018427387904.json:3\n00000000000000000002.json:2\n00000000000000000001.json:4\n7.json:1'
 }
 
-prepare_control() {
+# Links entry point Fuzz/$2 and the sources under folder $4 as one module named $3 (the entry
+# point reaches the module's internals) with the router's modules and NDEF into $build/$1;
+# any further arguments are libraries to link.
+link_into_module() {
+  local binary=$1 entry=$2 module=$3 folder=$4; shift 4
   build_router_modules
   build_module NDEF Sources/NDEF
-  # DaemonControl and the entry point form one module (the entry point serves a ControlSession).
   local sources
-  mapfile -t sources < <(find Sources/DaemonControl -name '*.swift' | sort)
-  echo "fuzz: linking control-fuzz"
-  swiftc "${flags[@]}" -module-name DaemonControl Fuzz/ControlFuzz.swift "${sources[@]}" \
-    "$build/OrderedJSON.o" "$build/NDEF.o" "$build/TagCore.o" "$build/TagRouter.o" -lyaml -o "$build/control-fuzz"
+  mapfile -t sources < <(find "$folder" -name '*.swift' | sort)
+  echo "fuzz: linking $binary"
+  swiftc "${flags[@]}" -module-name "$module" "Fuzz/$entry" "${sources[@]}" \
+    "$build/OrderedJSON.o" "$build/NDEF.o" "$build/TagCore.o" "$build/TagRouter.o" -lyaml "$@" -o "$build/$binary"
+}
+
+prepare_control() {
+  # The entry point serves a ControlSession.
+  link_into_module control-fuzz ControlFuzz.swift DaemonControl Sources/DaemonControl
   local corpus=$1
   seed "$corpus" $'{"protocol":1,"client":"fuzz"}\n{"command":"status"}\n{"command":"reload"}\n'
   seed "$corpus" $'{"command":"write","reader":"door","message_hex":"d1010b5502676f6f676c652e636f6d","timeout_s":0.1}\n'
@@ -156,14 +164,8 @@ prepare_control() {
 }
 
 prepare_command() {
-  build_router_modules
-  build_module NDEF Sources/NDEF
-  # The entry point and the MQTT plugin form one module (it reaches MQTTWriteCommands' internals).
-  local sources
-  mapfile -t sources < <(find Plugins/MQTTPlugin -name '*.swift' | sort)
-  echo "fuzz: linking command-fuzz"
-  swiftc "${flags[@]}" -module-name MQTTPlugin Fuzz/CommandFuzz.swift "${sources[@]}" \
-    "$build/OrderedJSON.o" "$build/NDEF.o" "$build/TagCore.o" "$build/TagRouter.o" -lyaml -lmosquitto -lcrypto -o "$build/command-fuzz"
+  # The entry point reaches MQTTWriteCommands' internals.
+  link_into_module command-fuzz CommandFuzz.swift MQTTPlugin Plugins/MQTTPlugin -lmosquitto -lcrypto
   local corpus=$1 token=fuzz-command-token-0123456789
   seed "$corpus" '{"token":"'$token'","ha_tag":true,"timeout":60,"id":"kitchen-1"}'
   seed "$corpus" '{"token":"'$token'","records":[{"uri":"spotify:album:1"},{"text":"Abbey Road","lang":"en-GB"},{"mime":"text/plain","data":"hi"},{"json":{"room":"hall"}},{"aar":"com.spotify.music"},{"external":"example.com:t","data":"x"}]}'

@@ -141,9 +141,10 @@ prepare_spool() {
 # point reaches the module's internals) with the router's modules and NDEF into $build/$1;
 # any further arguments are libraries to link.
 link_into_module() {
-  local binary=$1 entry=$2 module=$3 folder=$4; shift 4
+  # First: build_module's loop assigns a global `module`, which a local here would take.
   build_router_modules
   build_module NDEF Sources/NDEF
+  local binary=$1 entry=$2 module=$3 folder=$4; shift 4
   local sources
   mapfile -t sources < <(find "$folder" -name '*.swift' | sort)
   echo "fuzz: linking $binary"

@@ -6,6 +6,7 @@
 #   spool     the spool's bookkeeping: names, entry counts, `delivered`     (Fuzz/SpoolFuzz.swift)
 #   control   the control socket's request lines, served by a real session (Fuzz/ControlFuzz.swift)
 #   mqttin    an mqtt input's payload parsers, intake bounds and signature check (Fuzz/MQTTInputFuzz.swift)
+#   command   MQTT write-command payloads: token, request, records          (Fuzz/CommandFuzz.swift)
 # FUZZ_TARGETS picks some (default: all, in that order); FUZZ_SECONDS is the time
 # per target (default 600). The targets are compiled by swiftc outside Package.swift,
 # with -sanitize=fuzzer,address, into .build/fuzz. Each corpus lives in fuzz-corpus/<target>
@@ -17,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-600}"
-FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template spool control mqttin}"
+FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template spool control mqttin command}"
 build=.build/fuzz
 crashes=fuzz-corpus/crashes
 mkdir -p "$build" "$crashes"
@@ -180,6 +181,19 @@ prepare_mqttin() {
   seed "$corpus" $'\x03{"event":"reader.disconnected","id":"x","reader":"front-door"}'
 }
 
+prepare_command() {
+  build_router_modules
+  build_module NDEF Sources/NDEF
+  # The entry point reaches MQTTWriteCommands' internals.
+  link_as_one_module command-fuzz MQTTPlugin CommandFuzz.swift Plugins/MQTTPlugin OrderedJSON NDEF TagCore TagRouter -- -lyaml -lmosquitto -lcrypto
+  local corpus=$1 token=fuzz-command-token-0123456789
+  seed "$corpus" '{"token":"'$token'","ha_tag":true,"timeout":60,"id":"kitchen-1"}'
+  seed "$corpus" '{"token":"'$token'","records":[{"uri":"spotify:album:1"},{"text":"Abbey Road","lang":"en-GB"},{"mime":"text/plain","data":"hi"},{"json":{"room":"hall"}},{"aar":"com.spotify.music"},{"external":"example.com:t","data":"x"}]}'
+  seed "$corpus" '{"token":"'$token'","json":"[1,2]","append":true,"lock":true,"timeout":0.5}'
+  seed "$corpus" '{"token":"'$token'","text":"x","lang":"'"$(printf 'e%.0s' {1..63})"'"}'
+  seed "$corpus" '{"uri":"https://evil.example/x","token":"wrong"}'
+}
+
 # Fills in the summary row of target $1 from its libFuzzer log $2 and corpus $3.
 summary=()
 summarize() {
@@ -205,7 +219,8 @@ for target in $FUZZ_TARGETS; do
     spool) max_len=2048 ;;
     control) max_len=4096 ;;
     mqttin) max_len=4096 ;;
-    *) echo "fuzz: unknown target '$target' (ndef, config, template, spool, control, mqttin)" >&2; exit 64 ;;
+    command) max_len=4096 ;;
+    *) echo "fuzz: unknown target '$target' (ndef, config, template, spool, control, mqttin, command)" >&2; exit 64 ;;
   esac
   corpus=fuzz-corpus/$target
   mkdir -p "$corpus"

@@ -5,7 +5,7 @@ import TagRouter
 /// The `mqtt` action plugin: one shared broker connection (the `mqtt:`
 /// section), one `MQTTAction` per `- mqtt:` in the routes, Home
 /// Assistant discovery for the configured readers, and write requests
-/// (`commands: true`).
+/// (`commands: {token_file: …}`).
 public struct MQTTPlugin: ActionPlugin {
     public static let name = "mqtt"
     public static let sectionSpec: OptionSpec? = MQTTSection.spec
@@ -20,7 +20,7 @@ public struct MQTTPlugin: ActionPlugin {
     public let connection: MQTTConnection
     /// What lies on each reader, for HA's presence entities; nil without discovery.
     let presence: HomeAssistantPresence?
-    /// Write requests on `<base_topic>/<reader>/write`; nil unless `commands: true`.
+    /// Write requests on `<base_topic>/<reader>/write`; nil unless `commands:` is set.
     let commands: MQTTWriteCommands?
 
     public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {
@@ -30,8 +30,10 @@ public struct MQTTPlugin: ActionPlugin {
         connection = MQTTConnection(self.section.settings)
         let readers = readers
         presence = self.section.discovery.map { HomeAssistantPresence(discovery: $0, readers: readers) }
-        commands = self.section.commands
-            ? MQTTWriteCommands(baseTopic: self.section.baseTopic, readers: readers, allowLock: self.section.allowLock, jobs: context.tagJobs) : nil
+        let section = self.section
+        commands = section.commandToken.map {
+            MQTTWriteCommands(baseTopic: section.baseTopic, readers: readers, allowLock: section.allowLock, token: $0, jobs: context.tagJobs)
+        }
     }
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
@@ -79,7 +81,8 @@ public struct MQTTPlugin: ActionPlugin {
     /// `offline` and disconnects. With discovery on, publishes every reader's
     /// presence (empty: nothing was seen yet) and answers HA's birth message;
     /// with commands on, answers write requests (each in its own task, so a
-    /// request waiting for a tag holds up nothing else).
+    /// request waiting for a tag holds up nothing else; a discarding group, so
+    /// the answered ones are not kept while the connection lives).
     public func run() async {
         guard !dryRun else { return await Latch().wait() }
         let (connection, readers, hold, presence, commands) = (connection, readers, section.hold, presence, commands)
@@ -88,12 +91,15 @@ public struct MQTTPlugin: ActionPlugin {
             group.addTask { await connection.run() }
             guard presence != nil || commands != nil else { return }
             group.addTask {
-                await withTaskGroup(of: Void.self) { requests in
+                await withDiscardingTaskGroup { requests in
                     // `incoming` ends when the connection has stopped.
                     for await incoming in connection.incoming {
                         let message = incoming.message
                         if let commands, let reader = commands.reader(of: message.topic) {
-                            requests.addTask { _ = connection.enqueue(await commands.answer(message, reader: reader), hold: hold) }
+                            requests.addTask {
+                                guard let answer = await commands.answer(message, reader: reader) else { return }
+                                _ = connection.enqueue(answer, hold: hold)
+                            }
                         } else if let discovery = presence?.discovery {
                             let replies = discovery.replies(to: message, readers: readers) + (discovery.isBirth(message) ? presence?.messages ?? [] : [])
                             for reply in replies { _ = connection.enqueue(reply, hold: hold) }

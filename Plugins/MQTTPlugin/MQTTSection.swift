@@ -15,8 +15,8 @@ struct MQTTSection: Sendable {
     var discovery: HomeAssistantDiscovery?
     /// Where `home_assistant.discovery` is written, for warnings about it.
     var discoveryMark: SourceMark?
-    /// Listen for write requests on `<base_topic>/<reader>/write`.
-    var commands: Bool
+    /// Listen for write requests on `<base_topic>/<reader>/write` that carry this token; nil: off.
+    var commandToken: CommandToken?
     /// A write request may lock the tag (`lock: true`).
     var allowLock: Bool
     /// Signs what every `mqtt` action publishes (`sign:`); nil: unsigned.
@@ -39,6 +39,11 @@ struct MQTTSection: Sendable {
         Option("key_file", .secretFile, required: true, "file holding the shared key (at least 16 bytes, trimmed; `openssl rand -hex 32`)"),
     ])
 
+    static let commandsSpec = OptionSpec("write tags on request from MQTT (docs/home-assistant.md)", [
+        Option("token_file", .secretFile, required: true,
+            "file holding the token (at least \(CommandToken.minimumLength) characters) every write request carries as `token`; a request without it is not answered"),
+    ])
+
     static let spec = OptionSpec("the MQTT broker connection shared by every `mqtt` action", [
         Option("host", .string, default: "localhost", "broker host name or address"),
         Option("port", .int(1...65535), default: "1883", "broker port (8883 is the usual TLS port)"),
@@ -55,7 +60,7 @@ struct MQTTSection: Sendable {
         Option("reconnect_delay_max", .duration, default: "30s", "longest wait between reconnects"),
         Option("hold", .duration, default: "10s", "how long a message waits in memory for an unreachable broker before the delivery counts as failed (then retried, then spooled)"),
         Option("home_assistant", .section(homeAssistantSpec), "Home Assistant MQTT discovery"),
-        Option("commands", .bool, default: "false", "write tags on request: a message on `<base_topic>/<reader>/write` writes the next tag placed on that reader; the result goes to `…/write/result` (docs/home-assistant.md)"),
+        Option("commands", .section(commandsSpec), "write tags on request: a message on `<base_topic>/<reader>/write` with the token writes the next tag placed on that reader; the result goes to `…/write/result` (docs/home-assistant.md)"),
         Option("allow_lock", .bool, default: "false", "a write request may make the tag read-only for ever (`lock: true`)"),
         Option("sign", .section(signSpec), "sign each message of the `mqtt` actions (HMAC-SHA256 in MQTT 5 user properties; the payload is unchanged)"),
     ])
@@ -86,6 +91,11 @@ struct MQTTSection: Sendable {
             errors.append(contentsOf: value.error("password", "a password needs a username"))
         }
         let signingKey = Self.signingKey(value, &errors)
+        let commandToken = value.has("commands") ? value.section("commands").child("token_file")?.fileContents : nil
+        if let commandToken, commandToken.count < CommandToken.minimumLength {
+            errors.append(contentsOf: value.section("commands").error(
+                "token_file", "the token is \(commandToken.count) characters; write one of at least \(CommandToken.minimumLength) (e.g. `openssl rand -hex 24`)"))
+        }
         guard errors.isEmpty else { throw errors }
         self.signingKey = signingKey
         let availabilityTopic = availability.isEmpty ? nil : availability
@@ -97,9 +107,9 @@ struct MQTTSection: Sendable {
                 availabilityTopic: availabilityTopic, softwareVersion: tagrouterVersion)
         }
         self.baseTopic = baseTopic
-        commands = value.bool("commands")
+        self.commandToken = commandToken.map(CommandToken.init)
         allowLock = value.bool("allow_lock")
-        let commandTopics = commands ? readers.map { MQTTWriteCommands.topic(baseTopic: baseTopic, reader: $0) } : []
+        let commandTopics = commandToken != nil ? readers.map { MQTTWriteCommands.topic(baseTopic: baseTopic, reader: $0) } : []
         hold = value.duration("hold")
         settings = MQTTSettings(
             host: value.string("host"), port: value.int("port"), clientID: clientID,

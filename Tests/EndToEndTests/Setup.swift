@@ -40,8 +40,3 @@ struct Setup {
         }
     }
 }
-
-extension Subscriber.Received {
-    /// The payload as a JSON object (`.null` when it is not JSON).
-    var json: JSONValue { (try? JSONValue.parse(text)) ?? .null }
-}

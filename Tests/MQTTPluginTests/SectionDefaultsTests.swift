@@ -31,7 +31,7 @@ import Testing
         #expect(settings.tls == nil)
         #expect(plugin.section.baseTopic == (try Self.declared(spec, "base_topic")))
         #expect(plugin.section.hold == (try Self.duration(spec, "hold")))
-        #expect(plugin.section.commands == (try Self.declared(spec, "commands") == "true"))
+        #expect(spec.option("commands")?.defaultValue == nil && plugin.section.commandToken == nil)
         #expect(plugin.section.allowLock == (try Self.declared(spec, "allow_lock") == "true"))
         #expect(plugin.section.discovery == nil)
         #expect(settings.availabilityTopic == "\(plugin.section.baseTopic)/\(HomeAssistantDiscovery.topicID(settings.clientID))/status")

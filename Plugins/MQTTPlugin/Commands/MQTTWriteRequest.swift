@@ -5,16 +5,14 @@ import TagCore
 /// A message on `<base_topic>/<reader>/write` (docs/home-assistant.md) as the
 /// job it asks for: the records to write — one record's fields at the top level,
 /// or `records: [...]` in order, after HA's tag URL with a fresh id when
-/// `ha_tag: true` — and `timeout` (seconds), `lock`, `append`.
+/// `ha_tag: true` — and `timeout` (seconds), `lock`, `append`. The `token` is checked before.
 struct MQTTWriteRequest {
     var job: TagJob
     /// The fresh Home Assistant tag id written, with `ha_tag: true`.
     var homeAssistantTagID: String?
 
-    init(_ payload: [UInt8], allowLock: Bool) throws(TagJobRefusal) {
-        guard let request = try? JSONValue.parse(String(decoding: payload, as: UTF8.self)), case .object = request else {
-            throw TagJobRefusal(.badRequest, "a write request is a JSON object, such as {\"ha_tag\": true} or {\"uri\": \"https://example.com\"}")
-        }
+    /// Reads the JSON object `request`; its `timeout` may be at most `maximumTimeout`.
+    init(_ request: JSONValue, allowLock: Bool, maximumTimeout: Duration) throws(TagJobRefusal) {
         var records: [NDEFRecord] = []
         if request["ha_tag"] == true {
             let tagID = UUID().uuidString.lowercased()
@@ -36,6 +34,6 @@ struct MQTTWriteRequest {
             throw TagJobRefusal(.badRequest, "locking a tag from MQTT needs `allow_lock: true` in the config's mqtt section")
         }
         let order = TagWriteOrder(message: NDEFMessage(records: records).encoded(), append: request["append"] == true, lock: lock)
-        job = TagJob(.write(order), timeout: try TagJob.timeout(request["timeout"], field: "timeout"), takesPresent: false, origin: "mqtt")
+        job = TagJob(.write(order), timeout: try TagJob.timeout(request["timeout"], field: "timeout", maximum: maximumTimeout), takesPresent: false, origin: "mqtt")
     }
 }

@@ -7,6 +7,10 @@ import TagCore
 /// `{"json": {…} or "…"}`, `{"aar": …}`, `{"external": "domain:type", "data": …}`.
 enum RecordShortForm {
     static let keys = ["uri", "text", "mime", "json", "aar", "external"]
+    /// A record's TYPE_LENGTH is one byte (NFC Forum NDEF 1.0, 3.2.4): the longest mime or external type.
+    static let maximumTypeLength = 255
+    /// A Text record's language length is six bits (NFC Forum RTD Text 1.0, 3.2.1).
+    static let maximumLanguageLength = 63
 
     /// The record `value` names; `place` says where it is in the request (`records[1]`).
     static func record(_ value: JSONValue, place: String) throws(TagJobRefusal) -> NDEFRecord {
@@ -22,7 +26,13 @@ enum RecordShortForm {
         }
         switch kind {
         case "uri": return .uri(try string("uri") ?? "")
-        case "text": return .text(try string("text") ?? "", locale: try string("lang") ?? "en")
+        case "text":
+            let lang = try string("lang") ?? "en"
+            guard !lang.isEmpty, lang.utf8.count <= maximumLanguageLength else {
+                throw TagJobRefusal(
+                    .badRequest, "\(place).lang is \(lang.utf8.count) bytes; a Text record's language tag holds 1 to \(maximumLanguageLength) (such as en or de-CH)")
+            }
+            return .text(try string("text") ?? "", locale: lang)
         case "aar": return .androidApp(try string("aar") ?? "")
         case "json":
             if let text = value["json"]?.stringValue {
@@ -33,6 +43,9 @@ enum RecordShortForm {
         default:
             guard let data = try string("data") else { throw TagJobRefusal(.badRequest, "\(place).\(kind) needs data (a string)") }
             let type = try string(kind) ?? ""
+            guard !type.isEmpty, type.utf8.count <= maximumTypeLength else {
+                throw TagJobRefusal(.badRequest, "\(place).\(kind) is \(type.utf8.count) bytes; a record's type holds 1 to \(maximumTypeLength)")
+            }
             return kind == "mime" ? .mime(type, Array(data.utf8)) : .external(type, Array(data.utf8))
         }
     }

@@ -33,8 +33,8 @@ extension TagJob {
     public static let maximumTimeout: Duration = .seconds(600)
 
     /// A request's wait in seconds (`field` names it in the refusal): 30 when
-    /// absent, else a number more than 0 and at most `maximumTimeout`.
-    public static func timeout(_ value: JSONValue?, field: String) throws(TagJobRefusal) -> Duration {
+    /// absent, else a number more than 0 and at most `maximum`.
+    public static func timeout(_ value: JSONValue?, field: String, maximum: Duration = maximumTimeout) throws(TagJobRefusal) -> Duration {
         let seconds: Double
         switch value {
         case nil: return .seconds(30)
@@ -42,7 +42,7 @@ extension TagJob {
         case .double(let fraction)?: seconds = fraction
         default: throw TagJobRefusal(.badRequest, "\(field) must be a number of seconds, not \(value?.serialized() ?? "")")
         }
-        let limit = maximumTimeout.components.seconds
+        let limit = maximum.components.seconds
         guard seconds > 0, seconds <= Double(limit) else {
             throw TagJobRefusal(.badRequest, "\(field) must be more than 0 and at most \(limit) seconds, not \(seconds)")
         }

@@ -39,17 +39,30 @@ public struct TagWriteReport: Sendable, Equatable {
     }
 
     /// `wrote 2 records (40 bytes) to ntag215 04a224b2c35e80, read back and verified`.
-    public var summary: String {
-        "wrote \(records) record\(records == 1 ? "" : "s") (\(bytes) bytes) to \(tag.type) \(tag.uid.hex)"
-            + (verified ? ", read back and verified" : "") + (locked ? "; the tag is now read-only" : "")
+    public var summary: String { summary(showingUID: true) }
+
+    public var json: JSONObject { json(showingUID: true) }
+
+    /// The report as JSON; without the UID (`showingUID: false`) for answers
+    /// published where others may read them (MQTT's `…/write/result`).
+    public func json(showingUID: Bool) -> JSONObject {
+        var json = JSONObject(["reader": .string(reader)])
+        if showingUID {
+            json["uid"] = .string(tag.uid.hex)
+            json["uid_dashed"] = .string(tag.uid.dashed)
+        }
+        json["type"] = .string(tag.type)
+        json["records"] = .int(Int64(records))
+        json["bytes"] = .int(Int64(bytes))
+        json["verified"] = .bool(verified)
+        json["locked"] = .bool(locked)
+        json["summary"] = .string(summary(showingUID: showingUID))
+        return json
     }
 
-    public var json: JSONObject {
-        JSONObject([
-            "reader": .string(reader), "uid": .string(tag.uid.hex), "uid_dashed": .string(tag.uid.dashed), "type": .string(tag.type),
-            "records": .int(Int64(records)), "bytes": .int(Int64(bytes)), "verified": .bool(verified), "locked": .bool(locked),
-            "summary": .string(summary),
-        ])
+    private func summary(showingUID: Bool) -> String {
+        "wrote \(records) record\(records == 1 ? "" : "s") (\(bytes) bytes) to \(tag.type)" + (showingUID ? " \(tag.uid.hex)" : "")
+            + (verified ? ", read back and verified" : "") + (locked ? "; the tag is now read-only" : "")
     }
 }
 
@@ -73,6 +86,8 @@ public struct TagJobRefusal: Error, Sendable, Equatable, CustomStringConvertible
         case cancelled
         /// The NDEF data on the tag is damaged (so `append` cannot keep it).
         case damaged
+        /// A request from the same asker already waits for a tag on this reader (MQTT: one at a time).
+        case busy
         /// The request itself is wrong (no records, a bad field, a lock that is not allowed).
         case badRequest = "bad_request"
         /// Anything else (the reader failed, the data on the tag is damaged); the message says what.

@@ -59,7 +59,7 @@ enum DaemonTagJob {
     static func failure(_ refusal: TagJobRefusal) -> CLIError {
         switch refusal.reason {
         case .tooLarge, .readOnly, .unsupported, .damaged, .badRequest: return .data(refusal.message)
-        case .noTag, .tagLeft, .noReader, .cancelled, .failed: return .runtime(refusal.message)
+        case .noTag, .tagLeft, .noReader, .cancelled, .busy, .failed: return .runtime(refusal.message)
         }
     }
 }

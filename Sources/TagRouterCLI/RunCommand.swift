@@ -39,6 +39,9 @@ enum RunCommand: Command {
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
+        // First of all: a SIGHUP or SIGTERM sent while the config loads waits in the stream
+        // instead of running its default action (which kills the daemon).
+        let signals = Signals.stream([SIGHUP, SIGTERM, SIGINT])
         var arguments = arguments
         try RunLogOptions.apply(&arguments)
         let file = try RunConfigFile(explicit: try arguments.option("--config", "-c"))
@@ -53,7 +56,6 @@ enum RunCommand: Command {
         let loader = ConfigLoader(registry: builtinPlugins, dryRun: dryRun, stateDirectory: stateDirectory, tagJobs: eventsFrom == nil ? jobs : nil)
         let config = try file.loadOrExit(loader)
         signal(SIGPIPE, SIG_IGN)  // a closed stdout fails the `log` action, it does not kill the daemon
-        let signals = Signals.stream([SIGHUP, SIGTERM, SIGINT])
         let buffer = EventBuffer(capacity: config.eventBuffer)
         let progress = ProgressMonitor()
         let readers: ReaderSource?

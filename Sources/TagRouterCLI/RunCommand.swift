@@ -99,7 +99,10 @@ enum RunCommand: Command {
             do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer))) } catch { throw .runtime(error.description) }
         }
         members.append(.init("signals", RunSignals(signals: signals, reload: { _ = reload() })))
-        let services = ServiceGroup(members)
+        // The router drains within shutdown_timeout, then its plugins stop (an exec plugin has 5 s, then
+        // SIGTERM and 2 s more): past that the group cancels it, and 5 s after a cancellation it goes on
+        // without the member, named in the log. No stop outlasts shutdown_timeout + 20 s per member.
+        let services = ServiceGroup(members, deadlines: .init(graceful: config.shutdownTimeout + .seconds(15), cancellation: .seconds(5)))
         Log.info("router started", summary(config, file: file.name))
         do {
             try await services.run()

@@ -44,6 +44,8 @@ enum RunCommand: Command {
         let signals = Signals.stream([SIGHUP, SIGTERM, SIGINT])
         var arguments = arguments
         try RunLogOptions.apply(&arguments)
+        // libnfc logs through stdio's stderr: in a JSON log or the journal its lines become entries.
+        if Log.isStructured { LibraryOutput.capture() }
         let file = try RunConfigFile(explicit: try arguments.option("--config", "-c"))
         let dryRun = arguments.flag("--dry-run")
         let stateDirectory = try arguments.option("--state-dir")

@@ -16,8 +16,10 @@ import Testing
         let routes = #"[{name: up, match: {event: reader.connected}, actions: [{log: "connected {{reader}}"}]}, "#
             + #"{name: any, match: {event: tag.arrived}, actions: [{log: "tap {{tag.uid}}"}]}]"#
         let file = try scratch.write("tagrouter.yaml", "state_dir: \(scratch.path)/state\nreaders: [{name: front-door, device: \"pn532_uart:\(link)\"}]\nroutes: \(routes)\n")
+        // The level --log-level debug would pick, given explicitly: an in-process libnfc test of this
+        // process may have set LIBNFC_LOG_LEVEL=0 in the environment the daemon inherits.
         let daemon = try Daemon(["run", "--config", file, "--log-format", "json", "--log-level", "debug"], directory: scratch.path,
-                                environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"])
+                                environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false", "LIBNFC_LOG_LEVEL": "3"])
         defer { daemon.stop() }
         #expect(try await daemon.stdout(count: 1, timeout: .seconds(30)) == ["connected front-door"])
         try await request(control, #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"text":"hi"}]}"#, in: scratch)

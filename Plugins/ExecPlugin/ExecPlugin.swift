@@ -64,7 +64,7 @@ struct ExecAction: Action {
     let session: ExecSession
 
     func perform(_ delivery: Delivery) async throws(ActionError) {
-        try await session.deliver(ExecProtocol.eventLine(delivery))
+        try await session.deliver(delivery)
     }
 
     func describe(_ delivery: Delivery) -> String { "send the event to \(session.command)" }

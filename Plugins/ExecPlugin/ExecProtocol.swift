@@ -1,10 +1,11 @@
 import TagCore
 import TagRouter
 
-/// The exec plugin protocol, version 1 (docs/plugins.md): a hello line, then
-/// one event line per delivery, each answered by one reply line.
+/// The exec plugin protocol, version 2 (docs/plugins.md): a hello line, then
+/// one event line per delivery, each answered by one line that names the
+/// event's `id`.
 enum ExecProtocol {
-    static let version = 1
+    static let version = 2
     /// A line from the plugin this long or longer is a protocol error (its
     /// buffer is cut there, so a plugin cannot grow the daemon's memory).
     static let maximumLineBytes = 1 << 20
@@ -25,16 +26,22 @@ enum ExecProtocol {
         return writer.text
     }
 
-    /// What one line from the plugin is.
-    enum Line: Equatable {
-        /// Blank, or the plugin's optional hello in the version tagrouter speaks: read on.
-        case skip
+    /// What an answer says about its event.
+    enum Outcome: Equatable {
         /// `{"ok":true}`.
         case ok
         /// `{"ok":false,"retry":true}`.
         case retry(String)
         /// `{"ok":false}`.
         case fail(String)
+    }
+
+    /// What one line from the plugin is.
+    enum Line: Equatable {
+        /// Blank, or the plugin's optional hello in the version tagrouter speaks: read on.
+        case skip
+        /// An answer (a JSON object with a boolean `ok`) for the event whose `id` it names; nil when it names none.
+        case answer(id: String?, Outcome)
         /// The plugin's hello names a version tagrouter does not speak.
         case unsupported(JSONValue)
         /// Not a JSON object with a boolean `ok` (or a hello): the pairing is lost.
@@ -51,8 +58,9 @@ enum ExecProtocol {
             guard let version = object["protocol"] else { return .malformed(String(line.prefix(200))) }
             return version == .int(Int64(Self.version)) ? .skip : .unsupported(version)
         }
-        if ok { return .ok }
+        let id = object["id"]?.stringValue
+        if ok { return .answer(id: id, .ok) }
         let message = object["error"]?.stringValue ?? "the plugin reported a failure"
-        return object["retry"] == .bool(true) ? .retry(message) : .fail(message)
+        return .answer(id: id, object["retry"] == .bool(true) ? .retry(message) : .fail(message))
     }
 }

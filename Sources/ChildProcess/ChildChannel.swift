@@ -8,6 +8,8 @@ final class ChildChannel: Sendable {
         var pendingInput: [UInt8] = []
         var closeInputRequested = false
         var terminateRequested = false
+        /// When to terminate the child unless it exits first (`ChildProcess.stop(grace:)`).
+        var terminateAt: ContinuousClock.Instant?
         var exited = false
         var termination: ChildTermination?
         var waiters: [CheckedContinuation<ChildTermination, Never>] = []

@@ -36,6 +36,9 @@ public struct ChildOptions: Sendable {
     public var tailBytes: Int
     /// Longest line yielded by `.lines`; a longer one is cut there (the rest of it is dropped).
     public var maxLineBytes: Int
+    /// How many bytes of `.lines` may wait unread, per stream; beyond it the pipe
+    /// is not read until the consumer takes lines (the child blocks in `write`).
+    public var bufferedBytes: Int
     /// When the child exits, by itself or terminated, `SIGKILL` its whole process
     /// group, so the background children it started do not outlive it (a
     /// long-lived plugin's helpers). Off for commands whose background jobs are wanted.
@@ -43,7 +46,8 @@ public struct ChildOptions: Sendable {
 
     public init(
         input: Input = .null, stdout: Output = .tail, stderr: Output = .tail, timeout: Duration? = nil,
-        killGrace: Duration = .seconds(2), tailBytes: Int = 4096, maxLineBytes: Int = 1 << 20, killsGroupOnExit: Bool = false
+        killGrace: Duration = .seconds(2), tailBytes: Int = 4096, maxLineBytes: Int = 1 << 20, bufferedBytes: Int = 4 << 20,
+        killsGroupOnExit: Bool = false
     ) {
         self.input = input
         self.stdout = stdout
@@ -52,6 +56,7 @@ public struct ChildOptions: Sendable {
         self.killGrace = killGrace
         self.tailBytes = tailBytes
         self.maxLineBytes = maxLineBytes
+        self.bufferedBytes = bufferedBytes
         self.killsGroupOnExit = killsGroupOnExit
     }
 }

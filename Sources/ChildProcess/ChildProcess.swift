@@ -8,9 +8,9 @@ public final class ChildProcess: Sendable {
     public let pid: pid_t
     public let command: ChildCommand
     /// Lines of standard output when it is `.lines`; finishes when the child exits.
-    public let stdoutLines: AsyncStream<String>
+    public let stdoutLines: ChildOutputLines
     /// Lines of standard error when it is `.lines`; finishes when the child exits.
-    public let stderrLines: AsyncStream<String>
+    public let stderrLines: ChildOutputLines
     private let channel: ChildChannel
 
     /// Starts `command` now. Throws when it cannot be started (not found, not
@@ -35,12 +35,9 @@ public final class ChildProcess: Sendable {
         let started = ContinuousClock.now
         pipes.keepParentEnds()
 
-        let (stdoutLines, stdoutContinuation) = AsyncStream.makeStream(of: String.self)
-        let (stderrLines, stderrContinuation) = AsyncStream.makeStream(of: String.self)
-        let outputs = [
-            Self.output(options.stdout, stdoutEnds, stdoutContinuation, options),
-            Self.output(options.stderr, stderrEnds, stderrContinuation, options),
-        ]
+        let (stdoutLines, stdoutOutput) = Self.output(options.stdout, stdoutEnds, channel, options)
+        let (stderrLines, stderrOutput) = Self.output(options.stderr, stderrEnds, channel, options)
+        let outputs = [stdoutOutput, stderrOutput]
         if case .bytes(let bytes) = options.input {
             channel.state.withLock { state in
                 state.pendingInput = bytes
@@ -85,6 +82,17 @@ public final class ChildProcess: Sendable {
         channel.wake()
     }
 
+    /// Closes standard input (the child sees end of file and may finish what it
+    /// has in hand), then terminates the child if it still runs after `grace`.
+    public func stop(grace: Duration) {
+        channel.state.withLock { state in
+            state.closeInputRequested = true
+            let due = ContinuousClock.now + grace
+            state.terminateAt = min(state.terminateAt ?? due, due)
+        }
+        channel.wake()
+    }
+
     /// Sends `SIGTERM` to the whole process group, then `SIGKILL` after the kill grace.
     public func terminate() {
         channel.state.withLock { $0.terminateRequested = true }
@@ -121,14 +129,22 @@ public final class ChildProcess: Sendable {
     }
 
     private static func output(
-        _ output: ChildOptions.Output, _ ends: PipeSet.Ends?, _ continuation: AsyncStream<String>.Continuation, _ options: ChildOptions
-    ) -> ChildSupervisor.Output {
+        _ output: ChildOptions.Output, _ ends: PipeSet.Ends?, _ channel: ChildChannel, _ options: ChildOptions
+    ) -> (ChildOutputLines, ChildSupervisor.Output) {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        let buffer = LineBuffer(limit: options.bufferedBytes) { channel.wake() }
+        let lines = ChildOutputLines(stream: stream, buffer: buffer)
         guard case .lines = output else {
             continuation.finish()
-            return ChildSupervisor.Output(
-                descriptor: ends?.parent, collector: OutputCollector(tailLimit: options.tailBytes, lineLimit: options.maxLineBytes, onLine: nil))
+            return (lines, ChildSupervisor.Output(
+                descriptor: ends?.parent, collector: OutputCollector(tailLimit: options.tailBytes, lineLimit: options.maxLineBytes, onLine: nil)))
         }
-        let collector = OutputCollector(tailLimit: options.tailBytes, lineLimit: options.maxLineBytes) { continuation.yield($0) }
-        return ChildSupervisor.Output(descriptor: ends?.parent, collector: collector, lines: continuation)
+        // Lines nobody will take any more (the reading task was cancelled) no longer hold the pipe back.
+        continuation.onTermination = { _ in buffer.abandon() }
+        let collector = OutputCollector(tailLimit: options.tailBytes, lineLimit: options.maxLineBytes) { line in
+            buffer.added(line)
+            continuation.yield(line)
+        }
+        return (lines, ChildSupervisor.Output(descriptor: ends?.parent, collector: collector, lines: continuation, buffer: buffer))
     }
 }

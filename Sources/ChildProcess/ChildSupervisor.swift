@@ -4,13 +4,26 @@ import TagCore
 /// The thread that minds one child: feeds its standard input, reads its output
 /// into tails and lines, enforces the timeout by signalling the whole process
 /// group, and reaps it. It owns the parent's ends of the pipes.
+///
+/// Output is read one slice per wake-up, so a child that floods a pipe never
+/// keeps the thread from seeing a request to terminate; a stream whose lines
+/// wait unread (`LineBuffer.isFull`) is not read at all until room comes back.
 final class ChildSupervisor: @unchecked Sendable {
     /// One captured output pipe.
     struct Output {
         var descriptor: Int32?
         var collector: OutputCollector
         var lines: AsyncStream<String>.Continuation?
+        var buffer: LineBuffer?
+
+        /// Whether the pipe may be read now.
+        var wantsInput: Bool { descriptor != nil && buffer?.isFull != true }
     }
+
+    /// The most read from one pipe at a time.
+    private static let sliceBytes = 65536
+    /// The most taken from each pipe after the child exited (its descendants may still write).
+    private static let drainSlices = 16
 
     private let pid: pid_t
     private let channel: ChildChannel
@@ -52,8 +65,9 @@ final class ChildSupervisor: @unchecked Sendable {
         var killAt: ContinuousClock.Instant?
         var terminating = false
         while true {
-            let (exited, terminateRequested) = channel.state.withLock { ($0.exited, $0.terminateRequested) }
-            if terminateRequested, !terminating {
+            let now = ContinuousClock.now
+            let (exited, terminateRequested, terminateAt) = channel.state.withLock { ($0.exited, $0.terminateRequested, $0.terminateAt) }
+            if terminateRequested || terminateAt.map({ now >= $0 }) == true, !terminating {
                 terminating = true
                 signalGroup(SIGTERM)
                 killAt = .now + killGrace
@@ -63,7 +77,6 @@ final class ChildSupervisor: @unchecked Sendable {
                 drainOutputs()
                 break
             }
-            let now = ContinuousClock.now
             if let deadline, !terminating, now >= deadline {
                 timedOut = true
                 terminating = true
@@ -74,7 +87,7 @@ final class ChildSupervisor: @unchecked Sendable {
                 signalGroup(SIGKILL)
                 killAt = nil
             }
-            waitForActivity(until: [timedOut ? nil : deadline, killAt].compactMap { $0 }.min())
+            waitForActivity(until: [timedOut ? nil : deadline, killAt, terminating ? nil : terminateAt].compactMap { $0 }.min())
         }
         // Whatever the group left behind dies with it when it was told to stop (or
         // always, when asked): the leader is still a zombie, so the group id is valid.
@@ -102,8 +115,10 @@ final class ChildSupervisor: @unchecked Sendable {
         if let input, channel.state.withLock({ !$0.pendingInput.isEmpty }) {
             descriptors.append(pollfd(fd: input, events: Int16(POLLOUT), revents: 0))
         }
-        for output in outputs {
-            if let descriptor = output.descriptor { descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
+        var polled: [Int] = []
+        for (index, output) in outputs.enumerated() where output.wantsInput {
+            descriptors.append(pollfd(fd: output.descriptor!, events: Int16(POLLIN), revents: 0))
+            polled.append(index)
         }
         var milliseconds: Int32 = -1
         if let due {
@@ -112,7 +127,9 @@ final class ChildSupervisor: @unchecked Sendable {
         }
         guard poll(&descriptors, nfds_t(descriptors.count), milliseconds) > 0 else { return }
         if descriptors[0].revents != 0 { channel.drainWakes() }
-        for index in outputs.indices { readAvailable(index) }
+        for (offset, index) in polled.enumerated() where descriptors[descriptors.count - polled.count + offset].revents != 0 {
+            _ = readSlice(index)
+        }
     }
 
     /// Feeds as much pending input as the pipe takes without blocking; closes
@@ -139,31 +156,32 @@ final class ChildSupervisor: @unchecked Sendable {
         }
     }
 
-    /// Reads what is there now from output `index`; closes it at end of file.
-    private func readAvailable(_ index: Int) {
-        guard let descriptor = outputs[index].descriptor else { return }
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                buffer.withUnsafeBufferPointer { outputs[index].collector.append(UnsafeBufferPointer(rebasing: $0[..<count])) }
-            } else if count < 0, errno == EINTR {
-                continue
-            } else {
-                if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
-                    Glibc.close(descriptor)
-                    outputs[index].descriptor = nil
-                }
-                return
-            }
+    /// Reads one slice from output `index`, if there is one; closes it at end of
+    /// file or on an error. True when bytes were read.
+    private func readSlice(_ index: Int) -> Bool {
+        guard let descriptor = outputs[index].descriptor else { return false }
+        var buffer = [UInt8](repeating: 0, count: Self.sliceBytes)
+        var count: Int
+        repeat {
+            count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        } while count < 0 && errno == EINTR
+        if count > 0 {
+            buffer.withUnsafeBufferPointer { outputs[index].collector.append(UnsafeBufferPointer(rebasing: $0[..<count])) }
+            return true
         }
+        if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
+            Glibc.close(descriptor)
+            outputs[index].descriptor = nil
+        }
+        return false
     }
 
-    /// After the exit: takes what is already in the pipes, without waiting for
-    /// descendants that may hold them open.
+    /// After the exit: takes what is already in the pipes (a bounded amount),
+    /// without waiting for descendants that may hold them open.
     private func drainOutputs() {
         for index in outputs.indices {
-            readAvailable(index)
+            var slices = 0
+            while slices < Self.drainSlices, readSlice(index) { slices += 1 }
             if let descriptor = outputs[index].descriptor {
                 Glibc.close(descriptor)
                 outputs[index].descriptor = nil

@@ -57,6 +57,9 @@ public enum Log {
     /// The level entries must reach to be written.
     public static var level: Level { settings.withLock { $0.level } }
 
+    /// True when entries are JSON lines or go to a sink (the journal): raw text on stderr would not fit in.
+    public static var isStructured: Bool { settings.withLock { $0.format == .json || $0.sink != nil } }
+
     public static func debug(_ message: String, _ fields: JSONObject = JSONObject()) {
         write(.debug, message, fields)
     }

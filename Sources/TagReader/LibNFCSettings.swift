@@ -6,7 +6,8 @@ import TagCore
 /// log lines. libnfc prints its log on stderr at `LIBNFC_LOG_LEVEL` (and sets
 /// that variable to 1 itself when it is absent), which would put raw lines such
 /// as `Unable to find USB busses` inside tagrouter's log: they are off unless the
-/// user set the level, and at libnfc's debug level under `--log-level debug`.
+/// user set the level, and at libnfc's debug level under `--log-level debug`. In the
+/// daemon's structured log (JSON, the journal) its lines become entries (`LibraryOutput`).
 public enum LibNFCSettings {
     /// The `LIBNFC_*` variables the user set, taken before libnfc first ran.
     public static let user: [String: String] = ProcessInfo.processInfo.environment.filter { $0.key.hasPrefix("LIBNFC_") }

@@ -39,8 +39,13 @@ enum RunCommand: Command {
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
+        // First of all: a SIGHUP or SIGTERM sent while the config loads waits in the stream
+        // instead of running its default action (which kills the daemon).
+        let signals = Signals.stream([SIGHUP, SIGTERM, SIGINT])
         var arguments = arguments
         try RunLogOptions.apply(&arguments)
+        // libnfc logs through stdio's stderr: in a JSON log or the journal its lines become entries.
+        if Log.isStructured { LibraryOutput.capture() }
         let file = try RunConfigFile(explicit: try arguments.option("--config", "-c"))
         let dryRun = arguments.flag("--dry-run")
         let stateDirectory = try arguments.option("--state-dir")
@@ -53,7 +58,6 @@ enum RunCommand: Command {
         let loader = ConfigLoader(registry: builtinPlugins, dryRun: dryRun, stateDirectory: stateDirectory, tagJobs: eventsFrom == nil ? jobs : nil)
         let config = try file.loadOrExit(loader)
         signal(SIGPIPE, SIG_IGN)  // a closed stdout fails the `log` action, it does not kill the daemon
-        let signals = Signals.stream([SIGHUP, SIGTERM, SIGINT])
         let buffer = EventBuffer(capacity: config.eventBuffer)
         let progress = ProgressMonitor()
         let readers: ReaderSource?
@@ -97,7 +101,10 @@ enum RunCommand: Command {
             do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer))) } catch { throw .runtime(error.description) }
         }
         members.append(.init("signals", RunSignals(signals: signals, reload: { _ = reload() })))
-        let services = ServiceGroup(members)
+        // The router drains within shutdown_timeout, then its plugins stop (an exec plugin has 5 s, then
+        // SIGTERM and 2 s more): past that the group cancels it, and 5 s after a cancellation it goes on
+        // without the member, named in the log. No stop outlasts shutdown_timeout + 20 s per member.
+        let services = ServiceGroup(members, deadlines: .init(graceful: config.shutdownTimeout + .seconds(15), cancellation: .seconds(5)))
         Log.info("router started", summary(config, file: file.name))
         do {
             try await services.run()

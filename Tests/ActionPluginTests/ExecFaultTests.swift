@@ -8,10 +8,12 @@ import Testing
 
 /// Exec plugins that break the protocol or leave processes behind, as real
 /// python3 programs: answers nobody asked for restart the plugin instead of
-/// acknowledging later events, an over-long line is refused without buffering
-/// it, and background children die with the plugin.
+/// acknowledging later events, an answer counts only when it names the event
+/// sent, an over-long line is refused without buffering it, a flood of output
+/// does not keep a plugin from being stopped, and background children die with
+/// the plugin.
 @Suite struct ExecFaultTests {
-    /// Answers `{"ok":true}`, or for `fail` `{"ok":false}`; for `chatty` then writes
+    /// Answers `{"ok":true}`, or for `fail` `{"ok":false}`, naming the event's id; for `chatty` then writes
     /// three more answers nobody asked for, for `flood` a hundred thousand, for
     /// `long` answers with a 2 MiB line; for `spawn` starts `sleep 300` in the
     /// background and writes its pid to argv[2]; for `crash` exits. Appends every
@@ -21,19 +23,20 @@ import Testing
     with open(sys.argv[1], "a") as log:
         log.write(sys.stdin.readline())
     for line in sys.stdin:
-        text = json.loads(line).get("text")
+        event = json.loads(line)
+        text = event.get("text")
         if text == "crash":
             sys.exit(3)
         if text == "spawn":
             with open(sys.argv[2], "w") as pid:
                 pid.write(str(subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL).pid))
         if text == "long":
-            print(json.dumps({"ok": True, "pad": "x" * (2 << 20)}), flush=True)
+            print(json.dumps({"ok": True, "id": event["id"], "pad": "x" * (2 << 20)}), flush=True)
             continue
-        print(json.dumps({"ok": text != "fail", "error": "nope"}), flush=True)
+        print(json.dumps({"ok": text != "fail", "id": event["id"], "error": "nope"}), flush=True)
         extra = {"chatty": 3, "flood": 100_000}.get(text, 0)
         for _ in range(extra):
-            print(json.dumps({"ok": True}), flush=True)
+            print(json.dumps({"ok": True, "id": event["id"]}), flush=True)
     """#
 
     final class Running {
@@ -77,13 +80,94 @@ import Testing
         try await running.plugin.whileRunning {
             #expect(await running.send(text) == nil)
             // What it writes while no event waits breaks the pairing: it is restarted.
-            // (A line racing with the next event cannot be told from its answer; the
-            // protocol has no ids. The unbounded buffering and the miscount are what ends.)
+            // (A line racing with the next event names the old event: not an answer either.)
             #expect(await eventually { running.starts == 2 }, "the plugin was not restarted")
             #expect(await running.failAnswered())
             #expect(running.starts == 2, "the plugin was restarted once")
             #expect(await running.send("ok") == nil)
         }
+    }
+
+    /// Plugins that answer without knowing the event: one never reads its stdin
+    /// and writes answers on its own, one answers before reading each event; each
+    /// either names no event or guesses an id. None of their answers is a delivery.
+    static let liars = [
+        ("never-reads", #"{"ok": true}"#), ("never-reads", #"{"ok": true, "id": "guess"}"#),
+        ("answers-first", #"{"ok": true}"#), ("answers-first", #"{"ok": true, "id": "guess"}"#),
+    ]
+
+    @Test(arguments: liars)
+    func answersThatDoNotNameTheEventSentAreNotDeliveries(_ kind: String, _ answer: String) async throws {
+        let sandbox = try Sandbox()
+        let script = try sandbox.write("liar.py", """
+            import sys, time
+            answer = sys.argv[1] + "\\n"
+            while True:
+                sys.stdout.write(answer)
+                sys.stdout.flush()
+                if sys.argv[2] == "answers-first":
+                    sys.stdin.readline()
+                else:
+                    time.sleep(0.002)
+            """)
+        let (plugin, action) = try makeAction(ExecPlugin.self, """
+            command: [python3, \(script), '\(answer)', \(kind)]
+            restart_backoff: 10ms
+            max_restart_backoff: 10ms
+            """)
+        try await plugin.whileRunning {
+            // Until five answers met a waiting delivery (others find the plugin restarting).
+            func refused() async -> Bool {
+                guard let error = await failure(of: action, Delivery(event: tagEvent(text: "open the door"), route: "test")) else {
+                    Issue.record("an answer the plugin wrote without naming the event was counted as a delivery")
+                    return true
+                }
+                if !error.isRetryable { Issue.record("\(error)") }
+                return error.description.contains("not for the event sent")
+            }
+            for _ in 0..<5 {
+                #expect(await eventually { await refused() })
+            }
+        }
+    }
+
+    /// A plugin flooding its stdout with blank lines (allowed, never a protocol
+    /// error) and ignoring the end of its stdin is still stopped: the flood is
+    /// read in slices that let the terminate request through, and what waits
+    /// unread is bounded.
+    @Test func aPluginFloodingItsOutputIsStillStopped() async throws {
+        let sandbox = try Sandbox()
+        let script = try sandbox.write("flood.py", """
+            import os, sys
+            with open(sys.argv[1], "w") as pid:
+                pid.write(str(os.getpid()))
+            line, written = b" " * 65535 + b"\\n", 0
+            out = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT)
+            while True:
+                written += os.write(1, line)
+                os.pwrite(out, b"%20d" % written, 0)
+            """)
+        let (plugin, _) = try makeAction(ExecPlugin.self, "command: [python3, \(script), \(sandbox.file("pid")), \(sandbox.file("written"))]")
+        let progress = sandbox.file("written")
+        @Sendable func written() -> Int { Int(((try? String(contentsOfFile: progress, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespaces)) ?? 0 }
+        let stopped = Latch()
+        let flooding = Latch()
+        let running = Task {
+            try await plugin.whileRunning {
+                // Four times what may wait unread: the pipe is full and read as fast as lines are taken.
+                #expect(await eventually(within: 60) { written() >= 16 << 20 }, "the plugin did not get to flood")
+                flooding.open()
+            }
+            stopped.open()
+        }
+        defer {
+            if let pid = pid_t((try? sandbox.read("pid")) ?? "") { kill(-pid, SIGKILL) }
+            running.cancel()
+        }
+        await flooding.wait()
+        #expect(await eventually(within: 60) { stopped.isOpen }, "the flooding plugin was not stopped")
+        let pid = try #require(pid_t(try sandbox.read("pid")))
+        #expect(try await waitUntilGone(pid))
     }
 
     @Test func aLineOfAMebibyteOrMoreIsAProtocolError() async throws {

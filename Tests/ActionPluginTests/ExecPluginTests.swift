@@ -34,7 +34,7 @@ import Testing
 
             #expect(await send("ok") == nil)
             let hello = try #require(try hellos().first)
-            #expect(hello["protocol"] == 1)
+            #expect(hello["protocol"] == 2)
             #expect(hello["route"] == "test")
 
             let failed = try #require(await send("fail"))
@@ -42,7 +42,7 @@ import Testing
             let later = try #require(await send("retry"))
             #expect(later.isRetryable && later.description.contains("later"))
             #expect(await send("unknown-fields") == nil)
-            #expect(await send("hello-1") == nil, "the plugin's own hello in protocol 1 is read past")
+            #expect(await send("hello-2") == nil, "the plugin's own hello in protocol 2 is read past")
             #expect(try hellos().count == 1, "the plugin was restarted although it behaved")
 
             let crashed = try #require(await send("crash"))
@@ -51,12 +51,12 @@ import Testing
             #expect(try hellos().count == 2)
 
             let garbled = try #require(await send("garbage"))
-            #expect(garbled.isRetryable && garbled.description.contains("not a reply"))
+            #expect(garbled.isRetryable && garbled.description.contains("not an answer"))
             #expect(await eventually { await send("ok") == nil })
             #expect(try hellos().count == 3)
 
-            let refused = try #require(await send("hello-2"))
-            #expect(!refused.isRetryable && refused.description.contains("speaks protocol 2"))
+            let refused = try #require(await send("hello-1"))
+            #expect(!refused.isRetryable && refused.description.contains("speaks protocol 1"))
             #expect(await eventually { await send("ok") == nil })
             #expect(try hellos().count == 4)
 
@@ -98,31 +98,32 @@ import Testing
     }
 
     /// Answers by the event's text: ok, fail, retry, crash, garbage, hang,
-    /// unknown-fields, hello-1 / hello-2 (its own hello first); appends every
+    /// unknown-fields, hello-2 / hello-1 (its own hello first); appends every
     /// hello it reads to the file in argv[1].
     static let testPlugin = #"""
     import json, sys, time
     with open(sys.argv[1], "a") as log:
         log.write(sys.stdin.readline())
     for line in sys.stdin:
-        text = json.loads(line).get("text")
+        event = json.loads(line)
+        text = event.get("text")
         print(f"got {text}", file=sys.stderr, flush=True)
         if text == "crash":
             sys.exit(3)
         if text == "hang":
             time.sleep(300)
-        if text == "hello-1":
-            print(json.dumps({"protocol": 1, "name": "test"}), flush=True)
         if text == "hello-2":
-            print(json.dumps({"protocol": 2}), flush=True)
+            print(json.dumps({"protocol": 2, "name": "test"}), flush=True)
+        if text == "hello-1":
+            print(json.dumps({"protocol": 1}), flush=True)
             continue
-        reply = {"ok": True}
+        reply = {"ok": True, "id": event["id"]}
         if text == "fail":
-            reply = {"ok": False, "error": "nope"}
+            reply = {"ok": False, "id": event["id"], "error": "nope"}
         elif text == "retry":
-            reply = {"ok": False, "error": "later", "retry": True}
+            reply = {"ok": False, "id": event["id"], "error": "later", "retry": True}
         elif text == "unknown-fields":
-            reply = {"ok": True, "future": {"x": 1}}
+            reply = {"ok": True, "id": event["id"], "future": {"x": 1}}
         print("this is not json" if text == "garbage" else json.dumps(reply), flush=True)
     """#
 }

@@ -9,15 +9,16 @@ import Testing
 /// that stops answering is terminated when the timeout passes and restarted, and
 /// an answered event leaves nothing of its timeout behind (issue 8).
 @Suite(.serialized) struct ExecReplyTimerTests {
-    /// Answers `{"ok":true}` to every event, except that it never answers `hang`.
+    /// Answers `{"ok":true}` (with the event's id) to every event, except that it never answers `hang`.
     /// Appends every hello it reads to argv[1].
     static let plugin = #"""
     import json, sys
     with open(sys.argv[1], "a") as log:
         log.write(sys.stdin.readline())
     for line in sys.stdin:
-        if json.loads(line).get("text") != "hang":
-            sys.stdout.write('{"ok":true}\n')
+        event = json.loads(line)
+        if event.get("text") != "hang":
+            sys.stdout.write(json.dumps({"ok": True, "id": event["id"]}) + "\n")
             sys.stdout.flush()
     """#
 

@@ -128,4 +128,50 @@ final class TemporaryDirectory {
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// A child flooding its stdout while its lines are not taken is held back by
+    /// the pipe (it blocks in `write`), it is not buffered without bound; and a
+    /// terminate request gets through the flood.
+    @Test func aFloodingChildIsHeldBackAndStillStops() async throws {
+        let directory = try TemporaryDirectory()
+        let progress = directory.path + "/written"
+        // Writes 1,000-byte lines for ever, noting after each how many bytes it has written.
+        let flood = """
+            import os, sys
+            line = b"x" * 999 + b"\\n"
+            written, out = 0, os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT)
+            while True:
+                written += os.write(1, line)
+                os.pwrite(out, b"%20d" % written, 0)
+            """
+        let limit = 256 << 10
+        let child = try ChildProcess(
+            ChildCommand(["python3", "-c", flood, progress]), options: ChildOptions(stdout: .lines, stderr: .null, bufferedBytes: limit))
+        defer { kill(-child.pid, SIGKILL) }
+        func written() -> Int { Int(((try? String(contentsOfFile: progress, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespaces)) ?? 0 }
+        // Unread lines, the pipe, one slice being read and a partial line: far below 2 MiB.
+        let bound = 2 << 20
+        func blockedInWrite() -> Bool { ((try? String(contentsOfFile: "/proc/\(child.pid)/wchan", encoding: .utf8)) ?? "").contains("pipe_write") }
+        // Nobody takes lines: the child ends up blocked in write on a full pipe for good
+        // (blocked twice in a row with nothing written in between), or it got past the bound.
+        #expect(await eventually {
+            let before = written()
+            guard before > 0, blockedInWrite() else { return written() > bound }
+            try? await Task.sleep(for: .milliseconds(20))
+            return (blockedInWrite() && written() == before) || written() > bound
+        })
+        #expect(written() <= bound, "the child wrote \(written()) bytes while nobody read its lines")
+        // Taking lines lets it on, never further than the bound ahead of the reader.
+        var taken = 0
+        var lines = child.stdoutLines.makeAsyncIterator()
+        for _ in 0..<5000 {
+            guard let line = await lines.next() else { break }
+            taken += line.utf8.count + 1
+            #expect(written() <= taken + bound, "the child wrote \(written()) bytes while \(taken) were taken")
+            if written() > taken + bound { break }
+        }
+        #expect(taken == 5_000_000)
+        child.terminate()
+        #expect(await child.termination().status == .signalled(SIGTERM))
+    }
 }

@@ -72,6 +72,47 @@ import TestSupport
         #expect(try await daemon.exitStatus() == 0)
     }
 
+    /// A SIGHUP that arrives while the daemon is still starting (here: reading its
+    /// config from a FIFO the test holds) waits for the handler instead of killing
+    /// the daemon, and is answered with a reload once the daemon runs.
+    @Test func aSighupWhileStartingIsAReloadNotADeath() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let fifo = scratch.path + "/tagrouter.yaml"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let config = "routes: [{name: a, actions: [{log: \"A {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n"
+        let daemon = try Daemon(["run", "--config", fifo, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
+        defer { daemon.stop() }
+        // Once the FIFO has a reader, the daemon is past its first instructions and reading its config.
+        try await feed(fifo, config)
+        daemon.signal(SIGHUP)
+        daemon.send(arrival(uid: "01"))
+        #expect(try await daemon.stdout(count: 1) == ["A 01"], "the daemon died of the SIGHUP sent while it started")
+        // The reload that SIGHUP asked for reads the FIFO again.
+        try await feed(fifo, config.replacingOccurrences(of: "A {{", with: "B {{"))
+        try await daemon.stderr(containing: "config reloaded")
+        daemon.send(arrival(uid: "02"))
+        #expect(try await daemon.stdout(count: 2) == ["A 01", "B 02"])
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.exitStatus() == 0)
+    }
+
+    /// Waits (polling, never blocking a thread) until `fifo` has a reader, then writes `text` and closes it.
+    private func feed(_ fifo: String, _ text: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        var descriptor: Int32 = -1
+        while descriptor < 0 {
+            descriptor = open(fifo, O_WRONLY | O_NONBLOCK)
+            guard descriptor < 0 else { break }
+            #expect(errno == ENXIO, "opening the FIFO: \(String(cString: strerror(errno)))")
+            guard ContinuousClock.now < deadline else { throw DaemonTimeout(waitingFor: "the daemon to open \(fifo)", stderr: "") }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        #expect(write(descriptor, bytes, bytes.count) == bytes.count)
+    }
+
     @Test func sigtermDrainsEventsInFlightAndExitsZero() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }

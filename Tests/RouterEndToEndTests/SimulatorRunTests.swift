@@ -5,6 +5,34 @@ import Testing
 /// The real reader path: the PN532 simulator on a pseudo-terminal, libnfc,
 /// TagReader's loop, the router, and `log` actions proving which routes fired.
 @Suite struct SimulatorRunTests {
+    /// At `--log-level debug` libnfc logs too (tab-separated lines on stdio's
+    /// stderr): in a JSON log they come out as JSON entries, so every line of the
+    /// daemon's stderr parses.
+    @Test func aJSONLogAtDebugHoldsOnlyJSONLines() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let (simulator, link, control) = try await startSimulator(in: scratch)
+        defer { simulator.stop() }
+        let routes = #"[{name: up, match: {event: reader.connected}, actions: [{log: "connected {{reader}}"}]}, "#
+            + #"{name: any, match: {event: tag.arrived}, actions: [{log: "tap {{tag.uid}}"}]}]"#
+        let file = try scratch.write("tagrouter.yaml", "state_dir: \(scratch.path)/state\nreaders: [{name: front-door, device: \"pn532_uart:\(link)\"}]\nroutes: \(routes)\n")
+        // The level --log-level debug would pick, given explicitly: an in-process libnfc test of this
+        // process may have set LIBNFC_LOG_LEVEL=0 in the environment the daemon inherits.
+        let daemon = try Daemon(["run", "--config", file, "--log-format", "json", "--log-level", "debug"], directory: scratch.path,
+                                environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false", "LIBNFC_LOG_LEVEL": "3"])
+        defer { daemon.stop() }
+        #expect(try await daemon.stdout(count: 1, timeout: .seconds(30)) == ["connected front-door"])
+        try await request(control, #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"text":"hi"}]}"#, in: scratch)
+        #expect(try await daemon.stdout(count: 2, timeout: .seconds(30)).last == "tap 04a224b2c35e80")
+        try await daemon.stderr(containing: "libnfc.")  // a category, raw or in JSON
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.exitStatus() == 0)
+        let lines = daemon.stderr
+        let unparsed = lines.filter { line in (try? JSONValue.parse(line)).map { if case .object = $0 { false } else { true } } ?? true }
+        #expect(unparsed.isEmpty, "lines of the JSON log that are not JSON objects: \(unparsed.prefix(5))")
+        #expect(lines.contains { $0.contains(#""category":"libnfc."#) })
+    }
+
     @Test func tapsOnTheSimulatorFireTheMatchingRoutes() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }

@@ -257,10 +257,70 @@ private struct Recorder: Service {
             }
         }
         let group = ServiceGroup([.init("source", Source(input: input)), .init("consumer", Consumer(input: input, log: log), stop: .drain)])
-        async let running: Void = group.run()
+        async let running = group.run()
         group.shutdown()
-        try await running
+        _ = try await running
         #expect(log.all == ["consumer drained"])
+    }
+}
+
+/// Shutdown with deadlines: a member that ignores its graceful signal is cancelled
+/// at the graceful deadline, one that ignores cancellation is left behind at the
+/// cancellation deadline; the group ends either way and names them.
+@Suite struct ServiceGroupDeadlineTests {
+    /// Ends at its graceful signal.
+    struct Polite: Service {
+        func run() async { await GracefulShutdown.wait() }
+    }
+
+    /// Hears only cancellation.
+    struct Deaf: Service {
+        let sawGracefulSignal: Latch
+        func run() async {
+            await Latch().wait()
+            if GracefulShutdown.isRequested { sawGracefulSignal.open() }
+        }
+    }
+
+    /// Ends only when the test releases it.
+    struct Stuck: Service {
+        let release: Latch
+        func run() async { await release.waitIgnoringCancellation() }
+    }
+
+    @Test func membersThatIgnoreTheirDeadlinesAreNamedAndLeftBehind() async throws {
+        let release = Latch()
+        defer { release.open() }
+        let sawGracefulSignal = Latch()
+        let group = ServiceGroup([
+            .init("polite", Polite(), stop: .graceful),
+            .init("deaf", Deaf(sawGracefulSignal: sawGracefulSignal), stop: .graceful),
+            .init("stuck", Stuck(release: release)),
+            .init("last", Polite(), stop: .graceful),
+        ], deadlines: .init(graceful: .milliseconds(300), cancellation: .milliseconds(300)))
+        group.shutdown()
+        let report = try await group.run()
+        #expect(report.notFinishedGracefully == ["deaf"])
+        #expect(report.leftRunning == ["stuck"])
+        #expect(sawGracefulSignal.isOpen, "the deaf member was signalled before it was cancelled")
+    }
+
+    @Test func aGracefulMemberIsNotCancelledWhileItFinishes() async throws {
+        let finished = Latch()
+        /// Takes a while after its signal, then ends by itself.
+        struct Finisher: Service {
+            let finished: Latch
+            func run() async throws {
+                await GracefulShutdown.wait()
+                try await Task.sleep(for: .milliseconds(50))
+                finished.open()
+            }
+        }
+        let group = ServiceGroup([.init("finisher", Finisher(finished: finished), stop: .graceful)], deadlines: .init(graceful: .seconds(60), cancellation: .seconds(1)))
+        group.shutdown()
+        let report = try await group.run()
+        #expect(finished.isOpen, "cancelled while finishing")
+        #expect(report.notFinishedGracefully.isEmpty && report.leftRunning.isEmpty)
     }
 }
 

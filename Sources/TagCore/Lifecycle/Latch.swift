@@ -60,6 +60,21 @@ public final class Latch: Sendable {
         }
     }
 
+    /// Returns true once the latch is open, false when `deadline` passes first —
+    /// even if the calling task is cancelled: a deadline, not cancellation, ends
+    /// the wait (the waiting runs in a task of its own that ends by the deadline).
+    public func wait(until deadline: ContinuousClock.Instant) async -> Bool {
+        await Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.wait() }
+                group.addTask { try? await Task.sleep(until: deadline) }
+                await group.next()
+                group.cancelAll()
+            }
+            return self.isOpen
+        }.value
+    }
+
     /// Runs `operation` until it ends or the latch opens, whichever comes first;
     /// when the latch opens first, `operation`'s task is cancelled and awaited.
     public func cancelling(_ operation: @escaping @Sendable () async throws -> Void) async throws {

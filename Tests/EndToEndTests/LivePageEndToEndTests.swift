@@ -24,7 +24,8 @@ struct LivePageEndToEndTests {
     @Test func thePageShowsTapsOutcomesCountersAndAReaderGoingAway() async throws {
         let setup = try Setup()
         defer { setup.remove() }
-        try "page-token\n".write(toFile: setup.directory + "/page.token", atomically: true, encoding: .utf8)
+        try "page-token-0123456789\n".write(toFile: setup.directory + "/page.token", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: setup.directory + "/page.token")
         let simulator = try await setup.simulator()
         let daemon = try setup.daemon(config: """
             state_dir: \(setup.directory)/state
@@ -46,7 +47,7 @@ struct LivePageEndToEndTests {
         try await browser.type("not-the-token", into: "#token")
         try await browser.click("#token-entry button")
         try await browser.wait(for: "#token-reason", holding: "That token is wrong", visible: true)
-        try await browser.type("page-token", into: "#token")
+        try await browser.type("page-token-0123456789", into: "#token")
         try await browser.click("#token-entry button")
         try await browser.wait(for: #"[data-reader="front-door"][data-state="connected"]"#, holding: "pn532_uart:", visible: true)
         try await browser.wait(for: "#live", holding: "live")

@@ -62,7 +62,7 @@ struct LivePageEndToEndTests {
         try await browser.wait(for: tap + " .snippet pre", holding: #"match: { tag_id: "front-door-key" }"#)
         try await browser.wait(for: tap + " .snippet pre", holding: #"match: { uri: "https://www.home-assistant.io/tag/front-door-key" }"#)
         try await browser.wait(for: #"[data-action="key.0.log"] .delivered"#, holding: "1 delivered")
-        try await place(#"{"op":"remove"}"#, setup, browser: browser, shows: #"li.tap[data-uid="04a224b2c35e80"][data-kind="tag.removed"]"#, holding: "held")
+        try await place(#"{"op":"remove"}"#, setup, browser: browser, shows: #"li.tap[data-uid="04a224b2c35e80"][data-kind="tag.removed"]"#, holding: "on the reader")
 
         // A tap that matches nothing says why; what the tag holds is shown as text, never as markup.
         try await place(Self.stranger, setup, browser: browser, shows: #"li.tap[data-uid="04000000000001"]"#, holding: "no route matched")
@@ -85,6 +85,35 @@ struct LivePageEndToEndTests {
         try await browser.wait(for: "#health", holding: "degraded")
 
         // The daemon stops promptly with the page's event stream still open.
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.termination().status == .exited(0))
+        try await browser.quit()
+    }
+
+    /// Past the listener's 16 live pages a page used to wait for a connection that never came; now it says
+    /// why, keeps trying, and goes live once another page leaves.
+    @Test func aPagePastTheCapSaysWhyAndGetsInWhenAnotherLeaves() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let daemon = try setup.daemon(config: """
+            readers: []
+            metrics: { listen: "127.0.0.1:0" }
+            routes: [{ name: all, actions: [log] }]
+            """)
+        let address = try await daemon.httpAddress()
+        let port = Int(address.split(separator: ":").last ?? "") ?? 0
+        let pages = try (0..<16).map { _ in try RawHTTPConnection(port: port) }
+        for page in pages {
+            page.send("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            try page.read(until: "event: status")
+        }
+        let browser = try await Browser()
+        try await browser.open("http://\(address)/")
+        try await browser.wait(for: "#notice", holding: "16 live pages are open, the most this listener serves at once", visible: true)
+        try await browser.wait(for: "#live", holding: "busy")
+        pages[0].hangUp()
+        try await browser.wait(for: "#live", holding: "live", timeout: .seconds(30))
+        try await browser.wait(for: "#health", holding: "healthy")
         daemon.signal(SIGTERM)
         #expect(try await daemon.termination().status == .exited(0))
         try await browser.quit()

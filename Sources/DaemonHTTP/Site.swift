@@ -7,6 +7,8 @@ import TagRouter
 struct Site: Sendable {
     let observer: DaemonObserver
     let token: BearerToken?
+    /// What a page opened now starts with.
+    let recent: RecentRecords
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else {
@@ -29,7 +31,7 @@ struct Site: Sendable {
         case "/api/status":
             return HTTPResponse(contentType: "application/json", body: Array(observer.status.json.serialized().utf8))
         default:
-            return HTTPResponse(contentType: "text/event-stream", stream: EventFeed(observer: observer))
+            return HTTPResponse(contentType: "text/event-stream", stream: EventFeed(observer: observer, recent: recent))
         }
     }
 }

@@ -62,7 +62,7 @@ struct LivePageEndToEndTests {
         try await browser.wait(for: tap + " .snippet pre", holding: #"match: { tag_id: "front-door-key" }"#)
         try await browser.wait(for: tap + " .snippet pre", holding: #"match: { uri: "https://www.home-assistant.io/tag/front-door-key" }"#)
         try await browser.wait(for: #"[data-action="key.0.log"] .delivered"#, holding: "1 delivered")
-        try await place(#"{"op":"remove"}"#, setup, browser: browser, shows: #"li.tap[data-uid="04a224b2c35e80"][data-kind="tag.removed"]"#, holding: "on the reader")
+        try await place(#"{"op":"remove"}"#, setup, browser: browser, shows: #"li.tap[data-uid="04a224b2c35e80"] li.stage[data-kind="tag.removed"]"#, holding: "on the reader")
 
         // A tap that matches nothing says why; what the tag holds is shown as text, never as markup.
         try await place(Self.stranger, setup, browser: browser, shows: #"li.tap[data-uid="04000000000001"]"#, holding: "no route matched")
@@ -115,6 +115,61 @@ struct LivePageEndToEndTests {
         try await browser.wait(for: "#live", holding: "live", timeout: .seconds(30))
         try await browser.wait(for: "#health", holding: "healthy")
         daemon.signal(SIGTERM)
+        #expect(try await daemon.termination().status == .exited(0))
+        try await browser.quit()
+    }
+
+    /// With `hold:` a tap became three cards, one an orange "no route matched" for the arrival although
+    /// the tap matched; and a page opened after the taps said "Nothing yet". Now a presence is one card
+    /// with its stages, and the page starts with what the daemon still holds.
+    @Test func aPresenceIsOneCardAndThePageStartsWithWhatJustHappened() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let simulator = try await setup.simulator()
+        let daemon = try setup.daemon(config: """
+            state_dir: \(setup.directory)/state
+            readers:
+              - { name: front-door, device: "pn532_uart:\(setup.link)", cooldown: 0s, exit_delay: 200ms, hold: 5s }
+            metrics: { listen: "127.0.0.1:0" }
+            routes:
+              - name: tapped
+                match: { event: tag.tapped, uid: "04a224b2c35e80" }
+                actions:
+                  - log: "tapped {{tag.uid}}"
+            """)
+        let events = try await setup.events(of: daemon)
+
+        // Before any page is open: a tap (lifted before the hold) that only its tag.tapped route matches.
+        try await setup.request(Self.key)
+        try await events.waitForStdout(containing: "tag.arrived 04a224b2c35e80")
+        try await setup.request(#"{"op":"remove"}"#)
+        try await events.waitForStdout(containing: "tag.removed 04a224b2c35e80")
+
+        let address = try await daemon.httpAddress()
+        let browser = try await Browser()
+        try await browser.open("http://\(address)/")
+        let card = #"li.tap[data-uid="04a224b2c35e80"]"#
+        try await browser.wait(for: card + #" li.stage[data-kind="tag.arrived"]"#, holding: "arrived")
+        try await browser.wait(for: card + #" li.stage[data-kind="tag.tapped"]"#, holding: "matched: tapped")
+        try await browser.wait(for: card + #" li.stage[data-kind="tag.tapped"] li[data-action="tapped.0.log"]"#, holding: "delivered")
+        try await browser.wait(for: card + #" li.stage[data-kind="tag.removed"]"#, holding: "on the reader")
+        try await browser.wait(for: card, holding: "URI https://www.home-assistant.io/tag/front-door-key")
+        #expect(try await browser.count(card) == 1)
+        #expect(try await browser.count(card + " .none") == 0)
+        #expect(try await browser.count("#feed-empty") == 0)
+
+        // Live: a tag nothing matches says so once, on its one card, with the arrival's reasons.
+        try await setup.request(Self.stranger)
+        let stranger = #"li.tap[data-uid="04000000000001"]"#
+        try await browser.wait(for: stranger + " .routes", holding: "no route matched")
+        try await browser.wait(for: stranger + " .verdicts", holding: "tapped: event")
+        try await setup.request(#"{"op":"remove"}"#)
+        try await browser.wait(for: stranger + #" li.stage[data-kind="tag.removed"]"#, holding: "on the reader")
+        #expect(try await browser.count(stranger) == 1)
+        #expect(try await browser.count(stranger + " .none") == 1)
+
+        daemon.signal(SIGTERM)
+        simulator.signal(SIGTERM)
         #expect(try await daemon.termination().status == .exited(0))
         try await browser.quit()
     }

@@ -41,9 +41,7 @@ struct MetricsEndToEndTests {
         let daemon = try setup.daemon(config: config(
             setup, brokerPort: broker.port, metrics: #"{ listen: "127.0.0.1:0", file: node/tagrouter.prom, file_interval: 1s }"#))
         let address = try await daemon.httpAddress()
-        try await daemon.waitForStderr(containing: "control socket ready")
-        let events = try RunningTool(BuiltProducts.tagrouter.path, ["events", "--control", setup.directory + "/control.sock"], directory: setup.directory)
-        try await events.waitForStderr(containing: "following the events of tagrouter")
+        let events = try await setup.events(of: daemon)
 
         try await setup.request(Self.key)
         try await events.waitForStdout(containing: "key.1.mqtt delivered")

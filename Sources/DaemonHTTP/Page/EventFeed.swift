@@ -4,8 +4,8 @@ import Synchronization
 import TagCore
 import TagRouter
 
-/// `/api/events` for one client: server-sent events with every record the
-/// observer streams (`event: record`) and the daemon's status (`event: status`:
+/// `/api/events` for one client: server-sent events with the records kept
+/// and then every record the observer streams (`event: record`, from `RecentRecords`) and the daemon's status (`event: status`:
 /// at once, every `statusInterval`, and soon after records, at most every
 /// `statusAfterRecords`). A client too slow to read loses the oldest records
 /// (`event: dropped`); the daemon never waits.
@@ -29,14 +29,16 @@ final class EventFeed: ResponseStream {
     }
 
     private let observer: DaemonObserver
+    private let recent: RecentRecords
     private let inbox = Mutex(Inbox())
     private let outbox = Mutex(Outbox())
     private let arrived = DispatchSemaphore(value: 0)
     private let watcher = Mutex<Int?>(nil)
 
-    init(observer: DaemonObserver) {
+    init(observer: DaemonObserver, recent: RecentRecords) {
         self.observer = observer
-        let id = observer.watch { [weak self] record in self?.receive(record) }
+        self.recent = recent
+        let id = recent.follow { [weak self] record in self?.receive(record) }
         watcher.withLock { $0 = id }
     }
 
@@ -67,7 +69,7 @@ final class EventFeed: ResponseStream {
     func finish() {
         let id = watcher.withLock { id in defer { id = nil }; return id }
         guard let id else { return }
-        observer.unwatch(id)
+        recent.unfollow(id)
         inbox.withLock { $0.finished = true }
         arrived.signal()
     }

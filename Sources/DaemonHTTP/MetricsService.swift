@@ -23,7 +23,9 @@ public final class MetricsService: Service {
         let recent = socket.map { _ in RecentRecords(observer: observer) }
         self.recent = recent
         server = try recent.map { recent throws(HTTPError) in
-            try HTTPServer(handle: Site(observer: observer, token: settings.token.map(BearerToken.init), recent: recent).respond)
+            let load = ListenerLoad()
+            let site = Site(observer: observer, token: settings.token.map(BearerToken.init), recent: recent, load: load)
+            return try HTTPServer(handle: site.respond, load: load)
         }
     }
 

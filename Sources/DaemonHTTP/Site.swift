@@ -9,6 +9,8 @@ struct Site: Sendable {
     let token: BearerToken?
     /// What a page opened now starts with.
     let recent: RecentRecords
+    /// What the listener turned away, added to `/metrics`.
+    let load: ListenerLoad
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else {
@@ -27,7 +29,9 @@ struct Site: Sendable {
         }
         switch request.path {
         case "/metrics":
-            return HTTPResponse(contentType: PrometheusText.contentType, body: Array(DaemonMetrics.text(observer.status).utf8))
+            var listener = PrometheusText()
+            load.write(to: &listener)
+            return HTTPResponse(contentType: PrometheusText.contentType, body: Array((DaemonMetrics.text(observer.status) + listener.text).utf8))
         case "/api/status":
             return HTTPResponse(contentType: "application/json", body: Array(observer.status.json.serialized().utf8))
         default:

@@ -32,7 +32,8 @@ import Testing
     }
 
     @Test func pastTheLimitTheOldestWaitingConnectionIsShutDown() {
-        let limits = ConnectionGuard(waitingLimit: 3, waitingPerAddress: 2)
+        let load = ListenerLoad()
+        let limits = ConnectionGuard(waitingLimit: 3, waitingPerAddress: 2, load: load)
         let pairs = (0..<5).map { _ in Pair() }
         for (index, pair) in pairs.prefix(3).enumerated() { limits.opened(UInt(index), fd: pair.server, address: nil) }
         #expect(pairs.allSatisfy { !$0.isShutDown })
@@ -48,11 +49,11 @@ import Testing
         limits.opened(5, fd: next.server, address: nil)
         #expect(pairs.map(\.isShutDown) == [false, true, true, true, false])
         #expect(!next.isShutDown)
-        #expect(limits.shutDownCount == 3)
+        #expect(load.connectionsShutDown == 3)
     }
 
     @Test func oneAddressGivesWayToItselfNotToOthers() {
-        let limits = ConnectionGuard(waitingLimit: 10, waitingPerAddress: 2)
+        let limits = ConnectionGuard(waitingLimit: 10, waitingPerAddress: 2, load: ListenerLoad())
         let neighbour = Pair()
         limits.opened(0, fd: neighbour.server, address: "192.0.2.7")
         let flood = (1...4).map { _ in Pair() }
@@ -66,7 +67,8 @@ import Testing
     }
 
     @Test func aClosedConnectionIsForgotten() {
-        let limits = ConnectionGuard(waitingLimit: 1, waitingPerAddress: 1)
+        let load = ListenerLoad()
+        let limits = ConnectionGuard(waitingLimit: 1, waitingPerAddress: 1, load: load)
         let first = Pair()
         limits.opened(1, fd: first.server, address: nil)
         limits.closed(1)
@@ -74,6 +76,6 @@ import Testing
         limits.opened(2, fd: second.server, address: nil)
         #expect(!first.isShutDown)
         #expect(!second.isShutDown)
-        #expect(limits.shutDownCount == 0)
+        #expect(load.connectionsShutDown == 0)
     }
 }

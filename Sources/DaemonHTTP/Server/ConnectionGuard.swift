@@ -20,20 +20,19 @@ final class ConnectionGuard: Sendable {
     private struct State {
         var connections: [UInt: Connection] = [:]
         var clock: UInt64 = 0
-        var shutDown = 0
     }
 
     let waitingLimit: Int
     let waitingPerAddress: Int
+    private let load: ListenerLoad
     private let state = Mutex(State())
 
-    init(waitingLimit: Int, waitingPerAddress: Int) {
+    /// `load` counts the connections shut down.
+    init(waitingLimit: Int, waitingPerAddress: Int, load: ListenerLoad) {
         self.waitingLimit = waitingLimit
         self.waitingPerAddress = waitingPerAddress
+        self.load = load
     }
-
-    /// How many waiting connections were shut down so far.
-    var shutDownCount: Int { state.withLock { $0.shutDown } }
 
     /// A connection `id` was accepted on socket `fd` from `address` (nil: loopback); it waits for its first request.
     func opened(_ id: UInt, fd: Int32, address: String?) {
@@ -41,9 +40,9 @@ final class ConnectionGuard: Sendable {
             state.clock += 1
             state.connections[id] = Connection(fd: fd, address: address, waitingSince: state.clock)
             if let address {
-                while Self.waitingCount(state, from: address) > waitingPerAddress { Self.shutOldest(&state, from: address) }
+                while Self.waitingCount(state, from: address) > waitingPerAddress { shutOldest(&state, from: address) }
             }
-            while Self.waitingCount(state, from: nil) > waitingLimit { Self.shutOldest(&state, from: nil) }
+            while Self.waitingCount(state, from: nil) > waitingLimit { shutOldest(&state, from: nil) }
         }
     }
 
@@ -69,13 +68,13 @@ final class ConnectionGuard: Sendable {
         state.connections.values.count { $0.waitingSince != nil && (address == nil || $0.address == address) }
     }
 
-    private static func shutOldest(_ state: inout State, from address: String?) {
+    private func shutOldest(_ state: inout State, from address: String?) {
         let candidates = state.connections.compactMap { id, connection in
             connection.waitingSince.flatMap { since in address == nil || connection.address == address ? (id, connection.fd, since) : nil }
         }
         guard let (id, fd, _) = candidates.min(by: { $0.2 < $1.2 }) else { return }
         _ = shutdown(fd, Int32(SHUT_RDWR))
         state.connections[id]?.waitingSince = nil
-        state.shutDown += 1
+        load.connectionShutDown()
     }
 }

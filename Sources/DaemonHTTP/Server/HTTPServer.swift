@@ -25,16 +25,19 @@ final class HTTPServer: Sendable {
     private let library: MicroHTTPD
     private let handle: @Sendable (HTTPRequest) -> HTTPResponse
     private let daemon = Mutex<RunningDaemon?>(nil)
-    fileprivate let connections = ConnectionGuard(waitingLimit: HTTPServer.waitingLimit, waitingPerAddress: HTTPServer.waitingPerAddress)
+    fileprivate let connections: ConnectionGuard
+    private let load: ListenerLoad
     private let streams = Mutex<(open: [ObjectIdentifier: any ResponseStream], stopping: Bool)>(([:], false))
 
-    /// Loads libmicrohttpd, if no server did yet; fails when it is not installed.
-    init(handle: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(HTTPError) {
+    /// Loads libmicrohttpd, if no server did yet; fails when it is not installed. `load` counts what the server turns away.
+    init(handle: @escaping @Sendable (HTTPRequest) -> HTTPResponse, load: ListenerLoad) throws(HTTPError) {
         switch MicroHTTPD.shared {
         case .success(let library): self.library = library
         case .failure(let unavailable): throw HTTPError("cannot serve HTTP: \(unavailable)")
         }
         self.handle = handle
+        self.load = load
+        connections = ConnectionGuard(waitingLimit: Self.waitingLimit, waitingPerAddress: Self.waitingPerAddress, load: load)
     }
 
     /// Starts serving `socket`, which the server then owns (and closes on `stop`).
@@ -82,7 +85,9 @@ final class HTTPServer: Sendable {
             switch admit(stream) {
             case .admitted(let box):
                 response = library.createResponseFromCallback(UInt64.max, 4096, streamReader, Unmanaged.passRetained(box).toOpaque(), streamFreed)
-            case .full: return send(Self.tooManyStreams, on: connection)
+            case .full:
+                load.pageRefused()
+                return send(Self.tooManyStreams, on: connection)
             case .stopping: return .NO
             }
         }
@@ -105,6 +110,7 @@ final class HTTPServer: Sendable {
             if state.stopping { return .stopping }
             if state.open.count >= Self.streamLimit { return .full }
             state.open[ObjectIdentifier(box)] = stream
+            load.pagesOpen(state.open.count)
             return .admitted(box)
         }
         if case .admitted = admission { return admission }
@@ -145,7 +151,10 @@ final class HTTPServer: Sendable {
     }
 
     fileprivate func forget(_ box: StreamBox) {
-        streams.withLock { _ = $0.open.removeValue(forKey: ObjectIdentifier(box)) }
+        streams.withLock { state in
+            state.open.removeValue(forKey: ObjectIdentifier(box))
+            load.pagesOpen(state.open.count)
+        }
     }
 }
 

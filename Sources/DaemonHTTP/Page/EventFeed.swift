@@ -4,9 +4,9 @@ import Synchronization
 import TagCore
 import TagRouter
 
-/// `/api/events` for one client: server-sent events with the records kept
-/// and then every record the observer streams (`event: record`, from `RecentRecords`) and the daemon's status (`event: status`:
-/// at once, every `statusInterval`, and soon after records, at most every
+/// `/api/events` for one client: server-sent events with the records
+/// `RecentRecords` kept, then every new one (`event: record`), and the daemon's
+/// status (`event: status`: at once, every `statusInterval`, and soon after records, at most every
 /// `statusAfterRecords`). A client too slow to read loses the oldest records
 /// (`event: dropped`); the daemon never waits.
 final class EventFeed: ResponseStream {

@@ -118,9 +118,9 @@ final class HTTPServer: Sendable {
         return admission
     }
 
-    /// A connection opened or closed, as libmicrohttpd tells it (`id`: the connection's address).
+    /// A connection opened or closed, as libmicrohttpd tells it.
     fileprivate func connection(_ connection: OpaquePointer, opened: Bool) {
-        let id = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+        let id = identity(of: connection)
         guard opened else {
             connections.closed(id)
             return
@@ -175,12 +175,17 @@ private final class StreamBox: Sendable {
     }
 }
 
+/// A connection as `ConnectionGuard` knows it: its address in memory, unique while it is open.
+private func identity(of connection: OpaquePointer) -> UInt {
+    UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+}
+
 /// libmicrohttpd calls this once the request's headers are in: it is answered at once (the listener
 /// takes no bodies: one sent with a request is not read, and the connection is closed after the answer).
 private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, _, _ in
     guard let context, let connection else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-    server.connections.requestStarted(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection))))
+    server.connections.requestStarted(identity(of: connection))
     return server.respond(connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET")
 }
 
@@ -193,7 +198,7 @@ private let connectionNotifier: MHD_NotifyConnectionCallback = { context, connec
 private let requestCompleted: MHD_RequestCompletedCallback = { context, connection, _, _ in
     guard let context, let connection else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-    server.connections.requestEnded(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection))))
+    server.connections.requestEnded(identity(of: connection))
 }
 
 private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, size in

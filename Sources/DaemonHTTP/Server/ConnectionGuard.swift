@@ -65,7 +65,7 @@ final class ConnectionGuard: Sendable {
     }
 
     private static func waitingCount(_ state: State, from address: String?) -> Int {
-        state.connections.values.count { $0.waitingSince != nil && (address == nil || $0.address == address) }
+        state.connections.values.filter { $0.waitingSince != nil && (address == nil || $0.address == address) }.count
     }
 
     private func shutOldest(_ state: inout State, from address: String?) {

@@ -11,6 +11,7 @@ public final class MetricsService: Service {
     private let observer: DaemonObserver
     private let socket: ListeningSocket?
     private let server: HTTPServer?
+    private let recent: RecentRecords?
 
     /// Binds the listener now and loads libmicrohttpd for it, so that a daemon that cannot listen (the port
     /// taken, the address not on this machine, the library not installed) says why and does not start.
@@ -19,8 +20,12 @@ public final class MetricsService: Service {
         self.settings = settings
         self.observer = observer
         socket = try settings.listen.map { address throws(HTTPError) in try ListeningSocket(address) }
-        server = try socket.map { _ throws(HTTPError) in
-            try HTTPServer(handle: Site(observer: observer, token: settings.token.map(BearerToken.init)).respond)
+        let recent = socket.map { _ in RecentRecords(observer: observer) }
+        self.recent = recent
+        server = try recent.map { recent throws(HTTPError) in
+            let load = ListenerLoad()
+            let site = Site(observer: observer, token: settings.token.map(BearerToken.init), recent: recent, load: load)
+            return try HTTPServer(handle: site.respond, load: load)
         }
     }
 
@@ -28,7 +33,10 @@ public final class MetricsService: Service {
     public var address: ListenAddress? { socket?.address }
 
     public func run() async throws {
-        defer { server?.stop() }
+        defer {
+            server?.stop()
+            recent?.stop()
+        }
         if let server, let socket {
             try server.start(socket)
             Log.info("http listener ready", JSONObject([

@@ -7,6 +7,10 @@ import TagRouter
 struct Site: Sendable {
     let observer: DaemonObserver
     let token: BearerToken?
+    /// What a page opened now starts with.
+    let recent: RecentRecords
+    /// What the listener turned away, added to `/metrics`.
+    let load: ListenerLoad
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else {
@@ -25,11 +29,13 @@ struct Site: Sendable {
         }
         switch request.path {
         case "/metrics":
-            return HTTPResponse(contentType: PrometheusText.contentType, body: Array(DaemonMetrics.text(observer.status).utf8))
+            var listener = PrometheusText()
+            load.write(to: &listener)
+            return HTTPResponse(contentType: PrometheusText.contentType, body: Array((DaemonMetrics.text(observer.status) + listener.text).utf8))
         case "/api/status":
             return HTTPResponse(contentType: "application/json", body: Array(observer.status.json.serialized().utf8))
         default:
-            return HTTPResponse(contentType: "text/event-stream", stream: EventFeed(observer: observer))
+            return HTTPResponse(contentType: "text/event-stream", stream: EventFeed(observer: observer, recent: recent))
         }
     }
 }

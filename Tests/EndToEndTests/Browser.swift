@@ -25,6 +25,13 @@ final class Browser {
         return .zero
     }
 
+    /// How many elements match `css` now.
+    func count(_ css: String) async throws -> Int {
+        let reply = try await command(["op": "count", "css": .string(css)])
+        guard case .int(let count)? = reply["count"] else { throw TestFailure(description: "browser: no count in \(reply.serialized())") }
+        return Int(count)
+    }
+
     func type(_ text: String, into css: String) async throws { try await command(["op": "type", "css": .string(css), "text": .string(text)]) }
 
     func click(_ css: String) async throws { try await command(["op": "click", "css": .string(css)]) }

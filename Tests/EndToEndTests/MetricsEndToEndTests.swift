@@ -41,9 +41,7 @@ struct MetricsEndToEndTests {
         let daemon = try setup.daemon(config: config(
             setup, brokerPort: broker.port, metrics: #"{ listen: "127.0.0.1:0", file: node/tagrouter.prom, file_interval: 1s }"#))
         let address = try await daemon.httpAddress()
-        try await daemon.waitForStderr(containing: "control socket ready")
-        let events = try RunningTool(BuiltProducts.tagrouter.path, ["events", "--control", setup.directory + "/control.sock"], directory: setup.directory)
-        try await events.waitForStderr(containing: "following the events of tagrouter")
+        let events = try await setup.events(of: daemon)
 
         try await setup.request(Self.key)
         try await events.waitForStdout(containing: "key.1.mqtt delivered")
@@ -113,7 +111,8 @@ struct MetricsEndToEndTests {
     @Test func withATokenFileAWrongOrMissingTokenGets401() async throws {
         let setup = try Setup()
         defer { setup.remove() }
-        try "s3cret-token\n".write(toFile: setup.directory + "/metrics.token", atomically: true, encoding: .utf8)
+        try "s3cret-token-0123456789\n".write(toFile: setup.directory + "/metrics.token", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: setup.directory + "/metrics.token")
         let daemon = try setup.daemon(config: """
             readers: []
             metrics: { listen: "0.0.0.0:0", token_file: metrics.token }
@@ -125,11 +124,11 @@ struct MetricsEndToEndTests {
             #expect(missing.status == 401)
             #expect(missing.body.contains("unauthorized: this listener needs a bearer token"))
             #expect(missing.wwwAuthenticate == #"Bearer realm="tagrouter""#)
-            let wrong = try await MetricsScrape("http://127.0.0.1:\(port)\(path)", token: "s3cret-tokem")
+            let wrong = try await MetricsScrape("http://127.0.0.1:\(port)\(path)", token: "s3cret-token-0123456788")
             #expect(wrong.status == 401)
             #expect(wrong.body.contains("the bearer token is wrong"))
         }
-        let right = try await MetricsScrape("http://127.0.0.1:\(port)/metrics", token: "s3cret-token")
+        let right = try await MetricsScrape("http://127.0.0.1:\(port)/metrics", token: "s3cret-token-0123456789")
         #expect(right.status == 200)
         #expect(right.value("tagrouter_build_info", ["version": tagrouterVersion]) == 1)
         daemon.signal(SIGTERM)
@@ -148,6 +147,25 @@ struct MetricsEndToEndTests {
         #expect(try await daemon.termination().status == .exited(65))
         let said = daemon.stderr.map(\.text).joined(separator: "\n")
         #expect(said.contains("tagrouter.yaml:3:11: metrics.listen: 0.0.0.0:9464 is reachable from other machines, so it needs `token_file:`"), "\(said)")
+    }
+
+    /// `/dev/null` as the token file read as "no token" and served `/api/status` to anyone on the network.
+    @Test(arguments: ["/dev/null", "/dev/zero"])
+    func aTokenFileThatIsNoFileDoesNotStart(path: String) async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let config = """
+            readers: []
+            metrics: { listen: "0.0.0.0:0", token_file: \(path) }
+            routes: [{ name: all, actions: [log] }]
+            """
+        let daemon = try setup.daemon(config: config)
+        #expect(try await daemon.termination().status == .exited(65))
+        let expected = "tagrouter.yaml:2:45: metrics.token_file: '\(path)' is not a regular file but a character device"
+        #expect(daemon.stderr.contains { $0.text.contains(expected) }, "\(daemon.stderr.map(\.text))")
+        let check = try RunningTool(BuiltProducts.tagrouter.path, ["check-config", setup.directory + "/tagrouter.yaml"], directory: setup.directory)
+        #expect(try await check.termination().status == .exited(65))
+        #expect((check.stdout + check.stderr).contains { $0.text.contains(expected) }, "\((check.stdout + check.stderr).map(\.text))")
     }
 
     @Test func aPortInUseStopsTheDaemonWithTheReason() async throws {

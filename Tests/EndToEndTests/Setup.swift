@@ -31,6 +31,14 @@ struct Setup {
             environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"], directory: directory)
     }
 
+    /// `tagrouter events` on the daemon's control socket in the scratch directory, once the daemon is ready and it follows.
+    func events(of daemon: RunningTool) async throws -> RunningTool {
+        try await daemon.waitForStderr(containing: "control socket ready")
+        let events = try RunningTool(BuiltProducts.tagrouter.path, ["events", "--control", directory + "/control.sock"], directory: directory)
+        try await events.waitForStderr(containing: "following the events of tagrouter")
+        return events
+    }
+
     /// Sends one request the way a user does: `tagrouter simulate --control S --request JSON`; throws unless it exits 0.
     func request(_ json: String) async throws {
         let client = try RunningTool(BuiltProducts.tagrouter.path, ["simulate", "--control", control, "--request", json], directory: directory)

@@ -39,21 +39,70 @@ import Testing
         ])
     }
 
-    @Test func theTokenIsReadFromItsFile() throws {
+    /// A folder for token files, removed by the caller.
+    static func folder() throws -> String {
         let directory = NSTemporaryDirectory() + "metrics-settings-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Writes `contents` to `name` in `directory` with `mode`.
+    static func write(_ contents: String, _ name: String, in directory: String, mode: Int = 0o600) throws {
+        try contents.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: directory + "/" + name)
+    }
+
+    @Test func theTokenIsReadFromItsFile() throws {
+        let directory = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try "s3cret\n".write(toFile: directory + "/token", atomically: true, encoding: .utf8)
-        try "\n".write(toFile: directory + "/empty", atomically: true, encoding: .utf8)
+        try Self.write("0123456789abcdef-s3cret\n", "token", in: directory)
         let config = try load("metrics: { listen: \"0.0.0.0:9464\", token_file: token }\n" + Self.routes, directory: directory)
-        #expect(config.metrics?.token == "s3cret")
+        #expect(config.metrics?.token == "0123456789abcdef-s3cret")
         #expect(config.metrics?.listen?.isLoopback == false)
-        do {
-            _ = try load("metrics: { listen: \"0.0.0.0:9464\", token_file: empty }\n" + Self.routes, directory: directory)
-            Issue.record("an empty token file loaded")
-        } catch {
-            #expect(error.errors.map(\.description) == ["t.yaml:1:48: metrics.token_file: the token file is empty; put the token in it"])
+    }
+
+    /// `/dev/null` read as "no token" and opened the listener to anyone; `/dev/zero` is endless. A token file
+    /// is a regular file, private to its owner, holding at least 16 bytes a header can carry — or `run` and
+    /// `check-config` refuse it, naming the file.
+    @Test(arguments: [
+        ("/dev/null", "'/dev/null' is not a regular file but a character device; put the token alone in a file of its own"),
+        ("/dev/zero", "'/dev/zero' is not a regular file but a character device; put the token alone in a file of its own"),
+        ("{dir}/empty", "'{dir}/empty' holds no token; put one of at least 16 characters in it (`openssl rand -hex 32 > {dir}/empty`)"),
+        ("{dir}/short", "'{dir}/short' holds a token of 15 bytes; use one of at least 16 (`openssl rand -hex 32 > {dir}/short`)"),
+        ("{dir}/spaced", "'{dir}/spaced' holds a space or a control character, which an `Authorization` header cannot carry; use letters, digits and punctuation (`openssl rand -hex 32 > {dir}/spaced`)"),
+        ("{dir}/shared", "'{dir}/shared' can be read by other users (mode 644); `chmod 600 {dir}/shared`, owned by the user tagrouter runs as"),
+        ("{dir}/group", "'{dir}/group' can be read by other users (mode 640); `chmod 600 {dir}/group`, owned by the user tagrouter runs as"),
+        ("{dir}/fifo", "'{dir}/fifo' is not a regular file but a named pipe; put the token alone in a file of its own"),
+        ("{dir}/huge", "'{dir}/huge' is 5000 bytes long, more than a token (at most 4096); put the token alone in it"),
+    ])
+    func aTokenFileThatGuardsNothingIsRefused(path: String, message: String) throws {
+        let directory = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Self.write("\n", "empty", in: directory)
+        try Self.write("0123456789abcde\n", "short", in: directory)
+        try Self.write("0123456789 abcdef\n", "spaced", in: directory)
+        try Self.write("0123456789abcdef-shared", "shared", in: directory, mode: 0o644)
+        try Self.write("0123456789abcdef-group", "group", in: directory, mode: 0o640)
+        try Self.write(String(repeating: "a", count: 5000), "huge", in: directory)
+        #expect(mkfifo(directory + "/fifo", 0o600) == 0)
+        let file = path.replacingOccurrences(of: "{dir}", with: directory)
+        let text = "metrics:\n  listen: \"0.0.0.0:9464\"\n  token_file: \(file)\n" + Self.routes
+        let expected = "t.yaml:3:15: metrics.token_file: " + message.replacingOccurrences(of: "{dir}", with: directory)
+        for checkOnly in [false, true] {
+            do {
+                let loader = ConfigLoader(registry: PluginRegistry([LogPlugin.self]), environment: ["HOME": "/tmp"], missingSecretsAreWarnings: checkOnly)
+                _ = try loader.load(text: text, file: "t.yaml", directory: directory)
+                Issue.record("\(file) was taken as a token file (check-config: \(checkOnly))")
+            } catch {
+                #expect(error.errors.map(\.description) == [expected], "check-config: \(checkOnly)")
+            }
         }
+    }
+
+    @Test func checkConfigOnlyWarnsAboutATokenFileNotThereYet() throws {
+        let loader = ConfigLoader(registry: PluginRegistry([LogPlugin.self]), environment: ["HOME": "/tmp"], missingSecretsAreWarnings: true)
+        let config = try loader.load(text: "metrics: { listen: \"0.0.0.0:9464\", token_file: /nonexistent/token }\n" + Self.routes, file: "t.yaml", directory: "/tmp")
+        #expect(config.warnings.map(\.description).first?.contains("cannot read '/nonexistent/token': there is no such file") == true)
     }
 
     @Test func mistakesAreReportedAtTheirPlace() {

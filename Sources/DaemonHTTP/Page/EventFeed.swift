@@ -3,8 +3,9 @@ import Synchronization
 import TagCore
 import TagRouter
 
-/// `/api/events` for one client: server-sent events with every record the
-/// observer streams (`event: record`) and the daemon's status (`event: status`:
+/// `/api/events` for one client: server-sent events with the records
+/// `RecentRecords` kept, then every new one (`event: record`), and the daemon's
+/// status (`event: status`:
 /// at once, every `statusInterval`, and soon after records, at most every
 /// `statusAfterRecords`). A client too slow to read loses the oldest records
 /// (`event: dropped`); the daemon never waits.
@@ -22,14 +23,16 @@ final class EventFeed: ResponseStream {
     }
 
     private let observer: DaemonObserver
+    private let recent: RecentRecords
     /// Records pushed by the observer (never waiting), taken by the connection's thread.
     private let inbox = BoundedQueue<ObservedRecord>(capacity: capacity)
     private let outbox = Mutex(Outbox())
     private let watcher = Mutex<Int?>(nil)
 
-    init(observer: DaemonObserver) {
+    init(observer: DaemonObserver, recent: RecentRecords) {
         self.observer = observer
-        let id = observer.watch { [inbox] record in inbox.push(record) }
+        self.recent = recent
+        let id = recent.follow { [inbox] record in inbox.push(record) }
         watcher.withLock { $0 = id }
     }
 
@@ -48,7 +51,7 @@ final class EventFeed: ResponseStream {
     func finish() {
         let id = watcher.withLock { id in defer { id = nil }; return id }
         guard let id else { return }
-        observer.unwatch(id)
+        recent.unfollow(id)
         inbox.finish()
     }
 

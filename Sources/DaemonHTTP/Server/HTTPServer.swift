@@ -1,34 +1,51 @@
 import CMicroHTTPD
+@preconcurrency import Glibc
 import Synchronization
 import TagCore
 
 /// libmicrohttpd (loaded by `init`) serving one listening socket: one thread per connection,
 /// each request answered by `handle` on that thread. Streams get their own
-/// blocking reads; `stop` ends them and joins every thread.
+/// blocking reads; `stop` ends them and joins every thread. No kind of client
+/// can take every connection: live-page streams are capped (`streamLimit`, then
+/// 503), connections that send no request are shut down past `ConnectionGuard`'s
+/// limits, and the rest of `connectionLimit` stays free for `/metrics`.
 final class HTTPServer: Sendable {
-    /// The most connections served at once (a page's event stream holds one for as long as it is open).
-    static let connectionLimit: UInt32 = 32
-    /// Seconds an idle keep-alive connection is kept.
-    static let idleTimeout: UInt32 = 120
+    /// The most connections served at once; one thread each.
+    static let connectionLimit: UInt32 = 64
+    /// The most live-page event streams open at once (each holds a connection while the page is open).
+    static let streamLimit = 16
+    /// The most connections waiting for a request (headers not complete, or idle between requests), and from one address.
+    static let waitingLimit = 32
+    static let waitingPerAddress = 16
+    /// Seconds a connection is kept without any byte going either way.
+    static let idleTimeout: UInt32 = 30
+    /// Bytes of memory for one request (its headers); more is answered 431.
+    static let requestMemory = 32 * 1024
 
     private let library: MicroHTTPD
     private let handle: @Sendable (HTTPRequest) -> HTTPResponse
     private let daemon = Mutex<RunningDaemon?>(nil)
+    fileprivate let connections: ConnectionGuard
+    private let load: ListenerLoad
     private let streams = Mutex<(open: [ObjectIdentifier: any ResponseStream], stopping: Bool)>(([:], false))
 
-    /// Loads libmicrohttpd, if no server did yet; fails when it is not installed.
-    init(handle: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(HTTPError) {
+    /// Loads libmicrohttpd, if no server did yet; fails when it is not installed. `load` counts what the server turns away.
+    init(handle: @escaping @Sendable (HTTPRequest) -> HTTPResponse, load: ListenerLoad) throws(HTTPError) {
         switch MicroHTTPD.shared {
         case .success(let library): self.library = library
         case .failure(let unavailable): throw HTTPError("cannot serve HTTP: \(unavailable)")
         }
         self.handle = handle
+        self.load = load
+        connections = ConnectionGuard(waitingLimit: Self.waitingLimit, waitingPerAddress: Self.waitingPerAddress, load: load)
     }
 
     /// Starts serving `socket`, which the server then owns (and closes on `stop`).
     func start(_ socket: ListeningSocket) throws(HTTPError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        guard let started = tagrouter_mhd_start(library.startDaemon, socket.fd, Self.connectionLimit, Self.idleTimeout, accessHandler, context) else {
+        guard let started = tagrouter_mhd_start(
+            library.startDaemon, socket.fd, Self.connectionLimit, Self.idleTimeout, Self.requestMemory,
+            accessHandler, connectionNotifier, requestCompleted, context) else {
             throw HTTPError("cannot serve HTTP on \(socket.address): libmicrohttpd did not start")
         }
         daemon.withLock { $0 = RunningDaemon(pointer: started) }
@@ -48,33 +65,96 @@ final class HTTPServer: Sendable {
         let request = HTTPRequest(
             method: method, path: String(url.prefix { $0 != "?" }),
             authorization: library.lookupConnectionValue(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) })
-        let answer = handle(request)
-        guard let response = makeResponse(answer.body) else { return .NO }
+        return send(handle(request), on: connection)
+    }
+
+    /// The answer to a live page past `streamLimit`.
+    private static let tooManyStreams = HTTPResponse.text(
+        503, "service unavailable: \(streamLimit) live pages are open, the most this listener serves at once; "
+            + "close one and reload (/metrics and /api/status are still answered)",
+        headers: [("Retry-After", "10"), ("Connection", "close")])
+
+    private func send(_ answer: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        let response: OpaquePointer?
+        switch answer.body {
+        case .bytes(let bytes):
+            response = bytes.withUnsafeBytes { buffer in
+                library.createResponseFromBuffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        case .stream(let stream):
+            switch admit(stream) {
+            case .admitted(let box):
+                response = library.createResponseFromCallback(UInt64.max, 4096, streamReader, Unmanaged.passRetained(box).toOpaque(), streamFreed)
+            case .full:
+                load.pageRefused()
+                return send(Self.tooManyStreams, on: connection)
+            case .stopping: return .NO
+            }
+        }
+        guard let response else { return .NO }
         defer { library.destroyResponse(response) }
         for header in answer.headers { _ = library.addResponseHeader(response, header.name, header.value) }
         return library.queueResponse(connection, UInt32(answer.status), response)
     }
 
-    private func makeResponse(_ body: HTTPResponse.Body) -> OpaquePointer? {
-        switch body {
-        case .bytes(let bytes):
-            return bytes.withUnsafeBytes { buffer in
-                library.createResponseFromBuffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
-            }
-        case .stream(let stream):
-            let box = StreamBox(stream, server: self)
-            let admitted = streams.withLock { state in
-                guard !state.stopping else { return false }
-                state.open[ObjectIdentifier(box)] = stream
-                return true
-            }
-            guard admitted else { return nil }
-            return library.createResponseFromCallback(UInt64.max, 4096, streamReader, Unmanaged.passRetained(box).toOpaque(), streamFreed)
+    private enum Admission {
+        case admitted(StreamBox)
+        case full
+        case stopping
+    }
+
+    /// Counts `stream` among the open ones, unless `streamLimit` are open or the server stops (then it is finished).
+    private func admit(_ stream: any ResponseStream) -> Admission {
+        let box = StreamBox(stream, server: self)
+        let admission = streams.withLock { state -> Admission in
+            if state.stopping { return .stopping }
+            if state.open.count >= Self.streamLimit { return .full }
+            state.open[ObjectIdentifier(box)] = stream
+            load.pagesOpen(state.open.count)
+            return .admitted(box)
         }
+        if case .admitted = admission { return admission }
+        stream.finish()
+        return admission
+    }
+
+    /// A connection opened or closed, as libmicrohttpd tells it.
+    fileprivate func connection(_ connection: OpaquePointer, opened: Bool) {
+        let id = identity(of: connection)
+        guard opened else {
+            connections.closed(id)
+            return
+        }
+        let fd = tagrouter_mhd_connection_fd(library.getConnectionInfo, connection)
+        guard fd >= 0 else { return }
+        connections.opened(id, fd: fd, address: Self.host(tagrouter_mhd_client_address(library.getConnectionInfo, connection)))
+    }
+
+    /// The numeric host of a client on another machine (`192.168.1.20`); nil for loopback (or unknown).
+    private static func host(_ address: UnsafePointer<sockaddr>?) -> String? {
+        guard let address else { return nil }
+        let length: Int
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            let isLoopback = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) >> 24 == 127 }
+            if isLoopback { return nil }
+            length = MemoryLayout<sockaddr_in>.size
+        case AF_INET6:
+            length = MemoryLayout<sockaddr_in6>.size
+        default:
+            return nil
+        }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard getnameinfo(address, socklen_t(length), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
+        let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text == "::1" || text.hasPrefix("::ffff:127.") ? nil : text
     }
 
     fileprivate func forget(_ box: StreamBox) {
-        streams.withLock { _ = $0.open.removeValue(forKey: ObjectIdentifier(box)) }
+        streams.withLock { state in
+            state.open.removeValue(forKey: ObjectIdentifier(box))
+            load.pagesOpen(state.open.count)
+        }
     }
 }
 
@@ -95,20 +175,30 @@ private final class StreamBox: Sendable {
     }
 }
 
-/// libmicrohttpd calls this twice per request: first with the headers (answered
-/// later), then to answer; a body sent with a GET is read and ignored.
-private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, uploadSize, requestContext in
-    guard let context, let connection, let requestContext else { return .NO }
-    if requestContext.pointee == nil {
-        requestContext.pointee = UnsafeMutableRawPointer(bitPattern: 1)
-        return .YES
-    }
-    if let uploadSize, uploadSize.pointee > 0 {
-        uploadSize.pointee = 0
-        return .YES
-    }
+/// A connection as `ConnectionGuard` knows it: its address in memory, unique while it is open.
+private func identity(of connection: OpaquePointer) -> UInt {
+    UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+}
+
+/// libmicrohttpd calls this once the request's headers are in: it is answered at once (the listener
+/// takes no bodies: one sent with a request is not read, and the connection is closed after the answer).
+private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, _, _ in
+    guard let context, let connection else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    server.connections.requestStarted(identity(of: connection))
     return server.respond(connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET")
+}
+
+private let connectionNotifier: MHD_NotifyConnectionCallback = { context, connection, _, code in
+    guard let context, let connection else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    server.connection(connection, opened: code == .CONNECTION_NOTIFY_STARTED)
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { context, connection, _, _ in
+    guard let context, let connection else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    server.connections.requestEnded(identity(of: connection))
 }
 
 private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, size in

@@ -23,7 +23,9 @@ public struct MetricsSettings: Sendable, Equatable {
         Option(
             "listen", .string,
             "`host:port` of the HTTP listener serving `/metrics` and the live page, e.g. `127.0.0.1:9464` (port `0`: any free port, logged); an address other than loopback needs `token_file`"),
-        Option("token_file", .secretFile, "file holding a bearer token that `/metrics` and `/api/*` then require (`Authorization: Bearer <token>`); the page asks for it"),
+        Option(
+            "token_file", .secretFile,
+            "file holding a bearer token that `/metrics` and `/api/*` then require (`Authorization: Bearer <token>`); the page asks for it. A regular file, mode 600, of 16 to 4096 visible ASCII characters (`openssl rand -hex 32`)"),
         Option("file", .string, "also write the metrics to this file, atomically, for node_exporter's textfile collector (name it `*.prom`)"),
         Option("file_interval", .duration, default: "15s", "how often `file` is rewritten"),
     ])
@@ -38,10 +40,14 @@ public struct MetricsSettings: Sendable, Equatable {
                 return nil
             }
         }
-        let token = section.child("token_file")?.fileContents
-        if section.has("token_file"), token?.isEmpty == true {
-            errors.append(contentsOf: section.error("token_file", "the token file is empty; put the token in it"))
-            return nil
+        var token: String?
+        if let path = section.optionalString("token_file") {
+            do throws(TokenFile.Problem) {
+                token = try TokenFile(path: section.context.resolve(path)).read()
+            } catch {
+                errors.append(contentsOf: section.error("token_file", error.message))
+                return nil
+            }
         }
         if let listen, !listen.isLoopback, !section.has("token_file") {
             errors.append(contentsOf: section.error(

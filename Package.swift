@@ -73,7 +73,7 @@ let secureTags: [Target] = [
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.
 let routing: [Target] = [
-    .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
+    .target(name: "TagRouter", dependencies: ["TagCore", "SecureTags", "CYAML"]),
     .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
     .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore", "BenchSupport"], path: "Benchmarks/RouterBench"),
     .testTarget(

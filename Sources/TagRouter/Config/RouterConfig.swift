@@ -1,3 +1,4 @@
+import SecureTags
 import TagCore
 
 /// A loaded, validated config: readers, plugin instances and compiled routes.
@@ -22,13 +23,15 @@ public struct RouterConfig: Sendable {
     public var tags: TagRegistry
     /// The metrics listener and textfile (`metrics:`); nil when the section is absent.
     public var metrics: MetricsSettings?
+    /// The SUN check of tag arrivals (`sun:`); nil when the section is absent.
+    public var sun: SUNCheckpoint?
     /// What loads but deserves a look, sorted by position (a named tag no route
     /// selects, HA discovery with no route publishing): `check-config` prints them, `run` logs them.
     public var warnings: [ConfigError] = []
 
     init(
         file: String, readers: [ReaderConfig], inputs: [ConfiguredInput], stateDirectory: String, shutdownTimeout: Duration, eventBuffer: Int,
-        plugins: [LoadedPlugin], routes: [Route], tags: TagRegistry, metrics: MetricsSettings?
+        plugins: [LoadedPlugin], routes: [Route], tags: TagRegistry, metrics: MetricsSettings?, sun: SUNCheckpoint? = nil
     ) {
         self.file = file
         self.readers = readers
@@ -41,6 +44,7 @@ public struct RouterConfig: Sendable {
         self.routes = routes
         self.tags = tags
         self.metrics = metrics
+        self.sun = sun
     }
 
     /// Every action of every route, in file order.

@@ -16,6 +16,8 @@ enum MatchSpec {
         Option("tag", .oneOrMany(.string), "glob on the tag's name from `tags:`"),
         Option("group", .oneOrMany(.string), "glob on a group of the tag from `tags:`; any of its groups may match"),
         Option("known", .bool, "`true`: the tag is in `tags:`; `false`: it is not (the \"rejected\" route)"),
+        Option("sun", .oneOrMany(.choice(["verified", "failed"] + SUNCheck.Failure.allCases.map(\.rawValue))),
+            "the tag's SUN check (`sun:`): `verified`, `failed`, or a reason (`mac-mismatch`, `replayed-counter`, …)"),
         Option("record", .section(OptionSpec("a condition on the first record", [
             Option("tnf", .oneOrMany(.int(0...7)), "type name format (1 well-known, 2 MIME, 3 absolute URI, 4 external)"),
             Option("type", .oneOrMany(.string), "glob on the record type (`U`, `T`, `android.com:pkg`)"),

@@ -124,6 +124,9 @@ public struct Matcher: Sendable {
         add("tag", missing: "the tag has no name (it is not in `tags:`)", glob, field: .tagName) { $0.tag?.name.map { [$0] } ?? [] }
         add("group", missing: "the tag is in no group", glob) { $0.tag?.groups ?? [] }
         add("known", missing: "no tag in this event", { .glob(Glob(OptionValidator.bool($0) == true ? "true" : "false")) }) { $0.tag.map { [$0.name == nil ? "false" : "true"] } ?? [] }
+        add("sun", missing: "no SUN message on the tag (or no `sun:` section)", glob) { event in
+            event.tag?.sun.map { sun in sun.failure.map { ["failed", $0.rawValue] } ?? ["verified"] } ?? []
+        }
         if match.declares("record"), case let record = match.section("record"), record.has("tnf") || record.has("type") {
             conditions.append(Self.recordCondition(record, anyRecord: anyRecord))
         }

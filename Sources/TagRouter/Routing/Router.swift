@@ -151,13 +151,14 @@ public final class Router: Sendable {
     @discardableResult
     func dispatch(_ event: TagEvent, waitForRoom: Bool, acceptance: Acceptance? = nil) async -> [String] {
         defer { acceptance?.release() }
-        let event = config.tags.resolve(event)
+        // The SUN counter is written ahead here, once per arrival; explain only previews it.
+        let event = config.tags.resolve(config.sun?.check(event) ?? event)
         for plugin in config.plugins { plugin.observe(event) }
         let matching = matchingRoutes(event)
         let routes = config.routes
         let matched = matching.map { routes[$0].name }
         // Told before the actions are queued, so a watcher (and the log) sees the event before its outcomes.
-        observer?.routed(event, routes: matched) { explain(event) }
+        observer?.routed(event, routes: matched) { explain(resolved: event) }
         let json = Lazy { event.json }
         for index in matching {
             let delivery = Delivery(event: event, route: routes[index].name, eventJSON: json)
@@ -183,8 +184,13 @@ public final class Router: Sendable {
     }
 
     /// Every route's verdict on `event`, and what the actions of those that match would do.
+    /// The SUN check is previewed: nothing is counted.
     public func explain(_ event: TagEvent) -> [RouteExplanation] {
-        let event = config.tags.resolve(event)
+        explain(resolved: config.tags.resolve(config.sun?.preview(event) ?? event))
+    }
+
+    /// `explain` of an event already checked and named (as `dispatch` has it).
+    private func explain(resolved event: TagEvent) -> [RouteExplanation] {
         var stopped = false
         return config.routes.map { route in
             let conditions = route.matcher.explain(event)

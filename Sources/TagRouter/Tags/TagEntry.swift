@@ -9,6 +9,8 @@ public struct TagEntry: Sendable {
     let tagIDs: [String]
     /// Conditions on the content (`uri`, `text`, `record`…); nil when the entry has none.
     let content: Matcher?
+    /// The tag counts as this entry only when its SUN message is verified (`require_sun`).
+    let requiresSUN: Bool
     public let mark: SourceMark
 
     /// The keys of `match:` that look at a tag's content, the ones a tag entry takes.
@@ -22,6 +24,8 @@ public struct TagEntry: Sendable {
         Option("match", .section(OptionSpec("conditions on the tag's content", MatchSpec.spec.options.filter { contentKeys.contains($0.name) })),
             "conditions on the content, as in a route's `match` (`uri`, `text`, `record`…): a tag whose content meets them has this name"),
         Option("groups", .list(.string), default: "[]", "groups the tag is in, for `match: {group: …}`"),
+        Option("require_sun", .bool, default: "false",
+            "the tag has this name only when its SUN message is verified (`sun:`): a clone with the same UID, or a copied URL, stays unknown"),
     ])
 
     /// Compiles a validated entry; a UID that does not parse is reported at its position.
@@ -29,6 +33,7 @@ public struct TagEntry: Sendable {
         var errors = ConfigErrors()
         name = value.optionalString("name") ?? ""
         groups = value.strings("groups")
+        requiresSUN = value.bool("require_sun")
         tagIDs = value.optionalStrings("tag_id") ?? []
         var uids: [TagUID] = []
         for (index, text) in (value.optionalStrings("uid") ?? []).enumerated() {

@@ -14,6 +14,9 @@ public final class TagRegistry: Sendable {
     private let byContent: [Int]
     /// The entry each present tag was named by from its content, until its removal.
     private let presences = Mutex<[Presence: Int]>([:])
+    /// The tags present whose arrival's SUN message was verified, until their removal:
+    /// an entry with `require_sun` names their later events too.
+    private let verifiedPresences = Mutex<Set<Presence>>([])
 
     /// A tag on a reader.
     private struct Presence: Hashable {
@@ -42,11 +45,30 @@ public final class TagRegistry: Sendable {
     /// otherwise unchanged (a name given upstream is kept).
     public func resolve(_ event: TagEvent) -> TagEvent {
         guard !entries.isEmpty, let uid = event.tag?.uid else { return event }
-        guard let index = entryIndex(event, uid: uid) else { return event }
+        guard let index = entryIndex(event, uid: uid), proves(event, uid: uid, for: entries[index]) else { return event }
         var named = event
         named.tag?.name = entries[index].name
         named.tag?.groups = entries[index].groups
         return named
+    }
+
+    /// True unless `entry` requires a verified SUN message and this presence did not bring one.
+    private func proves(_ event: TagEvent, uid: TagUID, for entry: TagEntry) -> Bool {
+        guard entry.requiresSUN else { return true }
+        let presence = Presence(reader: event.reader, uid: uid)
+        switch event.kind {
+        case .tagArrived:
+            let verified = event.tag?.sun?.verified == true
+            verifiedPresences.withLock { presences in
+                if verified, presences.count >= Self.presenceLimit { presences.removeAll() }
+                if verified { presences.insert(presence) } else { presences.remove(presence) }
+            }
+            return verified
+        case .tagRemoved:
+            return verifiedPresences.withLock { $0.remove(presence) != nil }
+        default:
+            return verifiedPresences.withLock { $0.contains(presence) }
+        }
     }
 
     private func entryIndex(_ event: TagEvent, uid: TagUID) -> Int? {

@@ -1,0 +1,74 @@
+import Glibc
+import SecureTags
+import TagCore
+
+/// The `sun:` section: the keys NTAG 424 DNA tags sign their SUN URLs with and
+/// the URL parameters they mirror into. With it, every tag arrival whose URI
+/// carries a SUN message is checked before routing (`tag.sun`), and a counter
+/// per UID is kept in `state_dir` against replays.
+enum SUNSettings {
+    static let parametersSpec = OptionSpec("the names of the URL parameters the tags mirror into (their SDM settings)", [
+        Option("picc_data", .oneOrMany(.string), default: "[picc_data, e]", "the encrypted PICC data (UID and counter)"),
+        Option("cmac", .oneOrMany(.string), default: "[cmac, c]", "the SDMMAC"),
+        Option("enc", .oneOrMany(.string), default: "[enc]", "encrypted file data; the MAC then covers the URL from it up to the MAC's value"),
+        Option("uid", .oneOrMany(.string), default: "[uid]", "the UID mirrored in the clear"),
+        Option("ctr", .oneOrMany(.string), default: "[ctr]", "the read counter mirrored in the clear"),
+    ])
+
+    static let keySpec = OptionSpec("one set of keys, as the tags' SDM settings name them", [
+        Option("id", .string, required: true, "a name for the set, in logs (never the key)"),
+        Option("meta_key_file", .secretFile, required: true, "file holding K_SDMMetaRead as 32 hex digits (decrypts the PICC data); readable by the daemon's user only"),
+        Option("file_key_file", .secretFile, required: true, "file holding K_SDMFileRead as 32 hex digits (the MAC and file data); readable by the daemon's user only"),
+    ])
+
+    static let spec = OptionSpec("NTAG 424 DNA Secure Unique NFC (docs/secure-tags.md): tags whose URL proves each tap", [
+        Option("keys", .list(.section(keySpec)), required: true, "the key sets; a tag is checked with the set whose meta key decrypts its PICC data"),
+        Option("parameters", .section(parametersSpec), "where the tags put their SUN data in the URL (NXP's names by default)"),
+    ])
+
+    /// The checkpoint of a validated `sun:` section; nil with the problems in `errors`.
+    static func load(_ section: ConfigValue, stateDirectory: String, dryRun: Bool, _ errors: inout ConfigErrors) -> SUNCheckpoint? {
+        var keys: [SUNKeys] = []
+        for entry in section.list("keys") {
+            let id = entry.optionalString("id") ?? ""
+            guard let meta = key(entry, "meta_key_file", &errors), let file = key(entry, "file_key_file", &errors) else { continue }
+            keys.append(SUNKeys(id: id, metaRead: meta, fileRead: file))
+        }
+        let names = section.section("parameters")
+        let parameters = SUNParameters(
+            piccData: names.strings("picc_data"), cmac: names.strings("cmac"), encryptedData: names.strings("enc"),
+            uid: names.strings("uid"), counter: names.strings("ctr"))
+        guard errors.isEmpty else { return nil }
+        let counters: SUNCounterStore
+        do {
+            counters = try SUNCounterStore(stateDirectory: stateDirectory)
+        } catch {
+            // check-config on another machine has no state folder to read: nothing to refuse there.
+            if dryRun, let empty = try? SUNCounterStore(stateDirectory: "/nonexistent") { counters = empty } else {
+                errors.append(contentsOf: section.error(nil, "\(error); move it away only if you accept that every earlier SUN URL may be replayed once"))
+                return nil
+            }
+        }
+        return SUNCheckpoint(verifier: SUNVerifier(keys: keys, parameters: parameters), counters: counters)
+    }
+
+    /// The 16-byte key in the file `key` names: 32 hex digits, in a regular file others cannot read.
+    private static func key(_ entry: ConfigValue, _ key: String, _ errors: inout ConfigErrors) -> [UInt8]? {
+        guard let child = entry.child(key), let path = child.stringValue.map({ entry.context.resolve($0) }) else { return nil }
+        if entry.context.missingSecretsAreWarnings, access(path, F_OK) != 0 { return [UInt8](repeating: 0, count: 16) }
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            errors.append(contentsOf: entry.error(key, "\(path) is not a regular file; put the key (32 hex digits) in one"))
+            return nil
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            errors.append(contentsOf: entry.error(key, "\(path) may be read or written by others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it"))
+            return nil
+        }
+        guard let text = child.fileContents, text.utf8.count == 32, let bytes = TagUID(text)?.bytes, bytes.count == 16 else {
+            errors.append(contentsOf: entry.error(key, "\(path) must hold an AES-128 key as 32 hex digits"))
+            return nil
+        }
+        return bytes
+    }
+}

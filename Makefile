@@ -42,7 +42,7 @@ bench: deps release
 	@scripts/bench.sh
 
 ## Coverage-guided fuzzing: NDEF decoder + TLV walker + JSON parser, config loader, templates.
-## FUZZ_SECONDS per target (default 600), FUZZ_TARGETS to pick some (ndef config template).
+## FUZZ_SECONDS per target (default 600), FUZZ_TARGETS to pick some (ndef config template spool).
 fuzz: deps
 	@scripts/fuzz.sh
 

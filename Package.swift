@@ -63,6 +63,14 @@ let tags: [Target] = [
     .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "TestSupport"], path: "Benchmarks/ReaderBench"),
 ]
 
+/// Tags that prove themselves: AES and CMAC from libcrypto (TagCrypto, the one importer of CCrypto's new parts),
+/// NTAG 424 DNA SUN messages checked against keys and a counter kept on disk (SecureTags).
+let secureTags: [Target] = [
+    .target(name: "TagCrypto", dependencies: ["CCrypto"]),
+    .target(name: "SecureTags", dependencies: ["TagCrypto", "TagCore", "OrderedJSON"]),
+    .testTarget(name: "SecureTagsTests", dependencies: ["SecureTags", "TagCrypto", "TagCore"]),
+]
+
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.
 let routing: [Target] = [
     .target(name: "TagRouter", dependencies: ["TagCore", "CYAML"]),
@@ -140,6 +148,6 @@ let package = Package(
         .executable(name: "tagrouter", targets: ["TagRouterCLI"]),
         .library(name: "NDEF", targets: ["NDEF"]),
     ],
-    targets: systemLibraries + json + ndef + core + systemd + tags + routing + control + plugins + executable,
+    targets: systemLibraries + json + ndef + core + systemd + tags + secureTags + routing + control + plugins + executable,
     swiftLanguageModes: [.v6]
 )

@@ -3,7 +3,9 @@
 #   ndef      the NDEF decoder, the Type 2 TLV walker and the JSON parser   (Fuzz/NDEFFuzz.swift)
 #   config    the config loader: libyaml, its limits, the specs, every action plugin (Fuzz/ConfigFuzz.swift)
 #   template  the template parser and renderer                              (Fuzz/TemplateFuzz.swift)
-# FUZZ_TARGETS picks some (default: all three, in that order); FUZZ_SECONDS is the time
+#   spool     the spool's bookkeeping: names, entry counts, `delivered`     (Fuzz/SpoolFuzz.swift)
+#   control   the control socket's request lines, served by a real session (Fuzz/ControlFuzz.swift)
+# FUZZ_TARGETS picks some (default: all, in that order); FUZZ_SECONDS is the time
 # per target (default 600). The targets are compiled by swiftc outside Package.swift,
 # with -sanitize=fuzzer,address, into .build/fuzz. Each corpus lives in fuzz-corpus/<target>
 # (seeded on every run from the test vectors, the example configs and a few hostile
@@ -14,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-600}"
-FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template}"
+FUZZ_TARGETS="${FUZZ_TARGETS:-ndef config template spool control}"
 build=.build/fuzz
 crashes=fuzz-corpus/crashes
 mkdir -p "$build" "$crashes"
@@ -122,6 +124,36 @@ prepare_template() {
   seed "$corpus" $'{{text}}\x00{"text":"a\\u0085b","tag":{"uid":"01"}}'
 }
 
+prepare_spool() {
+  # SpoolBookkeeping is internal to TagRouter and imports nothing: it and the entry point form one module.
+  echo "fuzz: linking spool-fuzz"
+  swiftc "${flags[@]}" Fuzz/SpoolFuzz.swift Sources/TagRouter/Routing/SpoolBookkeeping.swift -o "$build/spool-fuzz"
+  local corpus=$1
+  # delivered on the first line (- for none), then name[:entries] per file.
+  seed "$corpus" $'00000000000000000002\n00000000000000000001.json:3\n00000000000000000004.json:2\n.00000000000000000006.json.tmp'
+  seed "$corpus" $'18446744073709551615\n18446744073709551615.json:1\n00000000000000000001.json:10'
+  seed "$corpus" $'7\n00000000000000000001.json:1\n00000000000000000002.json:1\n00000000000000000003.json:x'
+  seed "$corpus" $'-\n04611686018427387904.json:3\n00000000000000000002.json:2\n00000000000000000001.json:4\n7.json:1'
+}
+
+prepare_control() {
+  build_router_modules
+  build_module NDEF Sources/NDEF
+  # DaemonControl and the entry point form one module (the entry point serves a ControlSession).
+  local sources
+  mapfile -t sources < <(find Sources/DaemonControl -name '*.swift' | sort)
+  echo "fuzz: linking control-fuzz"
+  swiftc "${flags[@]}" -module-name DaemonControl Fuzz/ControlFuzz.swift "${sources[@]}" \
+    "$build/OrderedJSON.o" "$build/NDEF.o" "$build/TagCore.o" "$build/TagRouter.o" -lyaml -o "$build/control-fuzz"
+  local corpus=$1
+  seed "$corpus" $'{"protocol":1,"client":"fuzz"}\n{"command":"status"}\n{"command":"reload"}\n'
+  seed "$corpus" $'{"command":"write","reader":"door","message_hex":"d1010b5502676f6f676c652e636f6d","timeout_s":0.1}\n'
+  seed "$corpus" $'{"command":"read","present":false,"timeout_s":1e308}\n{"command":"nope"}\n[1,2]\n'
+  seed "$corpus" $'{"protocol":2}\n'
+  seed "$corpus" $'{"command":"events","kind":"tag.arrived","reader":"\u001b[2J"}\n'
+  seed "$corpus" $'\xff\xfe{"command":"status"\n\n   \n{"command":"write","message_hex":"zz"}\n'
+}
+
 # Fills in the summary row of target $1 from its libFuzzer log $2 and corpus $3.
 summary=()
 summarize() {
@@ -144,7 +176,9 @@ for target in $FUZZ_TARGETS; do
     ndef) max_len=4096 ;;
     config) max_len=8192 ;;
     template) max_len=1024 ;;
-    *) echo "fuzz: unknown target '$target' (ndef, config, template)" >&2; exit 64 ;;
+    spool) max_len=2048 ;;
+    control) max_len=4096 ;;
+    *) echo "fuzz: unknown target '$target' (ndef, config, template, spool, control)" >&2; exit 64 ;;
   esac
   corpus=fuzz-corpus/$target
   mkdir -p "$corpus"

@@ -1,3 +1,5 @@
 #include <openssl/hmac.h>
 #include <openssl/evp.h>
 #include <openssl/crypto.h>
+#include <openssl/params.h>
+#include <openssl/core_names.h>

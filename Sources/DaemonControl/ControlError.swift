@@ -12,7 +12,8 @@ public enum ControlError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noDaemon(let path, let reason):
-            return "no tagrouter daemon answers at \(path) (\(reason)); is `tagrouter run` running, and with the same --control?"
+            return "no tagrouter daemon answers at \(path) (\(reason)); is `tagrouter run` or the tagrouter service running? "
+                + "Another socket: --control PATH or \(ControlSocketPath.variable)=PATH"
         case .refused(let message), .socket(let message), .closed(let message): return message
         }
     }

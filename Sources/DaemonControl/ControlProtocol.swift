@@ -31,7 +31,7 @@ public enum ControlProtocol {
 /// What a reload asked through the socket (or by SIGHUP) came to.
 public enum ReloadOutcome: Sendable {
     /// The new config runs; `notes` name what it changed that waits for a restart.
-    case reloaded(readers: Int, routes: Int, notes: [String])
+    case reloaded(readers: Int, routes: Int, notes: [String] = [])
     /// The file has problems (each at `file:line:col`); the running config stays.
     case rejected(problems: [String])
 }

@@ -5,7 +5,7 @@ import TagCore
 import TagRouter
 
 /// The daemon's control socket as a service: a thread blocked in `accept`,
-/// one thread per connection (each peer checked with `SO_PEERCRED` first),
+/// one thread per connection up to `ControlLimits` (each peer checked with `SO_PEERCRED` first),
 /// answering `status`, `events` and `reload` from the observer and the
 /// daemon's reload, and `write` and `read` through the daemon's readers. On cancellation it hangs up on every client, joins the
 /// threads and removes the socket file.
@@ -13,7 +13,8 @@ public final class ControlServer: Service {
     public let path: String
     private let listener: UnixSocket
     private let sessionContext: ControlSession.Context
-    private let connections = Mutex<(open: Set<Int32>, threads: Int)>(([], 0))
+    private let limits: ControlLimits
+    private let connections = Mutex<(open: Set<Int32>, threads: Int, full: Bool)>(([], 0, false))
     private let allEnded = Latch()
     private let closing = Atomic<Bool>(false)
 
@@ -21,13 +22,14 @@ public final class ControlServer: Service {
     /// a daemon that cannot serve control fails before it starts.
     /// `jobs`: the readers `write` and `read` go to (nil: the daemon has none, as with `--events-from`).
     public init(
-        path: String, observer: DaemonObserver, policy: PeerPolicy = PeerPolicy(), jobs: (any TagJobRunner)? = nil,
-        reload: @escaping @Sendable () -> ReloadOutcome
+        path: String, observer: DaemonObserver, policy: PeerPolicy = PeerPolicy(), limits: ControlLimits = ControlLimits(),
+        jobs: (any TagJobRunner)? = nil, reload: @escaping @Sendable () -> ReloadOutcome
     ) throws(ControlError) {
         try ControlSocketPath.prepareFolder(of: path)
         self.path = path
+        self.limits = limits
         listener = try UnixSocket.listen(at: path, mode: 0o660)
-        sessionContext = ControlSession.Context(observer: observer, policy: policy, jobs: jobs, reload: reload)
+        sessionContext = ControlSession.Context(observer: observer, policy: policy, limits: limits, jobs: jobs, reload: reload)
     }
 
     public func run() async {
@@ -67,18 +69,32 @@ public final class ControlServer: Service {
                 return
             }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // not inherited by shell or exec actions
-            let admitted = connections.withLock { state in
-                guard !isClosing else { return false }
+            let socket = UnixSocket(fd: fd)
+            socket.setSendTimeout(limits.idle)  // a client that stops reading cannot hold its thread
+            let (admitted, newlyFull) = connections.withLock { state -> (Bool, Bool) in
+                guard !isClosing else { return (false, false) }
+                guard state.open.count < limits.connections else {
+                    defer { state.full = true }
+                    return (false, !state.full)
+                }
+                state.full = false
                 state.open.insert(fd)
-                return true
+                return (true, false)
             }
             guard admitted else {
+                if newlyFull {
+                    Log.warning("control socket full: refusing new clients", JSONObject(["path": .string(path), "connections": .int(Int64(limits.connections))]))
+                }
+                if !isClosing {
+                    socket.write(JSONValue.object(JSONObject(["error": .string("busy: \(limits.connections) control connections are open, the most this daemon serves; try again later")])).serialized() + "\n")
+                }
                 close(fd)
-                return
+                if isClosing { return }
+                continue
             }
             let context = sessionContext
             startThread { server in
-                ControlSession(socket: UnixSocket(fd: fd), context: context, closing: { server.isClosing }).serve()
+                ControlSession(socket: socket, context: context, closing: { server.isClosing }).serve()
                 server.connections.withLock { _ = $0.open.remove(fd) }
                 close(fd)
             }

@@ -12,6 +12,7 @@ struct ControlSession {
     struct Context: Sendable {
         let observer: DaemonObserver
         let policy: PeerPolicy
+        let limits: ControlLimits
         let jobs: (any TagJobRunner)?
         let reload: @Sendable () -> ReloadOutcome
     }
@@ -33,11 +34,11 @@ struct ControlSession {
         }
         let hello = JSONObject([
             "protocol": .int(ControlProtocol.version), "server": "tagrouter", "version": .string(tagrouterVersion),
-            "pid": .int(Int64(getpid())),
+            "pid": .int(Int64(getpid())), "config": .string(context.observer.status.configFile),
         ])
         guard socket.write(JSONValue.object(hello).serialized() + "\n") else { return }
         var lines = SocketLines(socket)
-        while !closing(), let line = lines.next() {
+        while !closing(), let line = lines.next(timeout: context.limits.idleMilliseconds) {
             guard !line.allSatisfy(\.isWhitespace) else { continue }
             guard let request = try? JSONValue.parse(line), case .object = request else {
                 guard socket.write(ControlProtocol.failure("not a JSON object: \(line.prefix(80))")) else { return }

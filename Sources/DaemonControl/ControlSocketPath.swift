@@ -1,36 +1,59 @@
 @preconcurrency import Glibc
+import TagCore
 
-/// Where the control socket is when `--control` does not say:
-/// `$RUNTIME_DIRECTORY/control.sock` under systemd, else
-/// `$XDG_RUNTIME_DIR/tagrouter/control.sock`, else `/tmp/tagrouter-$UID/control.sock`.
+/// Where the control socket is when `--control` does not say. The daemon listens
+/// at `$TAGROUTER_CONTROL`, else in its runtime folder (`RuntimeDirectory.standard`).
+/// A client looks at `$TAGROUTER_CONTROL`; else `$RUNTIME_DIRECTORY`'s socket when
+/// set; else the first socket present of `$XDG_RUNTIME_DIR/tagrouter/control.sock`,
+/// the system service's `/run/tagrouter/control.sock` and `/tmp/tagrouter-$UID/control.sock`
+/// (the `/tmp` fallback last: anyone may make folders there).
 public enum ControlSocketPath {
     public static let fileName = "control.sock"
+    /// The environment variable naming the socket, for set-ups the defaults miss.
+    public static let variable = "TAGROUTER_CONTROL"
 
-    /// The default path for this process.
-    public static func standard(environment: [String: String], uid: uid_t = geteuid()) -> String {
-        if let runtime = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first, !runtime.isEmpty {
-            return "\(runtime)/\(fileName)"
-        }
-        if let xdg = environment["XDG_RUNTIME_DIR"], !xdg.isEmpty {
-            return "\(xdg)/tagrouter/\(fileName)"
-        }
-        return "/tmp/tagrouter-\(uid)/\(fileName)"
+    /// Where the daemon listens; `explicit` when `$TAGROUTER_CONTROL` chose it.
+    public static func daemon(environment: [String: String], uid: uid_t = geteuid()) -> (path: String, explicit: Bool) {
+        if let path = environment[variable], !path.isEmpty { return (path, true) }
+        return (RuntimeDirectory.standard(environment: environment, uid: uid) + "/" + fileName, false)
     }
 
-    /// Makes the folder of `path` (mode 0750: the daemon's group may reach the
-    /// socket) when missing; refuses one that is not a folder owned by this user,
-    /// so nobody else can plant a socket where clients look (`/tmp`).
-    static func prepareFolder(of path: String) throws(ControlError) {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
-        let folder = String(path[..<slash])
-        if mkdir(folder, 0o750) == 0 { return }
-        guard errno == EEXIST else { throw .socket("cannot create \(folder): \(String(cString: strerror(errno)))") }
-        var status = stat()
-        guard lstat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
-            throw .socket("\(folder) is not a folder; choose another place with --control PATH")
+    /// Where a client looks, with the places tried (for "no daemon answers");
+    /// `explicit` when `$TAGROUTER_CONTROL` chose it. `present` says whether a socket
+    /// file is at a path (a test can pretend).
+    public static func client(
+        environment: [String: String], uid: uid_t = geteuid(), present: (String) -> Bool = exists
+    ) -> (path: String, explicit: Bool, tried: [String]) {
+        if let path = environment[variable], !path.isEmpty { return (path, true, [path]) }
+        if let runtime = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first, !runtime.isEmpty {
+            let path = "\(runtime)/\(fileName)"
+            return (path, false, [path])
         }
-        guard status.st_uid == geteuid() || status.st_uid == 0 else {
-            throw .socket("\(folder) belongs to uid \(status.st_uid), not to this user; choose another place with --control PATH")
+        var candidates: [String] = []
+        if let xdg = environment["XDG_RUNTIME_DIR"], !xdg.isEmpty { candidates.append("\(xdg)/tagrouter/\(fileName)") }
+        candidates += ["\(RuntimeDirectory.system)/\(fileName)", "/tmp/tagrouter-\(uid)/\(fileName)"]
+        return (candidates.first(where: present) ?? candidates[0], false, candidates)
+    }
+
+    /// Whether something is at `path` (not following a symbolic link).
+    public static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
+    }
+
+    /// The folder `path` is in.
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Makes the folder of `path` when missing (`RuntimeDirectory.prepare`); refuses one
+    /// someone else could have put a socket in.
+    static func prepareFolder(of path: String) throws(ControlError) {
+        do {
+            try RuntimeDirectory.prepare(folder(of: path))
+        } catch {
+            throw .socket("cannot serve control at \(path): \(error); choose another place with --control PATH")
         }
     }
 }

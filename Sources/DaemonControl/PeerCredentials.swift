@@ -22,12 +22,29 @@ public struct PeerCredentials: Sendable, Equatable {
         var gid: gid_t = 0
     }
 
-    /// The credentials of the peer connected on `socket`; nil when the kernel does not say.
-    public init?(socket: Int32) {
+    /// The credentials of the peer connected on `socket` (with its supplementary
+    /// groups when `groups`); nil when the kernel does not say.
+    public init?(socket: Int32, groups: Bool = true) {
         var credentials = KernelCredentials()
         var length = socklen_t(MemoryLayout<KernelCredentials>.size)
         guard getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
-        self.init(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, groups: Self.groups(of: credentials.pid))
+        let supplementary = groups ? Self.groups(socket: socket) ?? Self.groups(of: credentials.pid) : []
+        self.init(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, groups: supplementary)
+    }
+
+    /// The peer's supplementary groups as the kernel recorded them at connect
+    /// (`SO_PEERGROUPS`, Linux 4.13): right even where `/proc` hides other users'
+    /// processes (the service's `ProtectProc=invisible`). Nil when the kernel does not say.
+    static func groups(socket: Int32) -> [gid_t]? {
+        let option: Int32 = 59  // SO_PEERGROUPS, which Glibc does not export to Swift
+        var groups = [gid_t](repeating: 0, count: 64)
+        while true {
+            var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+            let status = groups.withUnsafeMutableBytes { getsockopt(socket, SOL_SOCKET, option, $0.baseAddress, &length) }
+            if status == 0 { return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size)) }
+            guard errno == ERANGE, Int(length) > groups.count * MemoryLayout<gid_t>.size else { return nil }
+            groups = [gid_t](repeating: 0, count: Int(length) / MemoryLayout<gid_t>.size)
+        }
     }
 
     /// The supplementary groups of process `pid` (the `Groups:` line of `/proc/<pid>/status`).

@@ -71,6 +71,12 @@ struct UnixSocket: Sendable {
         return true
     }
 
+    /// Makes a `write` that cannot go on for `limit` fail (the peer stopped reading).
+    func setSendTimeout(_ limit: Duration) {
+        var time = timeval(tv_sec: Int(limit.components.seconds), tv_usec: Int(limit.components.attoseconds / 1_000_000_000_000))
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// Ends both directions: a thread blocked reading or accepting on it returns.
     func shutDown() { shutdown(fd, Int32(SHUT_RDWR)) }
 
@@ -87,14 +93,17 @@ struct SocketLines {
     init(_ socket: UnixSocket) { self.socket = socket }
 
     /// The next line without its newline; nil at the end of the input, on an
-    /// error, past `timeout` (milliseconds; -1 waits for ever), or a line over the limit.
+    /// error, when the whole line has not come within `timeout` (milliseconds;
+    /// -1 waits for ever), or a line over the limit.
     mutating func next(timeout: Int32 = -1) -> String? {
+        let deadline = ContinuousClock.now + .milliseconds(timeout)
         while true {
             if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 defer { pending.removeSubrange(...newline) }
                 return String(decoding: pending[..<newline], as: UTF8.self)
             }
-            guard pending.count <= Self.limit, readable(timeout: timeout) else { return nil }
+            let left = timeout < 0 ? -1 : Int32(clamping: Int64(max(0, (deadline - ContinuousClock.now) / .milliseconds(1))))
+            guard pending.count <= Self.limit, readable(timeout: left) else { return nil }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = buffer.withUnsafeMutableBytes { read(socket.fd, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }

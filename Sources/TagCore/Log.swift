@@ -91,6 +91,7 @@ public enum Log {
             let details = fields.map { "\($0.key)=\($0.value.plainText)" }.joined(separator: " ")
             line = "\(level.name.uppercased()) \(message)" + (details.isEmpty ? "" : " " + details)
         }
-        StandardError.write(line: line)
+        // Either format may reach a terminal (`journalctl`, `tail -f`): shown, never obeyed; JSON stays the same JSON.
+        StandardError.write(line: TerminalText.escaped(line))
     }
 }

@@ -168,7 +168,12 @@ extension TagInfo {
     public enum Field {
         public static let uid = "uid", uidDashed = "uid_dashed", type = "type", nfcForumType = "nfc_forum_type"
         public static let atqa = "atqa", sak = "sak", ndefCapacity = "ndef_capacity", writable = "writable"
-        public static let name = "name", groups = "groups"
+        public static let name = "name", groups = "groups", sun = "sun"
+    }
+
+    /// The member names of the `tag.sun` object.
+    public enum SUNField {
+        public static let verified = "verified", uid = "uid", counter = "counter", reason = "reason"
     }
 
     /// The `tag` object, members in the documented order.
@@ -190,9 +195,18 @@ extension TagInfo {
         if let writable { sink.member(Field.writable, .bool(writable)) }
         if let name { sink.member(Field.name, string: name) }
         if name != nil || !groups.isEmpty { sink.member(Field.groups, .array(groups.map(JSONValue.string))) }
+        if let sun {
+            sink.member(Field.sun) { object in
+                object.member(SUNField.verified, .bool(sun.verified))
+                if let uid = sun.uid { object.member(SUNField.uid, string: uid) }
+                if let counter = sun.counter { object.member(SUNField.counter, .int(Int64(counter))) }
+                if let failure = sun.failure { object.member(SUNField.reason, string: failure.rawValue) }
+            }
+        }
     }
 
     /// Reads the `tag` object; `uid` is required, `type` defaults to `unknown`.
+    /// `sun` is not read: only this daemon's own check may say a tag is verified.
     public init(json: JSONValue) throws(EventDecodingError) {
         guard case .object(let object) = json else { throw Members.missingUID }
         var members = Members()

@@ -100,6 +100,9 @@ public struct TagInfo: Sendable, Equatable {
     public var name: String?
     /// The groups of a known tag.
     public var groups: [String]
+    /// What checking the tag's SUN message found (`sun:` in the config), for a
+    /// tag whose URI carries one; worked out here, never read from a message.
+    public var sun: SUNCheck?
 
     public init(
         uid: TagUID, type: String, nfcForumType: Int? = nil, atqa: [UInt8] = [], sak: UInt8? = nil,

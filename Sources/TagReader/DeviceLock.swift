@@ -1,12 +1,15 @@
 import FoundationEssentials
 import Glibc
+import TagCore
 
 /// One process's exclusive claim on a reader device, so that two daemons (or a
 /// daemon and `tagrouter write`) never talk to one PN532 at once: an
 /// `flock(LOCK_EX | LOCK_NB)` on a lock file named after the device under the
-/// runtime directory, holding the owner's pid. The kernel releases it when the
-/// value goes away or the process dies; lock files are left in place (removing
-/// them would race with the next taker).
+/// runtime directory, holding the owner's pid (mode 0640: the daemon's group and
+/// root can see who holds it). A device is never opened without its lock, and a
+/// lock the system service holds in `/run/tagrouter` counts wherever one looks.
+/// The kernel releases it when the value goes away or the process dies; lock
+/// files are left in place (removing them would race with the next taker).
 final class DeviceLock {
     /// Why the lock was not taken.
     enum Failure: Error, Sendable, CustomStringConvertible {
@@ -36,10 +39,14 @@ final class DeviceLock {
         do {
             directory = try runtimeDirectory()
         } catch {
-            throw .unavailable(device: connstring, reason: error.reason)
+            throw .unavailable(device: connstring, reason: error.description)
+        }
+        // The system service keeps its locks in its own folder: a device it holds is in use.
+        if directory != RuntimeDirectory.system, let holder = holder(of: connstring, in: RuntimeDirectory.system) {
+            throw .inUse(device: connstring, pid: holder)
         }
         let path = directory + "/" + fileName(for: connstring)
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640)
         guard descriptor >= 0 else { throw .unavailable(device: connstring, reason: "\(path): \(String(cString: strerror(errno)))") }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
@@ -48,6 +55,7 @@ final class DeviceLock {
             if code == EWOULDBLOCK { throw .inUse(device: connstring, pid: holder) }
             throw .unavailable(device: connstring, reason: "\(path): \(String(cString: strerror(code)))")
         }
+        _ = fchmod(descriptor, 0o640)
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
         _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
@@ -73,32 +81,26 @@ final class DeviceLock {
         return "\(fields[0]):\(realpath(port, nil).map { resolved in defer { free(resolved) }; return String(cString: resolved) } ?? port)"
     }
 
-    /// The directory lock files go in: systemd's `$RUNTIME_DIRECTORY`, else
-    /// `$XDG_RUNTIME_DIR/tagrouter`, else `/tmp/tagrouter-<uid>`; made 0700 and
-    /// refused unless it is a directory of this user that no one else may write.
-    static func runtimeDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) throws(DirectoryProblem) -> String {
-        let directory: String
-        if let systemd = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first, !systemd.isEmpty {
-            directory = String(systemd)
-        } else if let xdg = environment["XDG_RUNTIME_DIR"], !xdg.isEmpty {
-            directory = xdg + "/tagrouter"
-        } else {
-            directory = "/tmp/tagrouter-\(getuid())"
-        }
-        if mkdir(directory, 0o700) != 0, errno != EEXIST {
-            throw DirectoryProblem(reason: "cannot make \(directory): \(String(cString: strerror(errno)))")
-        }
-        var status = stat()
-        guard lstat(directory, &status) == 0 else { throw DirectoryProblem(reason: "\(directory): \(String(cString: strerror(errno)))") }
-        guard status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid(), status.st_mode & 0o022 == 0 else {
-            throw DirectoryProblem(reason: "\(directory) is not a directory of user \(getuid()) that only it may write; remove it or set RUNTIME_DIRECTORY")
+    /// The folder lock files go in (`RuntimeDirectory.standard`), made 0750 when missing
+    /// and refused unless it is a folder of this user (or root) that no one else may write.
+    static func runtimeDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) throws(RuntimeDirectory.Problem) -> String {
+        let directory = RuntimeDirectory.standard(environment: environment)
+        do {
+            try RuntimeDirectory.prepare(directory)
+        } catch {
+            throw RuntimeDirectory.Problem("\(error); remove it or set RUNTIME_DIRECTORY")
         }
         return directory
     }
 
-    /// The runtime directory cannot be used.
-    struct DirectoryProblem: Error {
-        var reason: String
+    /// The pid holding `connstring`'s lock in `directory` (the system service's), if
+    /// a process holds it; nil when free, absent or not readable by this user.
+    static func holder(of connstring: String, in directory: String) -> Int32?? {
+        let descriptor = open(directory + "/" + fileName(for: connstring), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) != 0, errno == EWOULDBLOCK else { return nil }
+        return .some(owner(descriptor))
     }
 
     /// The pid the holder wrote, if it is there yet.

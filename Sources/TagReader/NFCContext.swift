@@ -50,22 +50,21 @@ final class NFCContext: @unchecked Sendable {
     enum OpenFailure: Error {
         /// libnfc could not open it (missing, no permission, not a reader).
         case notOpened
-        /// Another process holds its lock (`DeviceLock`); it was not touched.
+        /// Another process holds its lock, or the lock cannot be taken (its folder is
+        /// missing or open to others: `DeviceLock`); the device was not touched.
         case busy(DeviceLock.Failure)
     }
 
     /// Takes `connstring`'s lock, then opens it (`auto` or empty: the first
-    /// listed device whose lock is free). A lock file that cannot be made is
-    /// logged and the device opened without it.
+    /// listed device whose lock is free). A device whose lock cannot be taken is
+    /// never opened: someone else could then open it underneath.
     func open(_ connstring: String) -> Result<NFCDevice, OpenFailure> {
         guard connstring != "auto" && !connstring.isEmpty else { return openFirst() }
-        let lock: DeviceLock?
+        let lock: DeviceLock
         do {
             lock = try DeviceLock.acquire(connstring)
         } catch {
-            guard case .unavailable = error else { return .failure(.busy(error)) }
-            Log.warning("opening the reader without its lock", JSONObject(["device": .string(connstring), "reason": .string(error.description)]))
-            lock = nil
+            return .failure(.busy(error))
         }
         let before = SerialLine.openDescriptors()
         guard let device = nfc_open(pointer, connstring) else { return .failure(.notOpened) }
@@ -91,11 +90,8 @@ final class NFCContext: @unchecked Sendable {
         do {
             return .success(NFCDevice(opened, lock: try DeviceLock.acquire(resolved), line: line))
         } catch {
-            guard case .unavailable = error else {
-                nfc_close(opened)
-                return .failure(.busy(error))
-            }
-            return .success(NFCDevice(opened, lock: nil, line: line))
+            nfc_close(opened)
+            return .failure(.busy(error))
         }
     }
 }

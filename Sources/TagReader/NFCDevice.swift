@@ -6,15 +6,15 @@ import Synchronization
 /// may be touched from other threads (to unblock a call for shutdown or the watchdog).
 final class NFCDevice {
     private let pointer: OpaquePointer
-    /// Held until the device is closed (nil when the lock file could not be made).
-    private let lock: DeviceLock?
+    /// Held until the device is closed.
+    private let lock: DeviceLock
     let abortHandle: AbortHandle
     /// Set when a transceive through `LibNFCTransport` found the device gone; the
     /// reader loop checks it after a tag driver returns and reopens the device.
     var lost: NFCError?
 
     /// Made on the thread that will use it. `line`: the tty libnfc holds, for a serial reader.
-    init(_ pointer: OpaquePointer, lock: DeviceLock?, line: SerialLine?) {
+    init(_ pointer: OpaquePointer, lock: DeviceLock, line: SerialLine?) {
         self.pointer = pointer
         self.lock = lock
         abortHandle = AbortHandle(pointer, line: line)

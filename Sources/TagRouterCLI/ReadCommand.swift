@@ -28,16 +28,16 @@ enum ReadCommand: Command {
         let wait = arguments.flag("--wait")
         let readerName = try arguments.option("--reader")
         let direct = arguments.flag("--direct")
-        let control = try ControlOption.path(&arguments)
+        let control = try ControlOption.clientPath(&arguments)
         try arguments.finish()
         if !direct, let reply = try DaemonTagJob.ask(
             "read", JSONObject(["present": true]), control: control, reader: readerName, device: reader.given ? reader.devices[0] : nil, timeout: timeout)
         {
-            print((reply["event"] ?? reply).serialized())
+            print(TerminalText.escaped((reply["event"] ?? reply).serialized()))
             return
         }
         let device = wait || reader.ifBusy == .wait ? reader.devices[0] : try ReaderOptions.opening(reader.devices[0], hint: "(--wait waits for the reader to appear)")
         let event = try await ReaderOptions.firstTag(device: device, timeout: timeout, ifBusy: reader.ifBusy)
-        print(event.jsonText)
+        print(TerminalText.escaped(event.jsonText))
     }
 }

@@ -74,9 +74,9 @@ enum RunCommand: Command {
             let next: RouterConfig
             do throws(ConfigErrors) {
                 // Plugins whose settings did not change are kept: their connections stay up.
-                next = try file.load(loader.keeping(routing.latestConfig.loadedPlugins))
+                next = try file.reload(loader.keeping(routing.latestConfig.loadedPlugins), running: routing.latestConfig)
             } catch {
-                let problems = error.sorted.map(\.description)
+                let problems = error.lines()
                 Log.error("reload rejected; the running config stays", JSONObject(["file": .string(file.name), "problems": .array(problems.map(JSONValue.string))]))
                 observer.rejected(error)
                 return .rejected(problems: problems)

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import TagRouter
 
 /// Finds and loads the config `run` and `check-config` use: the file given,
@@ -36,15 +37,63 @@ struct RunConfigFile {
         return try loader.load(text: String(decoding: PackageResources.tagrouter_yaml, as: UTF8.self), file: Self.embeddedName)
     }
 
+    /// How long the file must stay unchanged before a reload reads it, and how
+    /// long a reload waits for that at most.
+    static let settle = (microseconds: useconds_t(100_000), atMost: Duration.seconds(3))
+
+    /// Loads the config again for a reload (SIGHUP, `tagrouter reload`), refusing
+    /// what an editor or `cp` writing the file in place leaves half-written: the
+    /// file is read until two reads `settle.microseconds` apart agree, an empty file is
+    /// refused, and so is a change of `state_dir` (the spools stay where they are
+    /// until a restart).
+    func reload(_ loader: ConfigLoader, running: RouterConfig) throws(ConfigErrors) -> RouterConfig {
+        guard let path else { return try load(loader) }
+        let start = SourceMark(file: path, line: 1, column: 1)
+        let contents = try Self.settledContents(path)
+        guard contents.contains(where: { ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains($0) }) else {
+            throw ConfigErrors(mark: start, path: "", message: "the config file is empty (is it being saved?); a reload needs the whole config")
+        }
+        let next = try loader.load(contents: contents, file: path)
+        guard next.stateDirectory == running.stateDirectory else {
+            throw ConfigErrors(
+                mark: start, path: "state_dir",
+                message: "changes from \(running.stateDirectory) to \(next.stateDirectory); the spools stay where they are until tagrouter is restarted: restart it to move them")
+        }
+        return next
+    }
+
+    /// The file's bytes once two reads `settle.microseconds` apart agree.
+    private static func settledContents(_ path: String) throws(ConfigErrors) -> [UInt8] {
+        let clock = ContinuousClock()
+        let deadline = clock.now + settle.atMost
+        var previous = ConfigLoader.read(file: path)
+        while true {
+            usleep(settle.microseconds)
+            let current = ConfigLoader.read(file: path)
+            guard let contents = current else {
+                throw ConfigErrors(mark: SourceMark(file: path, line: 1, column: 1), path: "", message: "cannot read the config file")
+            }
+            if current == previous { return contents }
+            guard clock.now < deadline else {
+                throw ConfigErrors(
+                    mark: SourceMark(file: path, line: 1, column: 1), path: "",
+                    message: "the config file kept changing for \(settle.atMost) while it was read; reload once it is saved")
+            }
+            previous = current
+        }
+    }
+
     /// Loads or fails with every problem on stderr and the exit status for bad data;
     /// warnings go to stderr either way.
     func loadOrExit(_ loader: ConfigLoader) throws(CLIError) -> RouterConfig {
         do {
             let config = try load(loader)
-            for warning in config.warnings { printToStderr(warning.description) }
+            var warnings = ConfigErrors()
+            warnings.warnings = config.warnings
+            for line in warnings.lines() { printToStderr(line) }
             return config
         } catch {
-            for problem in error.sorted { printToStderr(problem.description) }
+            for line in error.lines() { printToStderr(line) }
             throw .data("\(name): the config has \(error.countPhrase)")
         }
     }

@@ -66,7 +66,7 @@ enum WatchCommand: Command {
         let supervisor = ReaderSupervisor(readers: configs)
         var lastError: String?
         for await event in supervisor.events {
-            print(event.jsonText)
+            print(TerminalText.escaped(event.jsonText))
             if event.kind == .readerError { lastError = event.message }
         }
         // Readers only end by themselves when they give up on a busy device.

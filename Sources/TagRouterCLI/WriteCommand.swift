@@ -53,7 +53,7 @@ enum WriteCommand: Command {
         let from = try arguments.option("--from")
         let readerName = try arguments.option("--reader")
         let direct = arguments.flag("--direct")
-        let control = try ControlOption.path(&arguments)
+        let control = try ControlOption.clientPath(&arguments)
         let steps = try arguments.orderedOptions(EncodeRecords.optionNames)
         try arguments.finish()
         if lock, !confirmed {

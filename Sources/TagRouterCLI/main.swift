@@ -69,7 +69,7 @@ do {
     try await command.run(Arguments(arguments))
     exit(0)
 } catch {
-    printToStderr("error: \(error.message)")
+    printToStderr("error: " + TerminalText.escaped(error.message, keepingLineBreaks: true))
     if case .usage = error { printToStderr("see `tagrouter \(command.name) --help`") }
     exit(error.exitStatus)
 }

@@ -18,6 +18,8 @@ import Testing
         ("deep-mappings", String(repeating: "{a: ", count: 40_000) + "1" + String(repeating: "}", count: 40_000), "1:257: sequences and mappings nest more than 64 deep"),
         ("many-aliases", "a: &a x\nb: [" + Array(repeating: "*a", count: 1_001).joined(separator: ",") + "]\n",
          "2:3005: more than 1000 aliases (*name); a config needs a few, this looks like an alias bomb"),
+        ("long-string-aliases", "a: &a \"" + String(repeating: "x", count: 900_000) + "\"\nroutes: [" + Array(repeating: "*a", count: 999).joined(separator: ", ") + "]\n",
+         "2:22: aliases expand the config to more than 4194304 bytes (4 MiB) of text; a config this large is a mistake or an alias bomb"),
         ("too-large", String(repeating: "# " + String(repeating: "x", count: 97) + "\n", count: 10_486),
          "1:1: the config is larger than 1048576 bytes (1 MiB), the most that is read"),
     ]
@@ -32,6 +34,21 @@ import Testing
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus(timeout: .seconds(10)) == 65)
         #expect(daemon.stderr == ["\(file):\(hostile.problem)", "error: \(file): the config has 1 problem"])
+    }
+
+    /// A value repeated by aliases inside the limits makes a problem per use: the
+    /// first 50 are printed, each cut to a line's length, then how many more.
+    @Test func repeatedProblemsAreCut() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let text = "a: &a \"" + String(repeating: "x", count: 2_000) + "\"\nroutes: [" + Array(repeating: "*a", count: 999).joined(separator: ", ") + "]\n"
+        let file = try scratch.write("tagrouter.yaml", text)
+        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        defer { daemon.stop() }
+        #expect(try await daemon.exitStatus() == 65)
+        #expect(daemon.stderr.count == 52)
+        #expect(daemon.stderr.dropLast(2).allSatisfy { $0.hasPrefix(file + ":") && $0.count < 700 })
+        #expect(daemon.stderr.suffix(2) == ["… and 950 more", "error: \(file): the config has 1000 problems"])
     }
 
     @Test func configsJustInsideTheLimitsLoad() async throws {

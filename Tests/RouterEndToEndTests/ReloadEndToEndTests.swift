@@ -62,6 +62,61 @@ struct ReloadEndToEndTests {
         #expect(availability() == ["online", "offline", "online", "offline"])
     }
 
+    /// An editor or `cp` saving the config in place, caught by reloads on the way:
+    /// the file empty, then cut short (its last line, `state_dir`, not written yet),
+    /// then still changing.
+    /// Each reload is refused saying why, the running config routes every event
+    /// meanwhile, and the reload once the whole file is there takes.
+    @Test func aConfigSavedInPlaceIsNotReloadedHalfWritten() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        func config(_ name: String) -> String { "routes: [{name: \(name), actions: [{log: \"\(name) {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n" }
+        let file = try scratch.write("tagrouter.yaml", config("a"))
+        let daemon = try Daemon(["run", "--config", file, "--events-from", "-"], directory: scratch.path)
+        defer { daemon.stop() }
+        func saveInPlace(_ text: String) throws {
+            let handle = try #require(FileHandle(forWritingAtPath: file))
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: Data(text.utf8))
+            try handle.close()
+        }
+        daemon.send(arrival(uid: "00"))
+        var expected = ["a 00"]
+        #expect(try await daemon.stdout(count: 1) == expected)
+        let whole = config("b")
+        let halves = [
+            ("", "the config file is empty"),
+            (String(whole.prefix { $0 != "\n" }) + "\n", "state_dir: changes from \(scratch.path)/state to "),
+        ]
+        for (number, (half, problem)) in halves.enumerated() {
+            try saveInPlace(half)
+            let before = daemon.stderr.count
+            daemon.signal(SIGHUP)
+            let rejected = try await daemon.stderr(containing: "reload rejected", after: before)
+            #expect(rejected.contains(problem), "\(rejected)")
+            daemon.send(arrival(uid: "0\(number + 1)"))
+            expected.append("a 0\(number + 1)")
+            #expect(try await daemon.stdout(count: expected.count) == expected, "the running config routes every event")
+        }
+        // A file that never stops changing (the kernel's uptime, in hundredths of a second) is never taken.
+        try FileManager.default.removeItem(atPath: file)
+        try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: "/proc/uptime")
+        let changing = daemon.stderr.count
+        daemon.signal(SIGHUP)
+        #expect(try await daemon.stderr(containing: "reload rejected", after: changing).contains("the config file kept changing for 3"))
+        try FileManager.default.removeItem(atPath: file)
+        _ = try scratch.write("tagrouter.yaml", "")
+        try saveInPlace(whole)
+        let before = daemon.stderr.count
+        daemon.signal(SIGHUP)
+        try await daemon.stderr(containing: "config reloaded", after: before)
+        daemon.send(arrival(uid: "09"))
+        expected.append("b 09")
+        #expect(try await daemon.stdout(count: expected.count) == expected)
+        daemon.closeInput()
+        #expect(try await daemon.exitStatus() == 0)
+    }
+
     @Test func spooledEventsWaitAcrossAReloadAndAreDeliveredOnceWhenTheBrokerReturns() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }

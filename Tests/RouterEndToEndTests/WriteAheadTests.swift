@@ -30,6 +30,18 @@ struct WriteAheadTests {
         _ = try await daemon.exitStatus()
     }
 
+    /// One shell action that delivers (appends the event id to `<folder>/delivered`)
+    /// only once the file `<folder>/go` exists, retrying briefly, spooling under `state`.
+    private static func doorConfig(_ folder: String, state: String) -> String {
+        """
+        state_dir: \(state)
+        routes:
+          - name: door
+            actions:
+              - shell: { script: '[ -e go ] && echo "$TAG_EVENT_ID" >> delivered', cwd: \(folder), retry: { attempts: 1, backoff: 50ms, max_backoff: 100ms } }
+        """
+    }
+
     /// The events the action's writer reported on disk (`written ahead to the spool`, debug).
     private static func writtenAhead(_ daemon: Daemon, action: String) -> Int { daemon.reported("written ahead to the spool", action: action) }
 
@@ -165,23 +177,49 @@ struct WriteAheadTests {
         #expect(counters?["failed"] == 1 && counters?["delivered"] == 2 && counters?["spooled"] == 0, "\(String(describing: counters))")
     }
 
+    /// A spool whose bookkeeping was damaged or tampered with — `delivered` written
+    /// by hand, a batch named with the highest sequence — once trapped the daemon at
+    /// every start or skipped events. Both are set aside, logged with the reason,
+    /// and every event is delivered, in order, once.
+    @Test func aDamagedSpoolIsSetAsideAndEveryEventIsDelivered() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("tagrouter.yaml", Self.doorConfig(scratch.path, state: scratch.path + "/state"))
+        let first = try Daemon(Self.arguments(file), directory: scratch.path)
+        defer { first.stop() }
+        try await Self.acceptAndKill(first, action: "door.0.shell")
+
+        let spool = scratch.path + "/state/spool/door.0.shell"
+        let batches = try FileManager.default.contentsOfDirectory(atPath: spool).filter { $0.hasSuffix(".json") }.sorted()
+        let oldest = try #require(batches.first)
+        try FileManager.default.copyItem(atPath: spool + "/" + oldest, toPath: spool + "/18446744073709551615.json")
+        try "7\n".write(toFile: spool + "/delivered", atomically: false, encoding: .utf8)
+        _ = try scratch.write("go", "")
+
+        let second = try Daemon(Self.arguments(file), directory: scratch.path)
+        defer { second.stop() }
+        let delivered = scratch.path + "/delivered"
+        func lines() -> [String] { ((try? String(contentsOfFile: delivered, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        #expect(await eventually { lines().count >= Self.count })
+        second.closeInput()
+        #expect(try await second.exitStatus() == 0)
+        #expect(lines() == Self.ids, "every event once, in order")
+        let setAside = second.stderr.filter { $0.contains("spool file moved aside") }.compactMap { try? JSONValue.parse($0) }
+        #expect(setAside.compactMap { $0["file"]?.stringValue }.sorted() == [spool + "/18446744073709551615.json", spool + "/delivered"])
+        #expect(setAside.allSatisfy { !($0["reason"]?.stringValue ?? "").isEmpty })
+    }
+
     /// The spool's disk fills up while the target is down: the user is told once,
     /// with the reason; later events wait in memory; when the target is back every
     /// event arrives, in order, once.
-    @Test(.enabled(if: getuid() == 0, "needs root: mounts a 64 KiB tmpfs as state_dir in a private mount namespace (unshare -m)"))
+    @Test(.enabled(if: getuid() == 0, "needs root: mounts a 64 KiB tmpfs (mode 0700: tagrouter refuses a state_dir others can write) as state_dir in a private mount namespace (unshare -m)"))
     func aFullSpoolDiskIsReportedOnceAndNothingAcceptedIsLost() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let state = scratch.path + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let file = try scratch.write("tagrouter.yaml", """
-            state_dir: \(state)
-            routes:
-              - name: door
-                actions:
-                  - shell: { script: '[ -e go ] && echo "$TAG_EVENT_ID" >> delivered', cwd: \(scratch.path), retry: { attempts: 1, backoff: 50ms, max_backoff: 100ms } }
-            """)
-        let mountTmpfs = ["/usr/bin/unshare", "-m", "/bin/sh", "-c", "mount -t tmpfs -o size=64k tmpfs \"$0\" && exec \"$@\"", state]
+        let file = try scratch.write("tagrouter.yaml", Self.doorConfig(scratch.path, state: state))
+        let mountTmpfs = ["/usr/bin/unshare", "-m", "/bin/sh", "-c", "mount -t tmpfs -o size=64k,mode=0700 tmpfs \"$0\" && exec \"$@\"", state]
         let daemon = try Daemon(Self.arguments(file), directory: scratch.path, wrappedIn: mountTmpfs)
         defer { daemon.stop() }
         let events = (1...40).map { arrival(uid: String(format: "05%02x", $0)) }

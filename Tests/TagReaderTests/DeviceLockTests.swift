@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 import PN532Sim
-import Testing
+import TagCore
 import TestSupport
+import Testing
 
 @testable import TagReader
 
@@ -41,11 +42,26 @@ import TestSupport
         let xdg = try DeviceLock.runtimeDirectory(environment: ["XDG_RUNTIME_DIR": folder.path])
         #expect(xdg == folder.path + "/tagrouter")
         var status = stat()
-        #expect(stat(xdg, &status) == 0 && status.st_mode & 0o777 == 0o700)
+        #expect(stat(xdg, &status) == 0 && status.st_mode & 0o777 == 0o750)
         let open = folder.path + "/open"
         try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false)
         chmod(open, 0o777)
-        #expect(throws: DeviceLock.DirectoryProblem.self) { try DeviceLock.runtimeDirectory(environment: ["RUNTIME_DIRECTORY": open]) }
+        #expect(throws: RuntimeDirectory.Problem.self) { try DeviceLock.runtimeDirectory(environment: ["RUNTIME_DIRECTORY": open]) }
+    }
+
+    /// The service's lock in its folder is seen from outside it: held (with the pid written), then free once let go.
+    @Test func aLockHeldInTheServicesFolderIsSeenByOthers() throws {
+        let folder = try Folder()
+        let connstring = "pn532_uart:\(folder.path)/ttyS7:115200"
+        #expect(DeviceLock.holder(of: connstring, in: folder.path) == nil, "no lock file: nobody holds it")
+        let path = folder.path + "/" + DeviceLock.fileName(for: connstring)
+        let held = open(path, O_RDWR | O_CREAT, 0o640)
+        defer { close(held) }
+        #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
+        #expect(pwrite(held, "4242\n", 5, 0) == 5)
+        #expect(DeviceLock.holder(of: connstring, in: folder.path) == .some(4242))
+        #expect(flock(held, LOCK_UN) == 0)
+        #expect(DeviceLock.holder(of: connstring, in: folder.path) == nil)
     }
 
     @Test func aSecondProcessIsToldWhoHoldsTheDeviceAndTheDaemonWaitsForIt() async throws {

@@ -208,6 +208,100 @@ extension Spool {
         #expect(FileManager.default.fileExists(atPath: path + "/00000000000000000002.json.bad"))
     }
 
+    /// Ten one-entry batches, so no `delivered` the daemon writes can lie past the first.
+    func tenBatches(_ path: String) throws -> Spool {
+        let spool = Spool(directory: path)
+        _ = spool.recover()
+        for delivery in deliveries(10) { _ = try spool.append([delivery]) }
+        return spool
+    }
+
+    /// `delivered` as the daemon never writes it — by hand, past a batch still on
+    /// disk, past every sequence, a symlink — is moved aside and every entry is
+    /// delivered again (at least once); none is skipped, nothing traps.
+    @Test(arguments: ["7\n", "00000000000000000007\n", "18446744073709551615\n", "99999999999999999999\n", "", "symlink"])
+    func impossibleDeliveredIsQuarantinedAndSkipsNothing(_ content: String) throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try tenBatches(path)
+        let target = path + ".target"
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        if content == "symlink" {
+            try "00000000000000000009\n".write(toFile: target, atomically: false, encoding: .utf8)
+            try FileManager.default.createSymbolicLink(atPath: path + "/delivered", withDestinationPath: target)
+        } else {
+            try content.write(toFile: path + "/delivered", atomically: false, encoding: .utf8)
+        }
+        let restarted = Spool(directory: path)
+        #expect(restarted.recoverEntries().map(\.sequence) == Array(1...10))
+        #expect(files(path).contains("delivered.bad"))
+        #expect(!files(path).contains("delivered"))
+        restarted.markDone(through: 3)
+        #expect(Spool(directory: path).recoverEntries().map(\.sequence) == Array(4...10), "a new delivered is kept after that")
+        if content == "symlink" { #expect(try String(contentsOfFile: target, encoding: .utf8) == "00000000000000000009\n") }
+    }
+
+    /// A batch whose sequences cannot be (past the highest, overflowing, zero,
+    /// not 20 digits, overlapping the one before) goes aside; the rest is delivered.
+    @Test(arguments: ["18446744073709551615", "04611686018427387904", "00000000000000000000", "7", "00000000000000000002"])
+    func impossibleBatchNamesAreQuarantined(_ name: String) throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let spool = Spool(directory: path)
+        _ = spool.recover()
+        _ = try spool.append(deliveries(3))
+        let batch = try String(contentsOfFile: path + "/00000000000000000001.json", encoding: .utf8)
+        try batch.write(toFile: path + "/\(name).json", atomically: false, encoding: .utf8)
+        let restarted = Spool(directory: path)
+        #expect(restarted.recoverEntries().map(\.sequence) == [1, 2, 3])
+        #expect(files(path).contains("\(name).json.bad"))
+        #expect(try restarted.append(deliveries(1)).map(\.sequence).allSatisfy { $0 >= 4 && $0 <= SpoolBookkeeping.maximumSequence + 1 })
+    }
+
+    /// A symlink planted under a temporary's name is replaced, never written through.
+    @Test func aPlantedSymlinkDoesNotTruncateItsTarget() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let target = path + ".secret"
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        try "root's secret\n".write(toFile: target, atomically: false, encoding: .utf8)
+        let spool = Spool(directory: path)
+        _ = spool.recover()
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: path + "/.00000000000000000001.json.tmp", withDestinationPath: target)
+        #expect(try spool.append(deliveries(2)).map(\.sequence) == [1, 2])
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "root's secret\n")
+        #expect(Spool(directory: path).recoverEntries().map(\.sequence) == [1, 2])
+    }
+
+    /// A state folder another user could plant files in is refused, saying why.
+    @Test func checkWritableRefusesAFolderOthersCanWrite() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Spool.checkWritable(stateDirectory: path)
+        chmod(path, 0o777)
+        let open = #expect(throws: SpoolError.self) { try Spool.checkWritable(stateDirectory: path) }
+        #expect(open?.description.hasPrefix("spool: check folder \(path): writable by group or others (mode 0777)") == true)
+        chmod(path, 0o700)
+        chmod(path + "/spool", 0o775)
+        #expect(throws: SpoolError.self) { try Spool.checkWritable(stateDirectory: path) }
+        chmod(path + "/spool", 0o700)
+        try FileManager.default.createDirectory(atPath: path + "/spool/r.0.log", withIntermediateDirectories: true)
+        chmod(path + "/spool/r.0.log", 0o777)
+        let action = #expect(throws: SpoolError.self) { try Spool.checkWritable(stateDirectory: path) }
+        #expect(action?.description.hasPrefix("spool: check folder \(path)/spool/r.0.log: writable by group or others") == true)
+        chmod(path + "/spool/r.0.log", 0o700)
+        try Spool.checkWritable(stateDirectory: path)
+        let stranger = geteuid() &+ 1
+        let owned = #expect(throws: SpoolError.self) { try Spool.checkWritable(stateDirectory: path, owner: stranger) }
+        #expect(owned?.description.hasPrefix("spool: check folder \(path): owned by uid \(geteuid()), not by the daemon's user (uid \(stranger))") == true)
+        try FileManager.default.removeItem(atPath: path + "/spool")
+        try FileManager.default.createDirectory(atPath: path + "/elsewhere", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: path + "/spool", withDestinationPath: path + "/elsewhere")
+        let linked = #expect(throws: SpoolError.self) { try Spool.checkWritable(stateDirectory: path) }
+        #expect(linked?.description.contains("not a folder") == true)
+    }
+
     @Test func unwritableDirectoryIsAnError() {
         let spool = Spool(directory: "/proc/tagrouter-cannot-exist/spool")
         #expect(throws: SpoolError.self) { try spool.append(deliveries(1)) }

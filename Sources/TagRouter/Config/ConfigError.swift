@@ -57,8 +57,27 @@ public struct ConfigErrors: Error, Sendable, CustomStringConvertible {
     /// "1 problem", "3 problems".
     public var countPhrase: String { errors.count == 1 ? "1 problem" : "\(errors.count) problems" }
 
-    /// Every problem on its own line, sorted by position, then a count.
+    /// Problems printed at most: a hostile file can make thousands alike.
+    public static let printedAtMost = 50
+
+    /// The first `atMost` problems, sorted by position, each on its own line and
+    /// cut to a line's length; then "… and N more" for the rest.
+    public func lines(atMost: Int = printedAtMost) -> [String] {
+        let all = sorted
+        var lines = all.prefix(atMost).map { Self.cut($0.description) }
+        if all.count > atMost { lines.append("… and \(all.count - atMost) more") }
+        return lines
+    }
+
+    /// Problems quote values, and a value can be a megabyte long.
+    private static func cut(_ line: String, at length: Int = 500) -> String {
+        let scalars = line.unicodeScalars
+        guard scalars.count > length else { return line }
+        return String(String.UnicodeScalarView(scalars.prefix(length))) + "… (\(scalars.count - length) more characters)"
+    }
+
+    /// The problems (see `lines`), then a count.
     public var description: String {
-        (sorted.map(\.description) + [countPhrase]).joined(separator: "\n")
+        (lines() + [countPhrase]).joined(separator: "\n")
     }
 }

@@ -63,11 +63,20 @@ public struct ConfigLoader: Sendable {
     public func load(file path: String) throws(ConfigErrors) -> RouterConfig {
         // One byte past the limit is enough for the parser to refuse it: /dev/zero or a
         // huge file is not read whole.
-        guard let data = FileBytes.read(path: path, limit: YAMLParser.Limits.fileBytes + 1) else {
+        guard let data = Self.read(file: path) else {
             throw ConfigErrors(mark: SourceMark(file: path, line: 1, column: 1), path: "", message: "cannot read the config file")
         }
+        return try load(contents: data, file: path)
+    }
+
+    /// The bytes of the config file at `path`, up to one past the most that is
+    /// loaded; nil when it cannot be read.
+    public static func read(file path: String) -> [UInt8]? { FileBytes.read(path: path, limit: YAMLParser.Limits.fileBytes + 1) }
+
+    /// Loads `contents`, read from the file at `path` (see `read(file:)`).
+    public func load(contents: [UInt8], file path: String) throws(ConfigErrors) -> RouterConfig {
         let directory = path.parentPath
-        return try load(text: String(decoding: data, as: UTF8.self), file: path, directory: directory.isEmpty ? "." : directory)
+        return try load(text: String(decoding: contents, as: UTF8.self), file: path, directory: directory.isEmpty ? "." : directory)
     }
 
     /// Loads config text; `file` names it in messages.

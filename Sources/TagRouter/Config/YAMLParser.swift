@@ -19,6 +19,9 @@ public enum YAMLParser {
         public static let aliases = 1_000
         /// Nodes in the document with every alias expanded to the nodes it stands for.
         public static let expandedNodes = 100_000
+        /// Bytes of text (scalars) in the document with every alias expanded (4 MiB):
+        /// a long string repeated by a few hundred aliases is an alias bomb too.
+        public static let expandedBytes = 4 << 20
     }
 
     /// Parses one document. An empty document is an empty mapping.
@@ -60,13 +63,22 @@ private struct TreeBuilder {
     let file: String
     var root: ConfigNode?
     private var stack: [Open] = []
-    /// For each open sequence or mapping, `expandedNodes` when it started.
-    private var nodesAtStart: [Int] = []
-    /// Each anchored node, with the number of nodes it expands to.
-    private var anchors: [String: (node: ConfigNode, size: Int)] = [:]
+    /// For each open sequence or mapping, `expanded` when it started.
+    private var expandedAtStart: [Expansion] = []
+    /// Each anchored node, with what it expands to.
+    private var anchors: [String: (node: ConfigNode, size: Expansion)] = [:]
     private var documents = 0
     private var aliases = 0
-    private var expandedNodes = 0
+    /// The document so far with every alias expanded.
+    private var expanded = Expansion(nodes: 0, bytes: 0)
+
+    /// The size of (part of) the document with aliases expanded.
+    private struct Expansion {
+        var nodes: Int
+        var bytes: Int
+
+        static func - (end: Expansion, start: Expansion) -> Expansion { Expansion(nodes: end.nodes - start.nodes, bytes: end.bytes - start.bytes) }
+    }
 
     init(file: String) { self.file = file }
 
@@ -107,8 +119,9 @@ private struct TreeBuilder {
             let scalar = event.data.scalar
             let text = Self.string(scalar.value, length: Int(scalar.length)) ?? ""
             let node = ConfigNode(.scalar(text, plain: scalar.style == YAML_PLAIN_SCALAR_STYLE), mark: start)
-            try count(1, at: start)
-            if let anchor = Self.string(scalar.anchor) { anchors[anchor] = (node, 1) }
+            let size = Expansion(nodes: 1, bytes: text.utf8.count)
+            try count(size, at: start)
+            if let anchor = Self.string(scalar.anchor) { anchors[anchor] = (node, size) }
             try add(node)
         case YAML_ALIAS_EVENT:
             let name = Self.string(event.data.alias.anchor) ?? ""
@@ -129,7 +142,7 @@ private struct TreeBuilder {
             try open(at: start)
             stack.append(.mapping([], pendingKey: nil, mark: start, anchor: Self.string(event.data.mapping_start.anchor)))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-            guard let open = stack.popLast(), let startCount = nodesAtStart.popLast() else { return }
+            guard let open = stack.popLast(), let startSize = expandedAtStart.popLast() else { return }
             let node: ConfigNode
             let anchor: String?
             switch open {
@@ -140,7 +153,7 @@ private struct TreeBuilder {
                 node = ConfigNode(.mapping(entries), mark: mark)
                 anchor = name
             }
-            if let anchor { anchors[anchor] = (node, expandedNodes - startCount) }
+            if let anchor { anchors[anchor] = (node, expanded - startSize) }
             try add(node)
         default:
             break
@@ -152,16 +165,21 @@ private struct TreeBuilder {
         guard stack.count < YAMLParser.Limits.depth else {
             throw ConfigErrors(mark: mark, path: "", message: "sequences and mappings nest more than \(YAMLParser.Limits.depth) deep")
         }
-        nodesAtStart.append(expandedNodes)
-        try count(1, at: mark)
+        expandedAtStart.append(expanded)
+        try count(Expansion(nodes: 1, bytes: 0), at: mark)
     }
 
-    /// Adds `nodes` to the document's size with aliases expanded.
-    private mutating func count(_ nodes: Int, at mark: SourceMark) throws(ConfigErrors) {
-        expandedNodes += nodes
-        guard expandedNodes <= YAMLParser.Limits.expandedNodes else {
-            let what = aliases > 0 ? "aliases expand the config to" : "the config has"
+    /// Adds `size` to the document's size with aliases expanded.
+    private mutating func count(_ size: Expansion, at mark: SourceMark) throws(ConfigErrors) {
+        expanded.nodes += size.nodes
+        expanded.bytes += size.bytes
+        let what = aliases > 0 ? "aliases expand the config to" : "the config has"
+        guard expanded.nodes <= YAMLParser.Limits.expandedNodes else {
             throw ConfigErrors(mark: mark, path: "", message: "\(what) more than \(YAMLParser.Limits.expandedNodes) values; "
+                               + "a config this large is a mistake or an alias bomb")
+        }
+        guard expanded.bytes <= YAMLParser.Limits.expandedBytes else {
+            throw ConfigErrors(mark: mark, path: "", message: "\(what) more than \(YAMLParser.Limits.expandedBytes) bytes (4 MiB) of text; "
                                + "a config this large is a mistake or an alias bomb")
         }
     }

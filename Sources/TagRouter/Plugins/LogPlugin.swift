@@ -1,7 +1,8 @@
 import TagCore
 
 /// The built-in `log` action: one line per event on stdout — its `template`
-/// rendered, or by default `{"route": <route name>, "event": <event JSON>}`.
+/// rendered, or by default `{"route": <route name>, "event": <event JSON>}` —
+/// with control and bidi characters escaped (`TerminalText`).
 public struct LogPlugin: ActionPlugin {
     public static let name = "log"
     public static let actionSpec = OptionSpec("print one line per event on stdout", scalarOption: "template", [
@@ -34,8 +35,9 @@ struct LogAction: Action {
                 line.member("event") { delivery.event.writeMembers(into: &$0) }
             }
         }
-        writer.append(raw: UInt8(ascii: "\n"))
-        return writer.bytes
+        var bytes = TerminalText.escaped(bytes: writer.bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
     }
 
     func perform(_ delivery: Delivery) async throws(ActionError) {

@@ -44,7 +44,7 @@ public final class Router: Sendable {
             return config.stateDirectory
         } catch {
             Log.warning(
-                "state_dir cannot be written; spooling is off: events of actions with spool: true are delivered or fail, none is kept on disk or survives a crash",
+                "state_dir cannot be written safely; spooling is off: events of actions with spool: true are delivered or fail, none is kept on disk or survives a crash",
                 JSONObject([
                     "state_dir": .string(config.stateDirectory), "reason": .string(error.description),
                     "actions": .array(spooled.map { .string($0.id) }),

@@ -26,11 +26,7 @@ final class Spool: Sendable {
         let delivery: Delivery
     }
 
-    /// A batch file on disk: the sequences of its first and last entries.
-    private struct Batch {
-        let first: UInt64
-        let last: UInt64
-    }
+    private typealias Batch = SpoolBookkeeping.Batch
 
     private struct State {
         /// The batch files on disk, oldest first, from `head` on: those before it
@@ -69,26 +65,50 @@ final class Spool: Sendable {
 
     /// Entries on disk not yet done (counted by lines; nothing is parsed or changed).
     var waitingCount: Int {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        let done = readDelivered()
-        return names.reduce(0) { sum, name in
-            guard name.hasSuffix(".json"), let first = UInt64(name.dropLast(5)),
-                let data = FileManager.default.contents(atPath: directory + "/" + name)
-            else { return sum }
-            let end = first &+ UInt64(data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) })  // one past the last entry
-            let from = max(first, done &+ 1)
-            return sum + (end > from ? Int(end - from) : 0)
+        let bookkeeping = SpoolBookkeeping(names: names, delivered: readDelivered()) { name in
+            Self.readFile(directory + "/" + name).map { data in data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) } }
         }
+        return bookkeeping.waiting.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound + 1) }
     }
 
+    private var names: [String] { (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] }
+
     /// Checks at start that spools can be kept under `stateDirectory`: creates
-    /// `<stateDirectory>/spool` and writes and removes a probe file there.
-    static func checkWritable(stateDirectory: String) throws(SpoolError) {
+    /// `<stateDirectory>/spool`, checks that only `owner` (the daemon's user) can
+    /// write it, `stateDirectory` or an action's spool there (see `checkFolder`),
+    /// and writes and removes a probe file there.
+    static func checkWritable(stateDirectory: String, owner: uid_t = geteuid()) throws(SpoolError) {
         let spools = stateDirectory + "/spool"
         try createDirectory(spools)
+        try checkFolder(stateDirectory, owner: owner, following: true)
+        try checkFolder(spools, owner: owner, following: false)
+        for id in ((try? FileManager.default.contentsOfDirectory(atPath: spools)) ?? []).sorted() where !id.hasPrefix(".") {
+            try checkFolder(spools + "/" + id, owner: owner, following: false)
+        }
         let probe = spools + "/.probe-\(getpid()).tmp"
         defer { unlink(probe) }
         try writeFile(Array("probe\n".utf8), to: probe, sync: false)
+    }
+
+    /// Refuses a folder another user could plant files or symlinks in: one not
+    /// owned by `owner` or writable by group or others. `following`: the path may
+    /// be a symlink to the folder (`state_dir` itself); else it must be the folder.
+    private static func checkFolder(_ path: String, owner: uid_t, following: Bool) throws(SpoolError) {
+        var status = stat()
+        guard (following ? stat(path, &status) : lstat(path, &status)) == 0 else { throw SpoolError(path: path, operation: "check folder") }
+        let mode = String(status.st_mode & 0o7777, radix: 8).leftPadded(toLength: 4, with: "0")
+        let problem: String? =
+            if status.st_mode & S_IFMT != S_IFDIR {
+                "not a folder (a symlink or another file); make it a folder only the daemon's user can write"
+            } else if status.st_uid != owner {
+                "owned by uid \(status.st_uid), not by the daemon's user (uid \(owner)): that user could plant files and symlinks there; "
+                    + "chown it or set another state_dir"
+            } else if status.st_mode & 0o022 != 0 {
+                "writable by group or others (mode \(mode)): they could plant files and symlinks there; chmod go-w it or set another state_dir"
+            } else {
+                nil
+            }
+        if let problem { throw SpoolError(path: path, operation: "check folder", reason: problem) }
     }
 
     /// The entries waiting on disk, oldest first, as ranges of their sequences
@@ -97,46 +117,26 @@ final class Spool: Sendable {
     /// sequence kept: however many entries an outage left, recovering them costs
     /// no memory; `read` brings them back in turn.
     /// Leftovers of unfinished writes are deleted (they were never accepted);
-    /// an unreadable batch is moved aside (`*.bad`, kept for a human) and logged.
+    /// a damaged or impossible batch or `delivered` is moved aside (`*.bad`, kept
+    /// for a human) and logged with the reason (see `SpoolBookkeeping`).
     func recover() -> [ClosedRange<UInt64>] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        let done = readDelivered()
-        var (waiting, batches, next) = ([ClosedRange<UInt64>](), [Batch](), done + 1)
-        for name in names.sorted() {
-            let path = directory + "/" + name
-            if name.hasPrefix(".") && name.hasSuffix(".tmp") {
-                unlink(path)
-                continue
-            }
-            guard name.hasSuffix(".json"), let first = UInt64(name.dropLast(5)) else { continue }
-            guard let deliveries = Self.readBatch(path) else {
-                Log.error("spool entry unreadable; moved aside", JSONObject(["file": .string(path)]))
-                rename(path, path + ".bad")
-                continue
-            }
-            let last = first + UInt64(deliveries.count) - 1
-            next = max(next, last + 1)
-            if last <= done {
-                unlink(path)
-                continue
-            }
-            batches.append(Batch(first: first, last: last))
-            let from = max(first, done + 1)
-            if let previous = waiting.last, previous.upperBound + 1 == from {
-                waiting[waiting.count - 1] = previous.lowerBound...last
-            } else {
-                waiting.append(from...last)
-            }
-        }
-        if batches.isEmpty { unlink(deliveredPath) }
-        let deliveredFile = batches.isEmpty || done == 0 ? -1 : openDelivered()
+        let bookkeeping = SpoolBookkeeping(names: names, delivered: readDelivered()) { Self.readBatch(directory + "/" + $0)?.count }
+        for name in bookkeeping.deleted { unlink(directory + "/" + name) }
+        for file in bookkeeping.quarantined { quarantine(directory + "/" + file.name, reason: file.reason) }
+        let deliveredFile = bookkeeping.keepsDelivered ? openDelivered() : -1
         state.withLock { state in
-            state.batches = batches
+            state.batches = bookkeeping.batches
             state.head = 0
-            state.nextSequence = next
+            state.nextSequence = bookkeeping.nextSequence
             state.deliveredFile = deliveredFile
         }
-        return waiting
+        return bookkeeping.waiting
+    }
+
+    /// Moves a file the spool cannot trust aside (`*.bad`), and says which and why.
+    private func quarantine(_ path: String, reason: String) {
+        rename(path, path + ".bad")
+        Log.error("spool file moved aside", JSONObject(["file": .string(path), "moved_to": .string(path + ".bad"), "reason": .string(reason)]))
     }
 
     /// Writes `deliveries` as one batch behind what is there, durably; throws
@@ -144,6 +144,11 @@ final class Spool: Sendable {
     func append(_ deliveries: [Delivery]) throws(SpoolError) -> [Entry] {
         guard !deliveries.isEmpty else { return [] }
         let first = state.withLock { $0.nextSequence }
+        guard UInt64(deliveries.count) <= SpoolBookkeeping.maximumSequence &- first &+ 1, first <= SpoolBookkeeping.maximumSequence else {
+            throw SpoolError(
+                path: directory, operation: "append",
+                reason: "its sequences are used up (the highest is \(SpoolBookkeeping.maximumSequence)); move the spool folder aside")
+        }
         var text = ""
         for delivery in deliveries {
             text += JSONValue.object(JSONObject(["route": .string(delivery.route), "event": delivery.eventJSON])).serialized()
@@ -201,8 +206,7 @@ final class Spool: Sendable {
         for batch in batches {
             let path = batchPath(batch.first)
             guard let deliveries = Self.readBatch(path) else {
-                Log.error("spool entry unreadable; moved aside", JSONObject(["file": .string(path)]))
-                rename(path, path + ".bad")
+                quarantine(path, reason: "unreadable: not lines of spooled events")
                 continue
             }
             for (offset, delivery) in deliveries.enumerated() where range.contains(batch.first + UInt64(offset)) {
@@ -245,21 +249,34 @@ final class Spool: Sendable {
 
     private var deliveredPath: String { directory + "/delivered" }
 
-    /// `delivered`, open while it exists (so it is deleted with the last batch).
-    private func openDelivered() -> Int32 { open(deliveredPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600) }
+    /// `delivered`, open while it exists (so it is deleted with the last batch); never through a symlink.
+    private func openDelivered() -> Int32 { open(deliveredPath, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600) }
 
     private static func batchName(_ first: UInt64) -> String { String(first).leftPadded(toLength: 20, with: "0") + ".json" }
 
     private func batchPath(_ first: UInt64) -> String { directory + "/" + Self.batchName(first) }
 
-    private func readDelivered() -> UInt64 {
-        guard let data = FileManager.default.contents(atPath: deliveredPath) else { return 0 }
-        return UInt64(String(decoding: data, as: UTF8.self).trimmingWhitespace()) ?? 0
+    /// `delivered`'s bytes; nil when there is none, empty when it is there but not a readable regular file.
+    private func readDelivered() -> [UInt8]? {
+        var status = stat()
+        guard lstat(deliveredPath, &status) == 0 else { return nil }
+        return Self.readFile(deliveredPath, limit: 64) ?? []
+    }
+
+    /// The bytes of the regular file at `path` (up to `limit`), never through a
+    /// symlink nor blocking on a FIFO; nil when it is anything else or unreadable.
+    private static func readFile(_ path: String, limit: Int = .max) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return FileBytes.read(descriptor: descriptor, limit: limit)
     }
 
     /// A batch's deliveries, or nil when any line of it cannot be read.
     private static func readBatch(_ path: String) -> [Delivery]? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let data = readFile(path) else { return nil }
         var deliveries: [Delivery] = []
         for line in data.split(separator: UInt8(ascii: "\n")) {
             guard let json = try? JSONValue.parse(String(decoding: line, as: UTF8.self)),
@@ -279,8 +296,11 @@ final class Spool: Sendable {
         }
     }
 
+    /// Writes a new file at `path`, a temporary name: whatever has that name (a
+    /// leftover, a planted symlink) is removed first, and a file created meanwhile is an error, never followed.
     private static func writeFile(_ bytes: [UInt8], to path: String, sync: Bool) throws(SpoolError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        unlink(path)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw SpoolError(path: path, operation: "open") }
         defer { close(descriptor) }
         var offset = 0
@@ -313,6 +333,12 @@ struct SpoolError: Error, CustomStringConvertible {
         self.path = path
         self.operation = operation
         self.reason = String(cString: strerror(errno))
+    }
+
+    init(path: String, operation: String, reason: String) {
+        self.path = path
+        self.operation = operation
+        self.reason = reason
     }
 
     var description: String { "spool: \(operation) \(path): \(reason)" }

@@ -5,14 +5,31 @@ import TagCore
 /// `--control PATH`, shared by `run` and the commands that talk to it.
 enum ControlOption {
     static let usage = """
-          --control PATH       the daemon's control socket (default: $RUNTIME_DIRECTORY/control.sock under
-                               systemd, else $XDG_RUNTIME_DIR/tagrouter/control.sock, else /tmp/tagrouter-$UID/control.sock)
+          --control PATH       the daemon's control socket (default: $TAGROUTER_CONTROL; else `run` listens at
+                               $RUNTIME_DIRECTORY/control.sock under systemd, $XDG_RUNTIME_DIR/tagrouter/control.sock
+                               or /tmp/tagrouter-$UID/control.sock, and the other commands use the first of these
+                               present after $XDG_RUNTIME_DIR's: the service's /run/tagrouter/control.sock, then /tmp's)
         """
 
-    /// The path given, else the standard one.
+    /// Where `run` listens: the path given, else the standard one.
     static func path(_ arguments: inout Arguments) throws(CLIError) -> (path: String, explicit: Bool) {
         if let path = try arguments.option("--control") { return (path, true) }
-        return (ControlSocketPath.standard(environment: ProcessInfo.processInfo.environment), false)
+        return ControlSocketPath.daemon(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Where a command looks for the daemon: the path given, else the first socket present
+    /// of the standard places (`ControlSocketPath.client`).
+    static func clientPath(_ arguments: inout Arguments) throws(CLIError) -> (path: String, explicit: Bool) {
+        if let path = try arguments.option("--control") { return (path, true) }
+        let found = ControlSocketPath.client(environment: ProcessInfo.processInfo.environment)
+        return (found.path, found.explicit)
+    }
+
+    /// Which daemon answered, from its hello: `pid 4242, config /etc/tagrouter/tagrouter.yaml`.
+    static func daemon(_ hello: JSONValue) -> String {
+        var text = "pid \(hello["pid"]?.plainText ?? "?")"
+        if let config = hello["config"]?.stringValue, !config.isEmpty { text += ", config \(config)" }
+        return TerminalText.escaped(text)
     }
 
     /// Connects to the daemon as `name` and sends `command` (with `fields`);

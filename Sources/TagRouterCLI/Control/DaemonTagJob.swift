@@ -39,7 +39,7 @@ enum DaemonTagJob {
         request["timeout_s"] = .double(timeout / .seconds(1))
         if isatty(STDERR_FILENO) == 1 {
             let which = (reader ?? device).map { "'\($0)'" } ?? "the reader"
-            printToStderr("Hold a tag to \(which) of the running daemon (pid \(client.hello["pid"]?.plainText ?? "?")) (Ctrl-C to stop)…")
+            printToStderr("Hold a tag to \(TerminalText.escaped(which)) of the running daemon (\(ControlOption.daemon(client.hello))) (Ctrl-C to stop)…")
         }
         let reply: JSONValue
         do throws(ControlError) {

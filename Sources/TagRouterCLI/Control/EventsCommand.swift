@@ -29,14 +29,14 @@ enum EventsCommand: Command {
         filters["route"] = try arguments.option("--route").map(JSONValue.string)
         filters["kind"] = try arguments.option("--kind").map(JSONValue.string)
         let json = arguments.flag("--json")
-        let (path, _) = try ControlOption.path(&arguments)
+        let (path, _) = try ControlOption.clientPath(&arguments)
         try arguments.finish()
         var (client, reply) = try ControlOption.ask(path, as: "tagrouter events", "events", filters)
         defer { client.close() }
         guard reply["ok"] == true else { throw .runtime(reply["error"]?.plainText ?? "the daemon refused to stream events") }
-        printToStderr("following the events of tagrouter (pid \(client.hello["pid"]?.plainText ?? "?")) at \(path); Ctrl-C ends")
+        printToStderr("following the events of tagrouter (\(ControlOption.daemon(client.hello))) at \(path); Ctrl-C ends")
         while let record = client.next() {
-            print(json ? record.serialized() : EventLine(record).text)
+            print(json ? TerminalText.escaped(record.serialized()) : EventLine(record).text)
         }
         throw .runtime("the daemon stopped")
     }
@@ -48,15 +48,16 @@ struct EventLine {
 
     init(_ record: JSONValue) { self.record = record }
 
+    /// The record as one or more lines, each escaped for a terminal.
     var text: String {
         switch record["type"]?.stringValue {
         case "event": return eventText
         case "action":
             var line = "    \(text("action")) \(text("result")) after \(text("latency_ms")) ms"
             if let reason = record["reason"]?.stringValue { line += ": \(reason)" }
-            return line
+            return TerminalText.escaped(line)
         case "dropped": return "    (\(text("count")) records dropped: this terminal reads too slowly)"
-        default: return record.serialized()
+        default: return TerminalText.escaped(record.serialized())
         }
     }
 
@@ -81,7 +82,7 @@ struct EventLine {
                 }
             }
         }
-        return lines.joined(separator: "\n")
+        return lines.map { TerminalText.escaped($0) }.joined(separator: "\n")
     }
 
     private func text(_ key: String) -> String { record[key]?.plainText ?? "?" }

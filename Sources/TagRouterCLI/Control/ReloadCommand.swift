@@ -18,7 +18,7 @@ enum ReloadCommand: Command {
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        let (path, _) = try ControlOption.path(&arguments)
+        let (path, _) = try ControlOption.clientPath(&arguments)
         try arguments.finish()
         let (client, reply) = try ControlOption.ask(path, as: "tagrouter reload", "reload")
         client.close()

@@ -27,12 +27,12 @@ enum StatusCommand: Command {
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let json = arguments.flag("--json")
-        let (path, _) = try ControlOption.path(&arguments)
+        let (path, _) = try ControlOption.clientPath(&arguments)
         try arguments.finish()
         let (client, reply) = try ControlOption.ask(path, as: "tagrouter status", "status")
         client.close()
         guard let status = reply["status"] else { throw .runtime(reply["error"]?.plainText ?? "the daemon gave no status") }
-        print(json ? status.serialized() : StatusReport(status).text)
+        print(json ? TerminalText.escaped(status.serialized()) : StatusReport(status).text + "\ncontrol: \(TerminalText.escaped(path))")
         if status["healthy"] == false { throw .degraded }
     }
 }

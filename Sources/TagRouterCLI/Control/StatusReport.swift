@@ -40,7 +40,7 @@ struct StatusReport {
             lines.append("problems:")
             for problem in problems { lines.append("  " + problem.plainText) }
         }
-        return lines.joined(separator: "\n")
+        return lines.map { TerminalText.escaped($0) }.joined(separator: "\n")
     }
 
     private func field(_ value: JSONValue, _ path: String) -> String { value.value(atPath: path)?.plainText ?? "?" }

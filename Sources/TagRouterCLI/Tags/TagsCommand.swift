@@ -47,7 +47,7 @@ enum TagsCommand: Command {
         let tags = try TagsFile(config: config)
         switch (action, words.count) {
         case ("list", 1):
-            for entry in tags.entries { print(line(entry)) }
+            for entry in tags.entries { print(TerminalText.escaped(line(entry))) }
             if tags.entries.isEmpty { print("no named tags in \(tags.path)") }
             return
         case ("rename", 3):
@@ -76,8 +76,8 @@ enum TagsCommand: Command {
         var shown = "\(uid.hex) (\(event.value(atPath: "tag.type")?.plainText ?? "unknown type"))"
         if let uri = event["uri"]?.stringValue { shown += " \(uri)" } else if let text = event["text"]?.stringValue { shown += " \(JSONValue.string(text).serialized())" }
         let known = tags.entries.first { entry in Self.uids(entry).contains(uid) }?["name"]?.scalar
-        print("Tag: \(shown)")
-        print(known.map { "Known as '\($0)'." } ?? "Not known yet.")
+        print("Tag: " + TerminalText.escaped(shown))
+        print(known.map { "Known as '\(TerminalText.escaped($0))'." } ?? "Not known yet.")
         guard let name = name ?? ask(known == nil ? "Name: " : "New name (Enter keeps '\(known!)'): "), !name.isEmpty else {
             print("Nothing written.")
             return false

@@ -97,6 +97,30 @@ struct TagsLearnEndToEndTests {
         _ = try await simulator.termination()
     }
 
+    /// What a tag carries reaches the terminal escaped, and a name with quotes and a line
+    /// break stays one scalar of one line in the file.
+    @Test func aHostileTagAndAnAwkwardNameStayInTheirPlace() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let simulator = try await setup.simulator()
+        let daemon = try setup.daemon(config: config(setup, tags: "tags: []"))
+        try await daemon.waitForStderr(containing: "control socket ready")
+        try await setup.request(#"{"op":"place","type":"ntag213","uid":"04000000000001","records":[{"text":"\u001b]0;owned\u0007hi","lang":"en"}]}"#)
+
+        let learn = try await tags(setup, ["learn", "--name", "a \"b\"\nc: d", "--groups", "x"])
+        #expect(learn.status == 0, "\(learn.stdout)\(learn.stderr)")
+        #expect(!learn.stdout.contains("\u{1B}") && learn.stdout.contains(#"\u001b]0;owned\u0007hi"#), "\(learn.stdout)")
+        let file = try text(setup.directory + "/tagrouter.yaml")
+        #expect(file.contains("tags:\n  - { name: \"a \\\"b\\\"\\nc: d\", uid: \"04000000000001\", groups: [\"x\"] }\nroutes:"), "\(file)")
+        let list = try await tags(setup, ["list"])
+        #expect(list.stdout == "a \"b\"\\u000ac: d  04000000000001  groups: x\n", "\(list.stdout)")
+
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.termination().status == .exited(0))
+        simulator.signal(SIGTERM)
+        _ = try await simulator.termination()
+    }
+
     /// `tags: {file: tags.yaml}`: the entry goes to that file, after its last entry and before its trailing comment.
     @Test func learnWritesTheTagsFileTheConfigNames() async throws {
         let setup = try Setup()

@@ -34,6 +34,15 @@ struct TagsLearnEndToEndTests {
 
     func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
 
+    /// Stops the daemon (it must exit 0), then what followed it, then the simulator.
+    func stop(_ daemon: RunningTool, _ followers: [RunningTool] = [], simulator: RunningTool) async throws {
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.termination().status == .exited(0))
+        for follower in followers { _ = try await follower.termination() }
+        simulator.signal(SIGTERM)
+        _ = try await simulator.termination()
+    }
+
     /// The daemon on `config` and `tagrouter events` following it; the key placed and its
     /// arrival reported, unnamed (a tag read for a request while it lies there was reported
     /// when it arrived, so its removal and next arrival are reported as usual).
@@ -90,11 +99,7 @@ struct TagsLearnEndToEndTests {
         let unknown = try await tags(setup, ["forget", "nobody"])
         #expect(unknown.status == 64 && unknown.stderr.contains("no tag named 'nobody'"), "\(unknown.stderr)")
 
-        daemon.signal(SIGTERM)
-        #expect(try await daemon.termination().status == .exited(0))
-        _ = try await events.termination()
-        simulator.signal(SIGTERM)
-        _ = try await simulator.termination()
+        try await stop(daemon, [events], simulator: simulator)
     }
 
     /// What a tag carries reaches the terminal escaped, and a name with quotes and a line
@@ -115,10 +120,7 @@ struct TagsLearnEndToEndTests {
         let list = try await tags(setup, ["list"])
         #expect(list.stdout == "a \"b\"\\u000ac: d  04000000000001  groups: x\n", "\(list.stdout)")
 
-        daemon.signal(SIGTERM)
-        #expect(try await daemon.termination().status == .exited(0))
-        simulator.signal(SIGTERM)
-        _ = try await simulator.termination()
+        try await stop(daemon, simulator: simulator)
     }
 
     /// `tags: {file: tags.yaml}`: the entry goes to that file, after its last entry and before its trailing comment.
@@ -140,10 +142,6 @@ struct TagsLearnEndToEndTests {
         #expect(try await tags(setup, ["rename", "spare-key", "drawer-key"]).status == 0)
         #expect(try text(tagsFile).hasPrefix("# Our tags.\n- name: \"drawer-key\"   # in the drawer\n"))
 
-        daemon.signal(SIGTERM)
-        #expect(try await daemon.termination().status == .exited(0))
-        _ = try await events.termination()
-        simulator.signal(SIGTERM)
-        _ = try await simulator.termination()
+        try await stop(daemon, [events], simulator: simulator)
     }
 }

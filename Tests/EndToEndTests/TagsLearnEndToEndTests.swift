@@ -115,6 +115,7 @@ struct TagsLearnEndToEndTests {
         let learn = try await tags(setup, ["learn", "--name", "a \"b\"\nc: d", "--groups", "x"])
         #expect(learn.status == 0, "\(learn.stdout)\(learn.stderr)")
         #expect(!learn.stdout.contains("\u{1B}") && learn.stdout.contains(#"\u001b]0;owned\u0007hi"#), "\(learn.stdout)")
+        #expect(learn.stdout.contains(#"added 'a "b"\u000ac: d' (04000000000001)"#), "\(learn.stdout)")
         let file = try text(setup.directory + "/tagrouter.yaml")
         #expect(file.contains("tags:\n  - { name: \"a \\\"b\\\"\\nc: d\", uid: \"04000000000001\", groups: [\"x\"] }\nroutes:"), "\(file)")
         let list = try await tags(setup, ["list"])

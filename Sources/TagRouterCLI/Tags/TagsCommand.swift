@@ -52,10 +52,10 @@ enum TagsCommand: Command {
             return
         case ("rename", 3):
             try tags.write(try tags.renaming(words[1], to: words[2]))
-            print("renamed '\(words[1])' to '\(words[2])' in \(tags.path)")
+            print(TerminalText.escaped("renamed '\(words[1])' to '\(words[2])' in \(tags.path)"))
         case ("forget", 2):
             try tags.write(try tags.forgetting(words[1]))
-            print("forgot '\(words[1])' in \(tags.path)")
+            print(TerminalText.escaped("forgot '\(words[1])' in \(tags.path)"))
         case ("learn", 1):
             guard try learn(tags, reader: reader, name: givenName, groups: givenGroups, control: control, timeout: timeout) else { return }
         default:
@@ -88,14 +88,14 @@ enum TagsCommand: Command {
                 return false
             }
             try tags.write(try tags.renaming(known, to: name))
-            print("renamed '\(known)' to '\(name)' in \(tags.path)")
+            print(TerminalText.escaped("renamed '\(known)' to '\(name)' in \(tags.path)"))
             return true
         }
         let groupText = groups ?? ask("Groups (comma-separated, Enter for none): ") ?? ""
         let groupList = groupText.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
         if tags.entries.contains(where: { $0["name"]?.scalar == name }) { throw .usage("the name '\(name)' is already used in \(tags.path); pick another") }
         try tags.write(try tags.adding(name: name, uid: uid, groups: groupList))
-        print("added '\(name)' (\(uid.hex)) to \(tags.path)")
+        print(TerminalText.escaped("added '\(name)' (\(uid.hex)) to \(tags.path)"))
         return true
     }
 

@@ -126,7 +126,7 @@ enum TagsCommand: Command {
     /// The config given, else the running daemon's, else the usual search.
     private static func configPath(_ explicit: String?, control: String) throws(CLIError) -> String {
         if let explicit { return explicit }
-        if let (client, reply) = try? ControlOption.ask(control, as: "tagrouter tags", "status") {
+        if case let (client, reply)? = try? ControlOption.ask(control, as: "tagrouter tags", "status") {
             client.close()
             if let file = reply.value(atPath: "status.config.file")?.stringValue, file.hasPrefix("/") || FileManager.default.fileExists(atPath: file) { return file }
         }
@@ -136,7 +136,7 @@ enum TagsCommand: Command {
 
     /// Asks the running daemon to reload and prints how that went; a refusal is bad data (exit 65).
     private static func reload(_ control: String) throws(CLIError) {
-        guard let (client, reply) = try? ControlOption.ask(control, as: "tagrouter tags", "reload") else {
+        guard case let (client, reply)? = try? ControlOption.ask(control, as: "tagrouter tags", "reload") else {
             print("No daemon answers at \(control): the change applies when it starts.")
             return
         }

@@ -111,9 +111,11 @@ public struct MQTTPlugin: ActionPlugin {
         }
     }
 
-    /// Keeps each discovered reader's presence and publishes it when it changes.
+    /// Keeps each discovered reader's presence and publishes it when it changes; publishes
+    /// each tap, hold and removal for the reader's event entity and device triggers.
     public func observe(_ event: TagEvent) {
-        guard !dryRun, let message = presence?.message(after: event) else { return }
-        _ = connection.enqueue(message, hold: section.hold)
+        guard !dryRun, let presence else { return }
+        if let message = presence.message(after: event) { _ = connection.enqueue(message, hold: section.hold) }
+        if let gesture = presence.discovery.gestureMessage(event) { _ = connection.enqueue(gesture, hold: section.hold) }
     }
 }

@@ -30,8 +30,10 @@ struct MQTTSection: Sendable {
     ])
 
     static let homeAssistantSpec = OptionSpec("Home Assistant MQTT discovery", [
-        Option("discovery", .bool, default: "false", "announce each reader as a tag scanner and a tag-removal event entity"),
+        Option("discovery", .bool, default: "false",
+            "announce each reader as a tag scanner, a tap/hold/removal event entity, tap and hold device triggers, and presence sensors"),
         Option("prefix", .string, default: "homeassistant", "HA's discovery prefix"),
+        Option("support_url", .string, "the link HA's device page shows for help (`origin.support_url` of every discovery config)"),
     ])
 
     static let signSpec = OptionSpec("sign what `mqtt` actions publish, for `mqtt` inputs of other nodes (needs `protocol: 5`)", [
@@ -96,15 +98,19 @@ struct MQTTSection: Sendable {
             errors.append(contentsOf: value.section("commands").error(
                 "token_file", "the token is \(commandToken.count) characters; write one of at least \(CommandToken.minimumLength) (e.g. `openssl rand -hex 24`)"))
         }
+        let homeAssistant = value.section("home_assistant")
+        let supportURL = homeAssistant.optionalString("support_url")
+        if let supportURL, !supportURL.hasPrefix("https://"), !supportURL.hasPrefix("http://") {
+            errors.append(contentsOf: homeAssistant.error("support_url", "'\(supportURL)' is not an http(s) URL; Home Assistant rejects the discovery config otherwise"))
+        }
         guard errors.isEmpty else { throw errors }
         self.signingKey = signingKey
         let availabilityTopic = availability.isEmpty ? nil : availability
-        let homeAssistant = value.section("home_assistant")
         if homeAssistant.bool("discovery") {
             discoveryMark = homeAssistant.child("discovery")?.mark
             discovery = HomeAssistantDiscovery(
                 prefix: homeAssistant.string("prefix"), nodeID: nodeID, baseTopic: baseTopic,
-                availabilityTopic: availabilityTopic, softwareVersion: tagrouterVersion)
+                availabilityTopic: availabilityTopic, softwareVersion: tagrouterVersion, supportURL: supportURL)
         }
         self.baseTopic = baseTopic
         self.commandToken = commandToken.map(CommandToken.init)

@@ -30,8 +30,8 @@ public enum ControlProtocol {
 
 /// What a reload asked through the socket (or by SIGHUP) came to.
 public enum ReloadOutcome: Sendable {
-    /// The new config runs.
-    case reloaded(readers: Int, routes: Int)
+    /// The new config runs; `notes` name what it changed that waits for a restart.
+    case reloaded(readers: Int, routes: Int, notes: [String] = [])
     /// The file has problems (each at `file:line:col`); the running config stays.
     case rejected(problems: [String])
 }

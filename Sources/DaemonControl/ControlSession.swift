@@ -101,8 +101,10 @@ struct ControlSession {
 
     private func reload() -> String {
         switch context.reload() {
-        case .reloaded(let readers, let routes):
-            return ControlProtocol.reply(["reloaded": .object(JSONObject(["readers": .int(Int64(readers)), "routes": .int(Int64(routes))]))])
+        case .reloaded(let readers, let routes, let notes):
+            return ControlProtocol.reply([
+                "reloaded": .object(JSONObject(["readers": .int(Int64(readers)), "routes": .int(Int64(routes))])), "notes": .array(notes.map(JSONValue.string)),
+            ])
         case .rejected(let problems):
             return ControlProtocol.failure("the config has problems; the running config stays", ["problems": .array(problems.map(JSONValue.string))])
         }

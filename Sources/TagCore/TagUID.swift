@@ -34,6 +34,19 @@ public struct TagUID: Sendable, Hashable, CustomStringConvertible {
         self.bytes = bytes
     }
 
+    /// Why `text` is not a UID, for an error message: an odd number of digits
+    /// (half a byte), a character that is not a hex digit, or nothing at all.
+    /// Nil when it parses.
+    public static func problem(_ text: some StringProtocol) -> String? {
+        guard TagUID(text) == nil else { return nil }
+        var digits = Substring(text)
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
+        digits.removeAll { $0 == ":" || $0 == "-" || $0 == " " }
+        if let odd = digits.first(where: { !$0.isHexDigit || !$0.isASCII }) { return "'\(text)' is not a tag UID: '\(odd)' is not a hex digit" }
+        if digits.isEmpty { return "'\(text)' is not a tag UID: it has no hex digits" }
+        return "'\(text)' is not a tag UID: it has an odd number of hex digits (\(digits.count)); a UID is whole bytes, two digits each"
+    }
+
     private static func nibble(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

@@ -41,7 +41,7 @@ struct CheckConfigSampleEvent {
             throw .usage("--kind must be one of " + TagEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))
         }
         let uidText = uid ?? "04a224b2c35e80"
-        guard let tagUID = TagUID(uidText) else { throw .usage("--uid '\(uidText)' is not hex digits") }
+        guard let tagUID = TagUID(uidText) else { throw .usage("--uid: " + (TagUID.problem(uidText) ?? "'\(uidText)' is not a tag UID")) }
         var records: [JSONValue] = []
         if let uri { records.append(["tnf": 1, "type": "U", "id": "", "uri": .string(uri)]) }
         if let text { records.append(["tnf": 1, "type": "T", "id": "", "text": .string(text), "lang": "en", "encoding": "UTF-8"]) }

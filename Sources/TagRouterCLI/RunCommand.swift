@@ -82,12 +82,16 @@ enum RunCommand: Command {
             } catch {
                 let problems = error.lines()
                 Log.error("reload rejected; the running config stays", JSONObject(["file": .string(file.name), "problems": .array(problems.map(JSONValue.string))]))
+                observer.rejected(error)
                 return .rejected(problems: problems)
             }
             readers?.reconfigure(next.readers)
             routing.reload(to: next)
             Log.info("config reloaded", summary(next, file: file.name))
-            return .reloaded(readers: next.readers.count, routes: next.routes.count)
+            // The metrics listener and file keep what they started with.
+            let notes = next.metrics == config.metrics ? [] : ["metrics: changed; the new settings take effect at the next restart (systemctl restart tagrouter)"]
+            for note in notes { Log.warning(note, JSONObject(["file": .string(file.name)])) }
+            return .reloaded(readers: next.readers.count, routes: next.routes.count, notes: notes)
         }
         // Stopped in this order: systemd hears STOPPING=1, the sources stop, the router drains what they sent,
         // then control and the signals.

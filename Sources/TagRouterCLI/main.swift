@@ -5,7 +5,7 @@ import TagCore
 /// Every subcommand, in the order `tagrouter --help` lists them.
 let commands: [any Command.Type] = [
     RunCommand.self, StatusCommand.self, EventsCommand.self, ReloadCommand.self, CheckConfigCommand.self,
-    ReadCommand.self, WriteCommand.self, WatchCommand.self, DevicesCommand.self, DoctorCommand.self,
+    TagsCommand.self, ReadCommand.self, WriteCommand.self, WatchCommand.self, DevicesCommand.self, DoctorCommand.self,
     DecodeCommand.self, EncodeCommand.self, SimulateCommand.self, DemoCommand.self,
 ]
 

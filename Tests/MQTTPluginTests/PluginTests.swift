@@ -54,12 +54,14 @@ struct PluginTests {
         }
         try await watcher.waitFor("offline") { $0.topic == "tagrouter/pi/status" && $0.text == "offline" }
         let late = try Subscriber(port: broker.port, filter: "homeassistant/#")
-        _ = try await late.waitFor(count: 8) { $0.retained }
+        _ = try await late.waitFor(count: 12) { $0.retained }
         #expect(Set(late.messages.filter(\.retained).map(\.topic)) == [
             "homeassistant/tag/pi/front-door/config", "homeassistant/tag/pi/garage/config",
             "homeassistant/event/pi/front-door/config", "homeassistant/event/pi/garage/config",
             "homeassistant/sensor/pi/front-door/config", "homeassistant/sensor/pi/garage/config",
             "homeassistant/binary_sensor/pi/front-door/config", "homeassistant/binary_sensor/pi/garage/config",
+            "homeassistant/device_automation/pi/front-door_tap/config", "homeassistant/device_automation/pi/garage_tap/config",
+            "homeassistant/device_automation/pi/front-door_hold/config", "homeassistant/device_automation/pi/garage_hold/config",
         ], "the gone reader's config is no longer retained")
     }
 
@@ -137,7 +139,8 @@ extension PluginTests {
             #expect(try JSONValue.parse(sensor.text)["json_attributes_topic"] == "tagrouter/desk/presence")
             let binary = try await watcher.waitFor("the tag-present config") { $0.topic == "homeassistant/binary_sensor/pi/desk/config" }
             #expect(try JSONValue.parse(binary.text)["unique_id"] == "pi_desk_tag_present")
-            try await watcher.waitFor("the empty state at start") { $0.topic == "tagrouter/desk/presence" }
+            let empty = try await watcher.waitFor("the empty state at start") { $0.topic == "tagrouter/desk/presence" }
+            #expect(try JSONValue.parse(empty.text)["event"] == .object(JSONObject()), "HA's attributes template needs an object: \(empty.text)")
 
             var arrival = TagEvent(kind: .tagArrived, reader: "desk", tag: TagInfo(uid: TagUID("04a224b2c35e80")!, type: "ntag215", name: "abbey-road"))
             let events = [arrival, arrival.following(.tagHeld), arrival.following(.tagRemoved, dwellMs: 2000)]
@@ -147,6 +150,15 @@ extension PluginTests {
             #expect(states.map { $0["present"] } == [false, true, true, false])
             #expect(states.map { $0["event"]?["event"]?.stringValue } == [nil, "tag.arrived", "tag.held", "tag.removed"])
             #expect(watcher.messages.filter { $0.topic == "tagrouter/desk/presence" }.allSatisfy { $0.qos == 1 })
+            // The hold and the removal reach the event entity and the device triggers, without any route.
+            let gestures = try await watcher.waitFor(count: 2) { $0.topic == "tagrouter/desk/gesture" }.map { try JSONValue.parse($0.text) }
+            #expect(gestures.map { $0["event_type"] } == ["tag_held", "tag_removed"])
+            #expect(gestures.map { $0["name"] } == ["abbey-road", "abbey-road"])
+            let trigger = try JSONValue.parse(try await watcher.waitFor("the hold trigger") { $0.topic == "homeassistant/device_automation/pi/desk_hold/config" }.text)
+            #expect(trigger["topic"] == "tagrouter/desk/gesture" && trigger["payload"] == "tag_held" && trigger["automation_type"] == "trigger")
+            let entity = try JSONValue.parse(try await watcher.waitFor("the event entity") { $0.topic == "homeassistant/event/pi/desk/config" }.text)
+            #expect(entity["event_types"] == ["tag_tapped", "tag_held", "tag_removed"])
+            #expect(entity["origin"]?["name"] == "tagrouter")
 
             // A tag without a name shows its tag id; HA coming online gets the state again.
             arrival.tag?.name = nil

@@ -57,6 +57,7 @@ struct ControlTests {
         (#"{"op":"fly"}"#, "unknown op 'fly'"),
         (#"{"op":"place","type":"ntag999"}"#, "unknown tag type 'ntag999'"),
         (#"{"op":"place","type":"ntag213","uid":"zz"}"#, "uid is not hex"),
+        (#"{"op":"place","type":"ntag213","uid":"04a224b2c35e8"}"#, "uid has an odd number of hex digits (13)"),
         (#"{"op":"place","type":"ntag213","uid":"0102"}"#, "UID is 2 bytes; this tag type takes 7"),
         (#"{"op":"place","type":"ntag213","ndef":"\#(String(repeating: "00", count: 200))"}"#, "content is 200 bytes; this tag holds 142"),
         (#"{"op":"place","type":"ntag213","records":[{"colour":"red"}]}"#, "a record needs one of uri, text"),

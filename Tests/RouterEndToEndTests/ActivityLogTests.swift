@@ -54,6 +54,64 @@ import TestSupport
         #expect(await server.waitForRequests(4).count == 4)
     }
 
+    /// A tap and a hold are gestures like an arrival: each leaves one info line, whatever
+    /// routes it (issue 21: a hold that fired a webhook left nothing in the journal).
+    @Test func tapsAndHoldsLeaveAnInfoLineEach() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let config = try scratch.write("tagrouter.yaml", """
+            state_dir: \(scratch.path)/state
+            routes:
+              - name: held
+                match: { event: tag.held }
+                actions:
+                  - shell: { command: [/bin/true] }
+            """)
+        func gesture(_ kind: String, from event: JSONValue) -> JSONValue {
+            guard case .object(var object) = event else { return event }
+            object["event"] = .string(kind)
+            object["id"] = .string(UUID().uuidString.lowercased())
+            return .object(object)
+        }
+        let first = arrival(uid: "04a1")
+        let taps = [first, gesture("tag.tapped", from: first), gesture("tag.held", from: first), gesture("tag.removed", from: first)]
+        let events = try scratch.write("events.jsonl", taps.map { $0.serialized() + "\n" }.joined())
+        let run = try await ToolRun(
+            BuiltProducts.tagrouter.path, ["run", "--config", config, "--events-from", events, "--log-format", "json"], directory: scratch.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+        let gestures = lines.filter { $0["event_id"] != nil && $0["level"] == "info" }
+        #expect(gestures.map { $0["msg"]?.stringValue ?? "" } == [
+            "tap on door: ntag215 04a1 → no route matched",
+            "tag.tapped on door: ntag215 04a1 → no route matched",
+            "tag.held on door: ntag215 04a1 → held",
+        ], "\(run.stderr)")
+        #expect(gestures.map { $0["event"] } == ["tag.arrived", "tag.tapped", "tag.held"])
+    }
+
+    /// One SUBACK per topic filter used to be one "mqtt subscribed" line each: with Home
+    /// Assistant discovery that was six identical lines per connection. Now it is one.
+    @Test func mqttSubscribedIsOneLinePerConnection() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let broker = try await MosquittoBroker()
+        let file = try scratch.write("tagrouter.yaml", """
+            state_dir: \(scratch.path)/state
+            readers: []
+            mqtt: { host: 127.0.0.1, port: \(broker.port), client_id: pi, home_assistant: { discovery: true } }
+            routes:
+              - name: all
+                actions: [{ log: x }]
+            """)
+        let daemon = try Daemon(["run", "--config", file, "--log-format", "json"], directory: scratch.path)
+        defer { daemon.stop() }
+        try await daemon.stderr(containing: "mqtt subscribed")
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.exitStatus() == 0)
+        // The process has ended: every SUBACK of the connection came long before.
+        #expect(daemon.stderr.filter { $0.contains(#""msg":"mqtt subscribed""#) }.count == 1, "\(daemon.stderr)")
+    }
+
     /// Every kind of action succeeding: at info level the taps are all a user reads; at debug
     /// level each action says `delivered` once per tap (issue 14: webhook said nothing while
     /// shell and open logged every success).

@@ -183,7 +183,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
         Case(yaml: "routes: [{actions: [{probe: [1]}]}]", message: "t.yaml:1:29: routes[0].actions[0].probe: expected a mapping with keys topic, qos, queue, retry, spool, got a list"),
         Case(yaml: "routes: [{match: {json: [a]}, actions: []}]", message: "t.yaml:1:25: routes[0].match.json: expected a mapping of names to values, got a list"),
         Case(yaml: "routes: [{match: {uid: ~}, actions: []}]", message: "t.yaml:1:24: routes[0].match.uid: expected a string, got nothing"),
-        Case(yaml: "routes: [{match: {uid: \"\"}, actions: []}]", message: "t.yaml:1:24: routes[0].match.uid: '' is not a tag UID (hex digits, optionally separated by ':', '-' or spaces)"),
+        Case(yaml: "routes: [{match: {uid: \"\"}, actions: []}]", message: "t.yaml:1:24: routes[0].match.uid: '' is not a tag UID: it has no hex digits"),
         Case(yaml: "routes: [{actions: [{log: {}}], continue: yes}]", message: "t.yaml:1:43: routes[0].continue: expected true or false, got \"yes\""),
         Case(yaml: "{[a]: 1}", message: "t.yaml:1:2: a mapping key must be a plain name, not a list"),
         Case(yaml: "a: *missing", message: "t.yaml:1:4: unknown alias '*missing'"),

@@ -102,7 +102,8 @@ import Testing
             "t.yaml:3:20: tags[1].uid: UID 04-A2-24-B2 is listed under 'a' (line 2) and 'b'"
         ),
         ("tags:\n  - {name: a, uid: 04a2}\n  - {name: a, uid: 0411}", "t.yaml:3:12: tags[1].name: tag name 'a' is already used at line 2"),
-        ("tags:\n  - {name: a, uid: 04zz}", "t.yaml:2:20: tags[0].uid: '04zz' is not a tag UID (hex digits, optionally separated by ':', '-' or spaces)"),
+        ("tags:\n  - {name: a, uid: 04zz}", "t.yaml:2:20: tags[0].uid: '04zz' is not a tag UID: 'z' is not a hex digit"),
+        ("tags:\n  - {name: a, uid: 04a224b2c35e8}", "t.yaml:2:20: tags[0].uid: '04a224b2c35e8' is not a tag UID: it has an odd number of hex digits (13); a UID is whole bytes, two digits each"),
         ("tags:\n  - {name: a}", "t.yaml:2:5: tags[0]: tag 'a' needs a `uid`, a `tag_id` or a `match` to be recognised by"),
         ("tags:\n  - {name: a, match: {event: tag.held}}", "t.yaml:2:23: tags[0].match: unknown key 'event'; expected one of: uri, uri_regex, text, text_regex, mime, record, json, records"),
         ("tags: {file: missing.yaml}", "t.yaml:1:14: tags.file: cannot read the tags file /tmp/missing.yaml"),

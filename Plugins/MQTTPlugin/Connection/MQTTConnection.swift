@@ -330,7 +330,9 @@ public final class MQTTConnection: Service {
         for granted in session.takeSubscribeAcks() {
             let fields = JSONObject(["broker": .string(settings.broker), "topics": .array(settings.subscriptions.map(JSONValue.string))])
             if granted {
-                Log.info("mqtt subscribed", fields)
+                // One line per connection: when the last filter is granted (one SUBACK per filter).
+                session.grantedSubscriptions += 1
+                if session.grantedSubscriptions == settings.subscriptions.count { Log.info("mqtt subscribed", fields) }
                 subscribedLatch.open()
             } else {
                 Log.error("the MQTT broker refused the subscription; check its ACL and that it supports the topic filter", fields)

@@ -33,6 +33,8 @@ final class MQTTSession {
     private(set) var received: [MQTTMessage] = []
     /// SUBACKs that arrived: for each, whether the broker granted every filter of that SUBSCRIBE.
     private(set) var subscribeAcks: [Bool] = []
+    /// SUBACKs of this session that granted their filters, counted by the connection.
+    var grantedSubscriptions = 0
 
     private static let libraryReady: Void = { _ = mosquitto_lib_init() }()
 

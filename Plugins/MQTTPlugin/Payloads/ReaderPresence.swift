@@ -2,7 +2,8 @@ import TagCore
 
 /// What lies on one reader, as Home Assistant's "current tag" sensor and "tag
 /// present" binary sensor show it: fed the reader's events, it gives the retained
-/// state message `{"state": …, "present": …, "event": <the last event>}`.
+/// state message `{"state": …, "present": …, "event": <the last event>}`; `event` is
+/// `{}` until the first one, so HA's attributes template always gets an object.
 /// `state` is the newest tag still present, by name, else HA tag id, else UID;
 /// empty when the field is empty or the reader went away.
 struct ReaderPresence: Sendable, Equatable {
@@ -43,7 +44,7 @@ struct ReaderPresence: Sendable, Equatable {
         var object = JSONObject()
         object["state"] = .string(present.last?.label ?? "")
         object["present"] = .bool(!present.isEmpty)
-        object["event"] = lastEvent ?? .null
+        object["event"] = lastEvent ?? .object(JSONObject())
         return .object(object)
     }
 }

@@ -10,6 +10,9 @@ enum DaemonMetrics {
         text.family("tagrouter_build_info", "gauge", "The running tagrouter's version; always 1.")
         text.sample("tagrouter_build_info", ["version": tagrouterVersion], 1)
 
+        text.family("tagrouter_config_rejected", "gauge", "1 after a reload rejected the config file on disk (the previous config runs; a restart would fail), else 0.")
+        text.sample("tagrouter_config_rejected", status.configRejected == nil ? 0 : 1)
+
         text.family("tagrouter_events_total", "counter", "Events routed, by reader and kind (tag.arrived, reader.connected, ...).")
         for (reader, kinds) in status.eventCounts.sorted(by: { $0.key < $1.key }) {
             for (kind, count) in kinds.sorted(by: { $0.key < $1.key }) {

@@ -85,7 +85,13 @@ struct TagSpec: Decodable {
     }
 
     static func hex(_ text: String, field: String) throws(ControlError) -> [UInt8] {
-        guard let bytes = Hex.bytes(text) else { throw ControlError("\(field) is not hex: '\(text.prefix(40))'") }
+        guard let bytes = Hex.bytes(text) else {
+            let digits = text.filter { !" \t\r\n:".contains($0) }
+            if !digits.isEmpty, digits.allSatisfy(\.isHexDigit), digits.count % 2 == 1 {
+                throw ControlError("\(field) has an odd number of hex digits (\(digits.count)): '\(text.prefix(40))'; each byte is two digits")
+            }
+            throw ControlError("\(field) is not hex: '\(text.prefix(40))'")
+        }
         return bytes
     }
 }

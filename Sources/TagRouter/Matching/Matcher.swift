@@ -96,7 +96,7 @@ public struct Matcher: Sendable {
             do { return .regex(try SendableRegex(text)) } catch { throw MatchPatternError(message: "invalid regular expression '\(text)': \(error)") }
         }
         let uid: (String) throws -> TextPattern = { text in
-            guard let uid = TagUID(text) else { throw MatchPatternError(message: "'\(text)' is not a tag UID (hex digits, optionally separated by ':', '-' or spaces)") }
+            guard let uid = TagUID(text) else { throw MatchPatternError(message: TagUID.problem(text) ?? "'\(text)' is not a tag UID") }
             return .uid(uid)
         }
         let uris: @Sendable (TagEvent) -> [String] = { event in

@@ -15,6 +15,7 @@ public final class DaemonObserver: Sendable {
     private struct State {
         var configFile = ""
         var configLoaded = Date()
+        var configRejected: DaemonStatus.Rejection?
         var readers: [ReaderStatus] = []
         var readerIndex: [String: Int] = [:]
         var routes: [DaemonStatus.RouteStatus] = []
@@ -45,6 +46,7 @@ public final class DaemonObserver: Sendable {
         state.withLock { state in
             state.configFile = config.file
             state.configLoaded = time
+            state.configRejected = nil
             let oldReaders = state.readers
             state.readers = config.readers.map { reader in
                 oldReaders.first { $0.name == reader.name && $0.device == reader.device } ?? ReaderStatus(reader, since: time)
@@ -61,6 +63,13 @@ public final class DaemonObserver: Sendable {
             }
             state.actionIndex = Dictionary(state.actions.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         }
+    }
+
+    /// A reload found the file on disk broken (`problems`, at least one): the running
+    /// config stays, and `status` says so until a config loads.
+    public func rejected(_ problems: ConfigErrors) {
+        guard let first = problems.sorted.first(where: { !$0.isWarning }) else { return }
+        state.withLock { $0.configRejected = DaemonStatus.Rejection(at: first.mark.description, problem: first.description) }
     }
 
     /// The router now routing: its queues, spools and plugins are the live part of `status`.
@@ -129,7 +138,7 @@ public final class DaemonObserver: Sendable {
                 started: started, configFile: state.configFile, configLoaded: state.configLoaded, readers: state.readers,
                 routes: state.routes, actions: state.actions, connections: [], eventCounts: state.eventCounts,
                 eventBufferCapacity: eventBuffer?.capacity ?? 0, eventBufferDepth: eventBuffer?.count ?? 0,
-                eventBufferDropped: eventBuffer?.dropped ?? 0), state.router)
+                eventBufferDropped: eventBuffer?.dropped ?? 0, configRejected: state.configRejected), state.router)
         }
         var snapshot = taken
         if let router {

@@ -10,6 +10,15 @@ public struct DaemonStatus: Sendable {
         public var matches: Int
     }
 
+    /// A reload that found the file on disk broken: the daemon runs the config
+    /// it had, and the next start would fail.
+    public struct Rejection: Sendable {
+        /// `file:line:column` of the first problem.
+        public var at: String
+        /// The first problem, as the reload printed it.
+        public var problem: String
+    }
+
     public var started: Date
     public var configFile: String
     public var configLoaded: Date
@@ -24,11 +33,14 @@ public struct DaemonStatus: Sendable {
     public var eventBufferCapacity: Int
     public var eventBufferDepth: Int
     public var eventBufferDropped: Int
+    /// Set by a rejected reload, cleared by a successful one.
+    public var configRejected: Rejection? = nil
 
-    /// What makes the daemon degraded (a reader down, an action failing,
-    /// something spooled, a connection down); empty when healthy.
+    /// What makes the daemon degraded (the config on disk rejected, a reader down,
+    /// an action failing, something spooled, a connection down); empty when healthy.
     public var problems: [String] {
         var problems: [String] = []
+        if let configRejected { problems.append("config on disk rejected at \(configRejected.at); running the previous one") }
         for reader in readers where reader.state != .connected {
             problems.append("reader \(reader.name) is \(reader.state.rawValue)" + (reader.lastError.map { ": \($0.message)" } ?? ""))
         }
@@ -42,12 +54,18 @@ public struct DaemonStatus: Sendable {
         return problems
     }
 
+    private var configJSON: JSONObject {
+        var config = JSONObject(["file": .string(configFile), "loaded": .string(configLoaded.statusFormat)])
+        config["rejected"] = configRejected.map { JSONValue.object(JSONObject(["at": .string($0.at), "problem": .string($0.problem)])) }
+        return config
+    }
+
     public var json: JSONValue {
         let now = Date()
         return .object(JSONObject([
             "version": .string(tagrouterVersion), "pid": .int(Int64(ProcessInfo.processInfo.processIdentifier)),
             "started": .string(started.statusFormat), "uptime_s": .int(Int64(now.timeIntervalSince(started))),
-            "config": .object(JSONObject(["file": .string(configFile), "loaded": .string(configLoaded.statusFormat)])),
+            "config": .object(configJSON),
             "healthy": .bool(problems.isEmpty), "problems": .array(problems.map(JSONValue.string)),
             "readers": .array(readers.map(\.json)),
             "routes": .array(routes.map { .object(JSONObject(["name": .string($0.name), "matches": .int(Int64($0.matches))])) }),

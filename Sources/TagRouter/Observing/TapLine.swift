@@ -1,9 +1,9 @@
 import TagCore
 
-/// The one info line per tap that answers "did my tap do anything?": the reader,
+/// The one info line per gesture that answers "did my tap do anything?": the reader,
 /// the tag (type, UID, its name and Home Assistant tag id when it has them), the
 /// first URI or text, and the routes that matched — or "no route matched".
-/// Other events get the same line at debug level.
+/// A gesture is an arrival, a tap or a hold; other events get the same line at debug level.
 struct TapLine {
     let message: String
     let fields: JSONObject
@@ -38,9 +38,12 @@ struct TapLine {
         self.fields = fields
     }
 
-    /// Info for a tap, debug for every other event.
+    /// The kinds a person makes with a tag, each worth an info line.
+    static let gestures: Set<TagEvent.Kind> = [.tagArrived, .tagTapped, .tagHeld]
+
+    /// Info for a gesture, debug for every other event.
     static func log(_ event: TagEvent, routes: [String]) {
-        let level: Log.Level = event.kind == .tagArrived ? .info : .debug
+        let level: Log.Level = gestures.contains(event.kind) ? .info : .debug
         guard level >= Log.level else { return }
         let line = TapLine(event, routes: routes)
         Log.write(level, line.message, line.fields)

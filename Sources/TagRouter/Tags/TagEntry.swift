@@ -40,7 +40,7 @@ public struct TagEntry: Sendable {
             guard let uid = TagUID(text) else {
                 let node = value.child("uid")?.node
                 let at = node?.elements?[index].mark ?? node?.mark ?? value.mark
-                errors.append(ConfigError(mark: at, path: "\(value.path).uid", message: "'\(text)' is not a tag UID (hex digits, optionally separated by ':', '-' or spaces)"))
+                errors.append(ConfigError(mark: at, path: "\(value.path).uid", message: TagUID.problem(text) ?? "'\(text)' is not a tag UID"))
                 continue
             }
             uids.append(uid)

@@ -66,6 +66,7 @@ struct EventLine {
         var parts = [clock(event["time"]?.stringValue ?? ""), event["reader"]?.plainText ?? "?", event["event"]?.plainText ?? "?"]
         if let uid = event.value(atPath: "tag.uid")?.stringValue { parts.append(uid) }
         if let type = event.value(atPath: "tag.type")?.stringValue { parts.append(type) }
+        if let name = event.value(atPath: "tag.name")?.stringValue { parts.append("'\(name)'") }
         if let uri = event["uri"]?.stringValue { parts.append("uri=\(uri)") }
         if let text = event["text"]?.stringValue { parts.append("text=\(JSONValue.string(text).serialized())") }
         if let message = event["message"]?.stringValue { parts.append("(\(message))") }

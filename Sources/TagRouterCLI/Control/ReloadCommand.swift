@@ -26,6 +26,7 @@ enum ReloadCommand: Command {
             let readers = reloaded["readers"]?.plainText ?? "?"
             let routes = reloaded["routes"]?.plainText ?? "?"
             print("reloaded: \(readers) reader\(readers == "1" ? "" : "s"), \(routes) route\(routes == "1" ? "" : "s")")
+            if case .array(let notes)? = reply["notes"] { for note in notes { print(note.plainText) } }
             return
         }
         guard case .array(let problems)? = reply["problems"] else { throw .runtime(reply["error"]?.plainText ?? "the daemon did not reload") }

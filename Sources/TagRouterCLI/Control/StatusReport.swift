@@ -19,7 +19,7 @@ struct StatusReport {
             lines.append(line)
         }
         lines.append("routes:")
-        for route in elements(status["routes"]) { lines.append("  \(field(route, "name")): \(field(route, "matches")) matches") }
+        for route in elements(status["routes"]) { lines.append("  \(field(route, "name")): \(Self.matches(route))") }
         lines.append("actions:")
         for action in elements(status["actions"]) {
             var line = "  \(field(action, "id")): delivered \(field(action, "delivered")), failed \(field(action, "failed")), dropped \(field(action, "dropped")), "
@@ -61,6 +61,12 @@ struct StatusReport {
         case .int(let ms)?: return "\(ms) ms"
         default: return "?"
         }
+    }
+
+    /// "1 match", "2 matches".
+    private static func matches(_ route: JSONValue) -> String {
+        guard case .int(let count)? = route["matches"] else { return "? matches" }
+        return count == 1 ? "1 match" : "\(count) matches"
     }
 
     static func duration(_ seconds: JSONValue?) -> String {

@@ -1,0 +1,148 @@
+@preconcurrency import Glibc
+import DaemonControl
+import FoundationEssentials
+import TagCore
+import TagRouter
+
+/// `tagrouter tags learn|list|rename|forget`: naming tags by tapping them. `learn`
+/// reads the next tag through the running daemon, says what it is and whether the
+/// config knows it, asks a name and groups, writes them into the tags the config uses
+/// (`TagsFile`: comments and order kept) and reloads the daemon.
+enum TagsCommand: Command {
+    static let name = "tags"
+    static let summary = "learn a tag by tapping it; list, rename or forget named tags"
+    static let usage = """
+        Usage: tagrouter tags learn [--reader NAME] [--name NAME] [--groups A,B] [--timeout SECONDS]
+               tagrouter tags list
+               tagrouter tags rename OLD NEW
+               tagrouter tags forget NAME
+               (each also takes --config FILE and --control PATH)
+
+        learn: "place a tag" on the running daemon's reader, shows its UID, type and
+        content and whether it is known, asks a name (and groups: comma-separated),
+        writes it to the tags the config uses — its `tags:` block, or the file
+        `tags: {file: …}` names — keeping the file's comments and order, and reloads
+        the daemon. A known tag is renamed. --name and --groups skip the questions.
+        rename and forget change the file the same way and reload.
+
+        Options:
+          --config FILE       the config (default: the running daemon's, else the usual search)
+          --reader NAME       the daemon's reader to read from (default: its only reader)
+          --timeout SECONDS   how long to wait for a tag (default 60)
+        \(ControlOption.usage)
+        """
+
+    static func run(_ arguments: Arguments) async throws(CLIError) {
+        var arguments = arguments
+        let reader = try arguments.option("--reader")
+        let givenName = try arguments.option("--name")
+        let givenGroups = try arguments.option("--groups")
+        let timeout = try ReaderOptions.seconds(try arguments.option("--timeout"), option: "--timeout", default: .seconds(60))
+        let explicitConfig = try arguments.option("--config", "-c")
+        let control = try ControlOption.path(&arguments)
+        let words = arguments.positionals()
+        try arguments.finish()
+        guard let action = words.first else { throw .usage("tags needs learn, list, rename or forget; see `tagrouter tags --help`") }
+        let config = try configPath(explicitConfig, control: control.path)
+        let tags = try TagsFile(config: config)
+        switch (action, words.count) {
+        case ("list", 1):
+            for entry in tags.entries { print(TerminalText.escaped(line(entry))) }
+            if tags.entries.isEmpty { print("no named tags in \(tags.path)") }
+            return
+        case ("rename", 3):
+            try tags.write(try tags.renaming(words[1], to: words[2]))
+            print(TerminalText.escaped("renamed '\(words[1])' to '\(words[2])' in \(tags.path)"))
+        case ("forget", 2):
+            try tags.write(try tags.forgetting(words[1]))
+            print(TerminalText.escaped("forgot '\(words[1])' in \(tags.path)"))
+        case ("learn", 1):
+            guard try learn(tags, reader: reader, name: givenName, groups: givenGroups, control: control, timeout: timeout) else { return }
+        default:
+            throw .usage("tags \(words.joined(separator: " ")): expected `learn`, `list`, `rename OLD NEW` or `forget NAME`")
+        }
+        try reload(control.path)
+    }
+
+    /// Reads a tag, asks, writes; false when nothing was written.
+    private static func learn(
+        _ tags: TagsFile, reader: String?, name: String?, groups: String?, control: (path: String, explicit: Bool), timeout: Duration
+    ) throws(CLIError) -> Bool {
+        print("Place a tag on the reader…")
+        guard let reply = try DaemonTagJob.ask("read", JSONObject(["present": true]), control: (control.path, true), reader: reader, device: nil, timeout: timeout),
+            let uidText = reply.value(atPath: "event.tag.uid")?.stringValue, let uid = TagUID(uidText)
+        else { throw .runtime("the daemon read no tag") }
+        let event = reply["event"] ?? .null
+        var shown = "\(uid.hex) (\(event.value(atPath: "tag.type")?.plainText ?? "unknown type"))"
+        if let uri = event["uri"]?.stringValue { shown += " \(uri)" } else if let text = event["text"]?.stringValue { shown += " \(JSONValue.string(text).serialized())" }
+        let known = tags.entries.first { entry in Self.uids(entry).contains(uid) }?["name"]?.scalar
+        print("Tag: " + TerminalText.escaped(shown))
+        print(known.map { "Known as '\(TerminalText.escaped($0))'." } ?? "Not known yet.")
+        guard let name = name ?? ask(known == nil ? "Name: " : "New name (Enter keeps '\(known!)'): "), !name.isEmpty else {
+            print("Nothing written.")
+            return false
+        }
+        if let known {
+            guard name != known else {
+                print("Nothing written.")
+                return false
+            }
+            try tags.write(try tags.renaming(known, to: name))
+            print(TerminalText.escaped("renamed '\(known)' to '\(name)' in \(tags.path)"))
+            return true
+        }
+        let groupText = groups ?? ask("Groups (comma-separated, Enter for none): ") ?? ""
+        let groupList = groupText.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
+        if tags.entries.contains(where: { $0["name"]?.scalar == name }) { throw .usage("the name '\(name)' is already used in \(tags.path); pick another") }
+        try tags.write(try tags.adding(name: name, uid: uid, groups: groupList))
+        print(TerminalText.escaped("added '\(name)' (\(uid.hex)) to \(tags.path)"))
+        return true
+    }
+
+    /// One line of `tags list`: the name, its UIDs and tag ids, its groups.
+    private static func line(_ entry: ConfigNode) -> String {
+        var parts = [entry["name"]?.scalar ?? "?"]
+        parts += Self.values(entry["uid"]) + Self.values(entry["tag_id"]).map { "tag_id \($0)" }
+        if entry["match"] != nil { parts.append("(by content)") }
+        let groups = Self.values(entry["groups"])
+        if !groups.isEmpty { parts.append("groups: " + groups.joined(separator: ", ")) }
+        return parts.joined(separator: "  ")
+    }
+
+    private static func values(_ node: ConfigNode?) -> [String] {
+        guard let node else { return [] }
+        return node.elements?.compactMap(\.scalar) ?? node.scalar.map { [$0] } ?? []
+    }
+
+    private static func uids(_ entry: ConfigNode) -> [TagUID] { values(entry["uid"]).compactMap { TagUID($0) } }
+
+    /// Prints `prompt` and reads a line (trimmed); nil at the end of the input.
+    private static func ask(_ prompt: String) -> String? {
+        print(prompt, terminator: "")
+        fflush(stdout)
+        return readLine().map { $0.trimmingWhitespace() }
+    }
+
+    /// The config given, else the running daemon's, else the usual search.
+    private static func configPath(_ explicit: String?, control: String) throws(CLIError) -> String {
+        if let explicit { return explicit }
+        if case let (client, reply)? = try? ControlOption.ask(control, as: "tagrouter tags", "status") {
+            client.close()
+            if let file = reply.value(atPath: "status.config.file")?.stringValue, file.hasPrefix("/") || FileManager.default.fileExists(atPath: file) { return file }
+        }
+        guard let path = try RunConfigFile(explicit: nil).path else { throw .usage("no config file found; give one with --config") }
+        return path
+    }
+
+    /// Asks the running daemon to reload and prints how that went; a refusal is bad data (exit 65).
+    private static func reload(_ control: String) throws(CLIError) {
+        guard case let (client, reply)? = try? ControlOption.ask(control, as: "tagrouter tags", "reload") else {
+            print("No daemon answers at \(control): the change applies when it starts.")
+            return
+        }
+        client.close()
+        guard reply["reloaded"] == nil else { return print("The daemon reloaded its config.") }
+        if case .array(let problems)? = reply["problems"] { for problem in problems { printToStderr(problem.plainText) } }
+        throw .data("the daemon refused the changed config and keeps the previous one")
+    }
+}

@@ -68,6 +68,9 @@ enum RunCommand: Command {
         let observer = DaemonObserver(eventBuffer: buffer)
         let routing = RoutingService(config: config, events: buffer, dryRun: dryRun, observer: observer)
         let systemd = RunSystemd(observer: observer, monitor: progress)
+        // Each tap's outcome goes back to its reader's LEDs and buzzer (readers[].feedback).
+        let tapFeedback = TapFeedback(observer: observer)
+        defer { tapFeedback.stop() }
         let reload: @Sendable () -> ReloadOutcome = {
             systemd?.reloading()
             defer { systemd?.reloaded() }

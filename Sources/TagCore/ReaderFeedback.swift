@@ -8,7 +8,7 @@ public struct ReaderFeedback: Sendable, Equatable {
         case arrival
         /// Every action of every matched route was delivered.
         case success
-        /// An action of a matched route failed (or was dropped).
+        /// An action of a matched route failed, was dropped, or was kept in the spool for later.
         case failure
         /// No route matched the tag.
         case noMatch = "no_match"

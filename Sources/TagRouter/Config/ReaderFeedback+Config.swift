@@ -9,7 +9,7 @@ extension ReaderFeedback {
         Option("model", .choice(Model.allCases.map(\.rawValue)), default: "auto", "the reader's command set: `auto` from its PC/SC name, `acr122u`, `acr1252u`, `acr1552u`, or `none`"),
         Option("arrival", .section(patternSpec("a tag arrived, shown before routing", color: "off", blinks: "0", on: "100ms")), "shown at once when a tag arrives"),
         Option("success", .section(patternSpec("every action delivered", color: "green", blinks: "1", on: "200ms")), "every action of the matched routes was delivered"),
-        Option("failure", .section(patternSpec("an action failed", color: "red", blinks: "2", on: "100ms")), "an action failed or was dropped"),
+        Option("failure", .section(patternSpec("an action failed", color: "red", blinks: "2", on: "100ms")), "an action failed, was dropped, or was kept in the spool for later"),
         Option("no_match", .section(patternSpec("no route matched", color: "red", blinks: "2", on: "100ms")), "no route matched the tag"),
         Option("refused", .section(patternSpec("refused by a rule", color: "red", blinks: "2", on: "100ms")), "a matched route asks `known: false` and the tag is not in `tags:`"),
     ])

@@ -4,7 +4,8 @@ import TagCore
 /// Tells each reader how its taps ended, for the LEDs and buzzer a person at the
 /// door sees: it watches the daemon's live records and posts to the reader's
 /// `FeedbackBoard` sink — `success` once every action of the matched routes was
-/// delivered, `failure` at the first that failed or was dropped, `no_match`
+/// delivered, `failure` at the first that failed, was dropped or was kept in
+/// the spool for later, `no_match`
 /// when no route matched, `refused` when a matched route asks `known: false`
 /// and the tag is unknown. Only `tag.arrived` events get an outcome. It runs on
 /// the router's and workers' threads and never waits: posting only queues.
@@ -58,10 +59,11 @@ public final class TapFeedback: Sendable {
                     guard pending[index].remaining == 0 else { return nil }
                     pending.remove(at: index)
                     return .success
-                case .failed, .dropped:
+                case .failed, .dropped, .spooled:
+                    // Kept in the spool for later is not done now: the person at the door hears it failed.
                     pending.remove(at: index)
                     return .failure
-                case .spooled, .retried:
+                case .retried:
                     return nil
                 }
             }

@@ -78,6 +78,10 @@ import TestSupport
             FeedbackBoard.shared.post(.success, reader: "acr122u-quiet")
             let got2 = try await Self.commands(card, count: 2)
             #expect(got2 == ["ff00520000", "ff0040a00402010101"])
+            // `tagrouter simulate`'s control socket shows the same, and forgets it when asked.
+            let control = SimulatorControl(card: card)
+            #expect(control.respond(to: #"{"op":"feedback","clear":true}"#) == #"{"feedback":["ff00520000","ff0040a00402010101"],"ok":true}"#)
+            #expect(control.respond(to: #"{"op":"feedback"}"#) == #"{"feedback":[],"ok":true}"#)
         }
     }
 

@@ -62,11 +62,11 @@ final class PCSCFeedback: Sendable {
             wakeUp.wait()
             while !isStopping, let moment = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
                 if context == nil { context = try? PCSCContext() }
-                guard let context else { break }
+                guard let connection = context else { break }
                 var commands: [FeedbackCommand] = []
                 if !silenced && moment == .arrival { commands += FeedbackCommand.silenceDetection(on: model, escape: escape) }
                 if let pattern = config.feedback.patterns[moment] { commands += FeedbackCommand.show(pattern, on: model, escape: escape) }
-                switch send(commands, context: context) {
+                switch send(commands, context: connection) {
                 case .done:
                     if moment == .arrival { silenced = true }
                 case .escapeRefused(let error):
@@ -80,8 +80,10 @@ final class PCSCFeedback: Sendable {
                     var fallback: [FeedbackCommand] = []
                     if !silenced && moment == .arrival { fallback += FeedbackCommand.silenceDetection(on: model, escape: false) }
                     if let pattern = config.feedback.patterns[moment] { fallback += FeedbackCommand.show(pattern, on: model, escape: false) }
-                    if case .done = send(fallback, context: context), moment == .arrival { silenced = true }
+                    if case .done = send(fallback, context: connection), moment == .arrival { silenced = true }
                 case .failed(let reason):
+                    // pcscd may have restarted: the next moment opens a fresh context.
+                    context = nil
                     Log.debug("reader feedback not shown", JSONObject(["reader": .string(config.name), "moment": .string(moment.rawValue), "reason": .string(reason)]))
                 }
             }

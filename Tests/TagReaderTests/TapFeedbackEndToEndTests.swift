@@ -7,14 +7,28 @@ import TestSupport
 
 /// Each tap's outcome, from `tagrouter run`'s router back to the reader: the
 /// daemon reads the vpcd card through the tests' pcscd, routes the tap, and
-/// the card's reader receives the ACR122U bytes of the outcome's pattern.
+/// the card's reader receives the bytes of the outcome's pattern.
 @Suite(.serialized) struct TapFeedbackEndToEndTests {
     static let success = "ff0040a00402010101"
     static let failure = "ff0040500401010201"
     static let noMatch = "ff0040f00401010301"
     static let refused = "ff0040500401010401"
 
-    @Test func everyOutcomeReachesTheReaderAsItsPattern() async throws {
+    static let routes = """
+        routes:
+          - name: ok
+            match: { uid: "04a224b2c35e80" }
+            actions: [{ log: "ok {{tag.uid}}" }]
+          - name: broken
+            match: { uid: "04112233445566" }
+            actions: [{ log: "broken {{tag.uid}}" }, { shell: { command: ["/bin/false"], retry: { attempts: 1 } } }]
+          - name: stranger
+            match: { uid: "04999999999999", known: false }
+            actions: [{ log: "stranger {{tag.uid}}" }]
+        """
+
+    /// `tagrouter run` with one reader on a vpcd slot (its `feedback` and `beep_on_detect` as given) and `routes`.
+    static func withDaemon(reader settings: String, _ body: (VPCDCard, RunningTool) async throws -> Void) async throws {
         let pcscd = try PCSCDaemon.shared.get()
         try await pcscd.withCard { card, slot in
             let directory = NSTemporaryDirectory() + "tapfeedback-" + UUID().uuidString
@@ -27,20 +41,8 @@ import TestSupport
                     device: "\(slot.device)"
                     cooldown: 0s
                     exit_delay: 0s
-                    feedback:
-                      model: acr122u
-                      no_match: { color: orange, blinks: 3 }
-                      refused: { color: red, blinks: 4 }
-                routes:
-                  - name: ok
-                    match: { uid: "04a224b2c35e80" }
-                    actions: [{ log: "ok {{tag.uid}}" }]
-                  - name: broken
-                    match: { uid: "04112233445566" }
-                    actions: [{ log: "broken {{tag.uid}}" }, { shell: { command: ["/bin/false"], retry: { attempts: 1 } } }]
-                  - name: stranger
-                    match: { uid: "04999999999999", known: false }
-                    actions: [{ log: "stranger {{tag.uid}}" }]
+                \(settings.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+                \(routes)
                 """
             try config.write(toFile: directory + "/tagrouter.yaml", atomically: true, encoding: .utf8)
             let daemon = try RunningTool(
@@ -49,19 +51,52 @@ import TestSupport
                 environment: pcscd.environment.merging(["LIBNFC_AUTO_SCAN": "false"]) { $1 }, directory: directory)
             defer { daemon.signal(SIGTERM) }
             try await daemon.waitForStderr(containing: "reader.connected")
+            try await body(card, daemon)
+            daemon.signal(SIGTERM)
+            _ = try await daemon.termination()
+        }
+    }
+
+    /// Puts the tag `uid` in the field (in place of any other) and returns the commands its reader got once `expected` was among them.
+    static func tap(_ uid: String, on card: VPCDCard, daemon: RunningTool, until expected: String) async throws -> [String] {
+        card.replaceAll(with: [try Type2Tag(.ntag215, uid: Hex.bytes(uid)!, message: [])])
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !card.peripheralLog.map({ Hex.string($0) }).contains(expected) {
+            try #require(
+                ContinuousClock.now < deadline,
+                "tag \(uid): the reader got \(card.peripheralLog.map { Hex.string($0) }), not \(expected); daemon: \(daemon.stderr.suffix(8).map(\.text))")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return card.takePeripheralLog().map { Hex.string($0) }
+    }
+
+    @Test func everyOutcomeReachesTheReaderAsItsPattern() async throws {
+        let settings = """
+            feedback:
+              model: acr122u
+              no_match: { color: orange, blinks: 3 }
+              refused: { color: red, blinks: 4 }
+            """
+        try await Self.withDaemon(reader: settings) { card, daemon in
             for (uid, expected) in [
                 ("04a224b2c35e80", Self.success), ("04112233445566", Self.failure), ("04777777777777", Self.noMatch), ("04999999999999", Self.refused),
             ] {
-                card.replaceAll(with: [try Type2Tag(.ntag215, uid: Hex.bytes(uid)!, message: [])])
-                let deadline = ContinuousClock.now + .seconds(20)
-                while !card.peripheralLog.map({ Hex.string($0) }).contains(expected) {
-                    try #require(ContinuousClock.now < deadline, "tag \(uid): the reader got \(card.peripheralLog.map { Hex.string($0) }), not \(expected); daemon: \(daemon.stderr.suffix(8).map(\.text))")
-                    try await Task.sleep(for: .milliseconds(10))
-                }
-                #expect(card.takePeripheralLog().map { Hex.string($0) } == [expected], "tag \(uid)")
+                let got = try await Self.tap(uid, on: card, daemon: daemon, until: expected)
+                #expect(got == [expected], "tag \(uid)")
             }
-            daemon.signal(SIGTERM)
-            _ = try await daemon.termination()
+        }
+    }
+
+    /// vpcd refuses escape commands as Debian's libccid does: said once, with the fix, and the pseudo-APDUs stand in.
+    @Test func anACR1252UWhoseDriverRefusesEscapesIsToldOnceAndStillFeedsBack() async throws {
+        try await Self.withDaemon(reader: "beep_on_detect: false\nfeedback: { model: acr1252u }") { card, daemon in
+            let first = try await Self.tap("04a224b2c35e80", on: card, daemon: daemon, until: Self.success)
+            #expect(first == ["ff00520000", Self.success])
+            let second = try await Self.tap("04112233445566", on: card, daemon: daemon, until: Self.failure)
+            #expect(second == [Self.failure])
+            let warnings = daemon.stderr.filter { $0.text.contains("refuses escape commands") }
+            #expect(warnings.count == 1)
+            #expect(warnings.first?.text.contains("ifdDriverOptions") == true)
         }
     }
 }

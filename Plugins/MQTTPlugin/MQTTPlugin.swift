@@ -22,6 +22,8 @@ public struct MQTTPlugin: ActionPlugin {
     let presence: HomeAssistantPresence?
     /// Write requests on `<base_topic>/<reader>/write`; nil unless `commands: true`.
     let commands: MQTTWriteCommands?
+    /// Feedback requests on `<base_topic>/<reader>/feedback`; nil unless `commands: true`.
+    let feedback: MQTTFeedbackCommands?
 
     public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {
         readers = context.readers.map(\.name)
@@ -32,6 +34,7 @@ public struct MQTTPlugin: ActionPlugin {
         presence = self.section.discovery.map { HomeAssistantPresence(discovery: $0, readers: readers) }
         commands = self.section.commands
             ? MQTTWriteCommands(baseTopic: self.section.baseTopic, readers: readers, allowLock: self.section.allowLock, jobs: context.tagJobs) : nil
+        feedback = self.section.commands ? MQTTFeedbackCommands(baseTopic: self.section.baseTopic, readers: readers, board: .shared) : nil
     }
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
@@ -82,7 +85,7 @@ public struct MQTTPlugin: ActionPlugin {
     /// request waiting for a tag holds up nothing else).
     public func run() async {
         guard !dryRun else { return await Latch().wait() }
-        let (connection, readers, hold, presence, commands) = (connection, readers, section.hold, presence, commands)
+        let (connection, readers, hold, presence, commands, feedback) = (connection, readers, section.hold, presence, commands, feedback)
         if let presence { for message in presence.messages { _ = connection.enqueue(message, hold: hold) } }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await connection.run() }
@@ -94,6 +97,8 @@ public struct MQTTPlugin: ActionPlugin {
                         let message = incoming.message
                         if let commands, let reader = commands.reader(of: message.topic) {
                             requests.addTask { _ = connection.enqueue(await commands.answer(message, reader: reader), hold: hold) }
+                        } else if let feedback, let reader = feedback.reader(of: message.topic) {
+                            feedback.apply(message, reader: reader)
                         } else if let discovery = presence?.discovery {
                             let replies = discovery.replies(to: message, readers: readers) + (discovery.isBirth(message) ? presence?.messages ?? [] : [])
                             for reply in replies { _ = connection.enqueue(reply, hold: hold) }

@@ -48,7 +48,7 @@ struct MQTTSection: Sendable {
         Option("reconnect_delay_max", .duration, default: "30s", "longest wait between reconnects"),
         Option("hold", .duration, default: "10s", "how long a message waits in memory for an unreachable broker before the delivery counts as failed (then retried, then spooled)"),
         Option("home_assistant", .section(homeAssistantSpec), "Home Assistant MQTT discovery"),
-        Option("commands", .bool, default: "false", "write tags on request: a message on `<base_topic>/<reader>/write` writes the next tag placed on that reader; the result goes to `…/write/result` (docs/home-assistant.md)"),
+        Option("commands", .bool, default: "false", "write tags on request: a message on `<base_topic>/<reader>/write` writes the next tag placed on that reader; the result goes to `…/write/result` (docs/home-assistant.md); `{\"pattern\": \"success\"}` on `<base_topic>/<reader>/feedback` shows that `readers[].feedback` pattern (docs/feedback.md)"),
         Option("allow_lock", .bool, default: "false", "a write request may make the tag read-only for ever (`lock: true`)"),
     ])
 
@@ -89,7 +89,8 @@ struct MQTTSection: Sendable {
         self.baseTopic = baseTopic
         commands = value.bool("commands")
         allowLock = value.bool("allow_lock")
-        let commandTopics = commands ? readers.map { MQTTWriteCommands.topic(baseTopic: baseTopic, reader: $0) } : []
+        let commandTopics = commands
+            ? readers.flatMap { [MQTTWriteCommands.topic(baseTopic: baseTopic, reader: $0), MQTTFeedbackCommands.topic(baseTopic: baseTopic, reader: $0)] } : []
         hold = value.duration("hold")
         settings = MQTTSettings(
             host: value.string("host"), port: value.int("port"), clientID: clientID,

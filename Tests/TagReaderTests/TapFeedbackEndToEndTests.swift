@@ -27,8 +27,9 @@ import TestSupport
             actions: [{ log: "stranger {{tag.uid}}" }]
         """
 
-    /// `tagrouter run` with one reader on a vpcd slot (its `feedback` and `beep_on_detect` as given) and `routes`.
-    static func withDaemon(reader settings: String, _ body: (VPCDCard, RunningTool) async throws -> Void) async throws {
+    /// `tagrouter run` with one reader on a vpcd slot (its `feedback` and `beep_on_detect` as given), `routes`
+    /// and the `extra` top-level sections.
+    static func withDaemon(reader settings: String, extra: String = "", _ body: (VPCDCard, RunningTool) async throws -> Void) async throws {
         let pcscd = try PCSCDaemon.shared.get()
         try await pcscd.withCard { card, slot in
             let directory = NSTemporaryDirectory() + "tapfeedback-" + UUID().uuidString
@@ -43,6 +44,7 @@ import TestSupport
                     exit_delay: 0s
                 \(settings.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
                 \(routes)
+                \(extra)
                 """
             try config.write(toFile: directory + "/tagrouter.yaml", atomically: true, encoding: .utf8)
             let daemon = try RunningTool(
@@ -85,6 +87,29 @@ import TestSupport
                 #expect(got == [expected], "tag \(uid)")
             }
         }
+    }
+
+    /// Home Assistant answers a tap over MQTT (`<base_topic>/<reader>/feedback`): the reader shows that pattern.
+    @Test func anAutomationAnswersATapThroughTheFeedbackTopic() async throws {
+        let broker = try await MosquittoBroker()
+        let extra = "mqtt: { host: 127.0.0.1, port: \(broker.port), client_id: feedback-e2e, commands: true }"
+        try await Self.withDaemon(reader: "feedback: { model: acr122u }", extra: extra) { card, daemon in
+            try await daemon.waitForStderr(containing: "mqtt subscribed")
+            #expect(try await Self.tap("04a224b2c35e80", on: card, daemon: daemon, until: Self.success) == [Self.success])
+            // A request for no known moment is refused with what would do, and nothing is shown.
+            let refusals = daemon.stderr.count
+            try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-q", "1", "-t", "tagrouter/door/feedback", "-m", #"{"pattern":"party"}"#])
+            let refusal = try await daemon.waitForStderr(containing: "MQTT feedback request refused", after: refusals)
+            #expect(refusal.text.contains("success, failure"))
+            try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-q", "1", "-t", "tagrouter/door/feedback", "-m", #"{"pattern":"failure"}"#])
+            let deadline = ContinuousClock.now + .seconds(20)
+            while card.peripheralLog.isEmpty {
+                try #require(ContinuousClock.now < deadline, "the reader got nothing; daemon: \(daemon.stderr.suffix(8).map(\.text))")
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(card.takePeripheralLog().map { Hex.string($0) } == [Self.failure])
+        }
+        await broker.stop()
     }
 
     /// vpcd refuses escape commands as Debian's libccid does: said once, with the fix, and the pseudo-APDUs stand in.

@@ -29,7 +29,7 @@ import TestSupport
 
     /// `tagrouter run` with one reader on a vpcd slot (its `feedback` and `beep_on_detect` as given), `routes`
     /// and the `extra` top-level sections.
-    static func withDaemon(reader settings: String, extra: String = "", _ body: (VPCDCard, RunningTool) async throws -> Void) async throws {
+    static func withDaemon(reader settings: String, routes: String = routes, extra: String = "", _ body: (VPCDCard, RunningTool) async throws -> Void) async throws {
         let pcscd = try PCSCDaemon.shared.get()
         try await pcscd.withCard { card, slot in
             let directory = NSTemporaryDirectory() + "tapfeedback-" + UUID().uuidString
@@ -110,6 +110,16 @@ import TestSupport
             #expect(card.takePeripheralLog().map { Hex.string($0) } == [Self.failure])
         }
         await broker.stop()
+    }
+
+    /// A route that wants its own feedback says so with a `feedback` action.
+    @Test func aFeedbackActionShowsTheRoutesOwnPattern() async throws {
+        let routes = "routes:\n  - name: own\n    actions: [{ feedback: refused }]"
+        let reader = "feedback: { model: acr122u, success: { blinks: 0 }, refused: { color: red, blinks: 4 } }"
+        try await Self.withDaemon(reader: reader, routes: routes) { card, daemon in
+            let got = try await Self.tap("04a224b2c35e80", on: card, daemon: daemon, until: Self.refused)
+            #expect(got == [Self.refused])
+        }
     }
 
     /// vpcd refuses escape commands as Debian's libccid does: said once, with the fix, and the pseudo-APDUs stand in.

@@ -107,9 +107,10 @@ final class PCSCReader: ReaderThread {
             feedback?.stop()
         }
         // The arrival shows at once, before the event is routed.
-        let emit: @Sendable (TagEvent) -> Void = { [emit] event in
+        let forward = self.emit
+        let emit: @Sendable (TagEvent) -> Void = { event in
             if event.kind == .tagArrived { feedback?.post(.arrival) }
-            emit(event)
+            forward(event)
         }
         var scan = PCSCScan(config: config, jobs: jobs)
         var known: PCSCContext.ReaderState?

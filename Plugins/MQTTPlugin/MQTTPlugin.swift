@@ -22,6 +22,8 @@ public struct MQTTPlugin: ActionPlugin {
     let presence: HomeAssistantPresence?
     /// Write requests on `<base_topic>/<reader>/write`; nil unless `commands:` is set.
     let commands: MQTTWriteCommands?
+    /// Feedback requests on `<base_topic>/<reader>/feedback`, with the same token; nil unless `commands:` is set.
+    let feedback: MQTTFeedbackCommands?
 
     public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {
         readers = context.readers.map(\.name)
@@ -34,6 +36,7 @@ public struct MQTTPlugin: ActionPlugin {
         commands = section.commandToken.map {
             MQTTWriteCommands(baseTopic: section.baseTopic, readers: readers, allowLock: section.allowLock, token: $0, jobs: context.tagJobs)
         }
+        feedback = section.commandToken.map { MQTTFeedbackCommands(baseTopic: section.baseTopic, readers: readers, token: $0, board: .shared) }
     }
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
@@ -85,7 +88,7 @@ public struct MQTTPlugin: ActionPlugin {
     /// the answered ones are not kept while the connection lives).
     public func run() async {
         guard !dryRun else { return await Latch().wait() }
-        let (connection, readers, hold, presence, commands) = (connection, readers, section.hold, presence, commands)
+        let (connection, readers, hold, presence, commands, feedback) = (connection, readers, section.hold, presence, commands, feedback)
         if let presence { for message in presence.messages { _ = connection.enqueue(message, hold: hold) } }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await connection.run() }
@@ -100,6 +103,8 @@ public struct MQTTPlugin: ActionPlugin {
                                 guard let answer = await commands.answer(message, reader: reader) else { return }
                                 _ = connection.enqueue(answer, hold: hold)
                             }
+                        } else if let feedback, let reader = feedback.reader(of: message.topic) {
+                            feedback.apply(message, reader: reader)
                         } else if let discovery = presence?.discovery {
                             let replies = discovery.replies(to: message, readers: readers) + (discovery.isBirth(message) ? presence?.messages ?? [] : [])
                             for reply in replies { _ = connection.enqueue(reply, hold: hold) }

@@ -62,7 +62,7 @@ struct MQTTSection: Sendable {
         Option("reconnect_delay_max", .duration, default: "30s", "longest wait between reconnects"),
         Option("hold", .duration, default: "10s", "how long a message waits in memory for an unreachable broker before the delivery counts as failed (then retried, then spooled)"),
         Option("home_assistant", .section(homeAssistantSpec), "Home Assistant MQTT discovery"),
-        Option("commands", .section(commandsSpec), "write tags on request: a message on `<base_topic>/<reader>/write` with the token writes the next tag placed on that reader; the result goes to `…/write/result` (docs/home-assistant.md)"),
+        Option("commands", .section(commandsSpec), "write tags on request: a message on `<base_topic>/<reader>/write` with the token writes the next tag placed on that reader; the result goes to `…/write/result` (docs/home-assistant.md); `{\"token\": …, \"pattern\": \"success\"}` on `<base_topic>/<reader>/feedback` shows that `readers[].feedback` pattern (docs/feedback.md)"),
         Option("allow_lock", .bool, default: "false", "a write request may make the tag read-only for ever (`lock: true`)"),
         Option("sign", .section(signSpec), "sign each message of the `mqtt` actions (HMAC-SHA256 in MQTT 5 user properties; the payload is unchanged)"),
     ])
@@ -115,7 +115,8 @@ struct MQTTSection: Sendable {
         self.baseTopic = baseTopic
         self.commandToken = commandToken.map(CommandToken.init)
         allowLock = value.bool("allow_lock")
-        let commandTopics = commandToken != nil ? readers.map { MQTTWriteCommands.topic(baseTopic: baseTopic, reader: $0) } : []
+        let commandTopics = commandToken != nil
+            ? readers.flatMap { [MQTTWriteCommands.topic(baseTopic: baseTopic, reader: $0), MQTTFeedbackCommands.topic(baseTopic: baseTopic, reader: $0)] } : []
         hold = value.duration("hold")
         settings = MQTTSettings(
             host: value.string("host"), port: value.int("port"), clientID: clientID,

@@ -43,6 +43,10 @@ public struct ReaderConfig: Sendable, Equatable {
     /// A reader that makes no progress for this long is aborted and reopened.
     public var watchdog: Duration
     public var ifBusy: BusyPolicy
+    /// What the reader shows on a tap and its outcome (PC/SC readers of a known model); nothing unless set.
+    public var feedback = ReaderFeedback()
+    /// False: the reader's own beep on detection is turned off, so the only beep is tagrouter's.
+    public var beepOnDetect = true
 
     /// Every setting given: their defaults are declared once, in the router's
     /// `readers:` spec (`ReaderConfig.withDefaults(name:device:)` there).

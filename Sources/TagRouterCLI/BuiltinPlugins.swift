@@ -11,6 +11,7 @@ import WebhookPlugin
 /// `pcsc:` — in TagReader.)
 let builtinPlugins = PluginRegistry([
     LogPlugin.self,
+    FeedbackPlugin.self,
     MQTTPlugin.self,
     ShellPlugin.self,
     OpenURLPlugin.self,

@@ -72,6 +72,10 @@ enum RunCommand: Command {
         let observer = DaemonObserver(eventBuffer: buffer)
         let routing = RoutingService(config: config, events: buffer, dryRun: dryRun, observer: observer)
         let systemd = RunSystemd(observer: observer, monitor: progress)
+        // Each tap's outcome goes back to its reader's LEDs and buzzer (readers[].feedback). Only when a
+        // reader can show it: watching makes the router build a live record for every event and action.
+        let tapFeedback = config.readers.contains { PCSCDevice.names($0.device) && $0.feedback.model != .none } ? TapFeedback(observer: observer) : nil
+        defer { tapFeedback?.stop() }
         let reload: @Sendable () -> ReloadOutcome = {
             systemd?.reloading()
             defer { systemd?.reloaded() }

@@ -62,6 +62,7 @@ struct ControlTests {
         (#"{"op":"place","type":"ntag213","ndef":"\#(String(repeating: "00", count: 200))"}"#, "content is 200 bytes; this tag holds 142"),
         (#"{"op":"place","type":"ntag213","records":[{"colour":"red"}]}"#, "a record needs one of uri, text"),
         (#"{"op":"dump","uid":"0102"}"#, "no tag with UID 0102"),
+        (#"{"op":"feedback"}"#, "feedback is recorded by the vpcd card (--vpcd)"),
         (#"{"type":"ntag213"}"#, #"missing "op""#),
         ("not json", "not a JSON request"),
     ])

@@ -4,21 +4,24 @@ import TagKit
 
 /// One line of the control protocol (docs/simulator.md), decoded.
 struct ControlRequest: Decodable {
-    /// `place`, `replace`, `remove`, `list`, `dump`, `counters`.
+    /// `place`, `replace`, `remove`, `list`, `dump`, `counters`, `feedback`.
     var op: String
     var tag: TagSpec?
     var tags: [TagSpec]?
     var uid: String?
     /// For `remove`: the tag answers this many more exchanges, then leaves.
     var afterExchanges: Int?
+    /// For `feedback`: forget the commands returned.
+    var clear: Bool?
 
-    private enum Key: String, CodingKey { case op, uid, tags, afterExchanges }
+    private enum Key: String, CodingKey { case op, uid, tags, afterExchanges, clear }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         op = try container.decode(String.self, forKey: .op)
         uid = try container.decodeIfPresent(String.self, forKey: .uid)
         afterExchanges = try container.decodeIfPresent(Int.self, forKey: .afterExchanges)
+        clear = try container.decodeIfPresent(Bool.self, forKey: .clear)
         tags = try container.decodeIfPresent([TagSpec].self, forKey: .tags)
         if op == "place" || op == "replace", tags == nil {
             tag = try TagSpec(from: decoder)

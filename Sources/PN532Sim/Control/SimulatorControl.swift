@@ -9,17 +9,21 @@ public struct SimulatorControl: Sendable {
     /// The field requests place tags in and take them out of.
     public let simulator: any SimulatedField
     private let counters: (@Sendable () -> PN532Counters)?
+    /// The vpcd card's LED/buzzer log, read and (when asked) cleared.
+    private let peripherals: (@Sendable (_ clear: Bool) -> [[UInt8]])?
 
     /// Controls the PN532 simulator (with its counters).
     public init(simulator: PN532Simulator) {
         self.simulator = simulator
         counters = { simulator.counters }
+        peripherals = nil
     }
 
     /// Controls the vpcd card (no chip, so no counters).
     public init(card: VPCDCard) {
         simulator = card
         counters = nil
+        peripherals = { clear in clear ? card.takePeripheralLog() : card.peripheralLog }
     }
 
     /// Answers one request line; never throws — failures come back as `{"ok":false,"error":…}`.
@@ -76,8 +80,11 @@ public struct SimulatorControl: Sendable {
         case "counters":
             guard let counters else { throw ControlError("the vpcd card has no chip counters") }
             return ControlResponse(counters: counters())
+        case "feedback":
+            guard let peripherals else { throw ControlError("a PN532 has no LEDs or buzzer: feedback is recorded by the vpcd card (--vpcd)") }
+            return ControlResponse(feedback: peripherals(request.clear ?? false).map { Hex.string($0) })
         default:
-            throw ControlError("unknown op '\(request.op)'; use place, replace, remove, list, dump or counters")
+            throw ControlError("unknown op '\(request.op)'; use place, replace, remove, list, dump, counters or feedback")
         }
     }
 
@@ -93,13 +100,16 @@ struct ControlResponse: Encodable {
     var tags: [TagSummary]?
     var removed: Int?
     var counters: PN532Counters?
+    /// The LED/buzzer commands the vpcd card's reader received, each as hex.
+    var feedback: [String]?
 
-    init(error: String? = nil, tags: [TagSummary]? = nil, removed: Int? = nil, counters: PN532Counters? = nil) {
+    init(error: String? = nil, tags: [TagSummary]? = nil, removed: Int? = nil, counters: PN532Counters? = nil, feedback: [String]? = nil) {
         ok = error == nil
         self.error = error
         self.tags = tags
         self.removed = removed
         self.counters = counters
+        self.feedback = feedback
     }
 }
 

@@ -5,7 +5,8 @@ import TagKit
 /// from the card's type, GET DATA (`FF CA`) for the UID, and for storage cards
 /// READ BINARY (`FF B0`) and UPDATE BINARY (`FF D6`) — on 4-byte pages for
 /// Type 2, on 16-byte blocks for MIFARE Classic, whose sectors open with LOAD
-/// KEYS (`FF 82`) and GENERAL AUTHENTICATE (`FF 86`) first. FeliCa frames come
+/// KEYS (`FF 82`) and GENERAL AUTHENTICATE (`FF 86`) first. ACR122U LED/buzzer
+/// pseudo-APDUs (`FF 00 40`, `FF 00 52`, …) are accepted. FeliCa frames come
 /// through ACS's pass-through (`FF 00 00 00`); ISO-DEP cards (Type 4) receive
 /// every other APDU as it is. The loaded keys are the
 /// reader's: they outlive the card, as in a reader's volatile key memory.
@@ -71,6 +72,8 @@ struct ContactlessReaderEmulation {
         switch (apdu[1], apdu[2]) {
         case (0xCA, 0x00):
             return tag.activation.uid + Self.ok
+        case (0x00, _) where Self.isPeripheralCommand(apdu):
+            return Self.ok
         case (0x00, 0x00) where tag.activation.felica != nil:
             return Self.passThrough(apdu, tag: &tag)
         case (0x82, 0x00):
@@ -86,6 +89,12 @@ struct ContactlessReaderEmulation {
         default:
             return Self.notSupported
         }
+    }
+
+    /// An ACR122U LED/buzzer pseudo-APDU: `FF 00 40` LEDs and buzzer, `FF 00 41` LEDs,
+    /// `FF 00 42` buzzer, `FF 00 43` LED control, `FF 00 52` the detection beep on or off.
+    static func isPeripheralCommand(_ apdu: [UInt8]) -> Bool {
+        apdu.count >= 5 && apdu[0] == 0xFF && apdu[1] == 0x00 && [0x40, 0x41, 0x42, 0x43, 0x52].contains(apdu[2])
     }
 
     /// A FeliCa frame through ACS's pass-through `FF 00 00 00 Lc <frame>` (length

@@ -22,6 +22,7 @@ public final class VPCDCard: SimulatedField {
     private let powerOnCount = Atomic<Int>(0)
     private let apduCount = Atomic<Int>(0)
     private let uidReadsToRefuse = Atomic<Int>(0)
+    private let peripheralCommands = Mutex<[[UInt8]]>([])
     private let ended = DispatchSemaphore(value: 0)
     /// How long the field stays empty between two cards.
     static let gap: Duration = .milliseconds(500)
@@ -41,6 +42,20 @@ public final class VPCDCard: SimulatedField {
 
     /// How many APDUs the card has answered.
     public var apdus: Int { apduCount.load(ordering: .relaxed) }
+
+    /// The LED/buzzer pseudo-APDUs the card's reader was sent, oldest first (at most
+    /// `peripheralLimit`, the oldest given up first): what a person at the reader saw and heard.
+    public var peripheralLog: [[UInt8]] { peripheralCommands.withLock { $0 } }
+
+    /// The LED/buzzer commands received so far, forgotten as they are returned.
+    public func takePeripheralLog() -> [[UInt8]] {
+        peripheralCommands.withLock { log in
+            defer { log.removeAll() }
+            return log
+        }
+    }
+
+    static let peripheralLimit = 256
 
     /// The next `count` GET DATA (UID) commands fail with `63 00`, as a reader answers
     /// when the card in its field stays silent (still settling, or half out of range).
@@ -146,6 +161,12 @@ public final class VPCDCard: SimulatedField {
             }
             let refused = message.starts(with: [0xFF, 0xCA]) && uidReadsToRefuse.load(ordering: .relaxed) > 0
             if refused { uidReadsToRefuse.subtract(1, ordering: .relaxed) }
+            if ContactlessReaderEmulation.isPeripheralCommand(message) {
+                peripheralCommands.withLock { log in
+                    if log.count >= Self.peripheralLimit { log.removeFirst() }
+                    log.append(message)
+                }
+            }
             let response = refused ? [0x63, 0x00] : reader.respond(to: message, tag: &field.entries[0].tag)
             apduCount.add(1, ordering: .relaxed)
             field.answered(at: 0)

@@ -63,11 +63,14 @@ final class PCSCContext: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Connects to the card on `reader` (shared, any protocol).
-    func connect(reader: String) throws(PCSCError) -> PCSCCard {
+    /// Connects to the card on `reader` (shared, any protocol); `direct`: to the reader
+    /// itself, card or not, for `control` only.
+    func connect(reader: String, direct: Bool = false) throws(PCSCError) -> PCSCCard {
         var card: SCARDHANDLE = 0
         var protocolUsed: DWORD = 0
-        let status = SCardConnect(handle, reader, DWORD(SCARD_SHARE_SHARED), DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1), &card, &protocolUsed)
+        let share = DWORD(direct ? SCARD_SHARE_DIRECT : SCARD_SHARE_SHARED)
+        let protocols = direct ? DWORD(0) : DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1)
+        let status = SCardConnect(handle, reader, share, protocols, &card, &protocolUsed)
         guard status == SCARD_S_SUCCESS else { throw PCSCError(status, "SCardConnect") }
         return PCSCCard(handle: card, protocolUsed: protocolUsed)
     }
@@ -93,6 +96,15 @@ final class PCSCCard: @unchecked Sendable {
         var header = SCARD_IO_REQUEST(dwProtocol: protocolUsed, cbPciLength: DWORD(MemoryLayout<SCARD_IO_REQUEST>.size))
         let status = SCardTransmit(handle, &header, apdu, DWORD(apdu.count), nil, &response, &length)
         guard status == SCARD_S_SUCCESS else { throw PCSCError(status, "SCardTransmit") }
+        return Array(response.prefix(Int(length)))
+    }
+
+    /// Sends `command` to the reader's driver under control `code` (`SCardControl`) and returns its answer.
+    func control(_ code: UInt32, _ command: [UInt8]) throws(PCSCError) -> [UInt8] {
+        var response = [UInt8](repeating: 0, count: 258)
+        var length: DWORD = 0
+        let status = SCardControl(handle, DWORD(code), command, DWORD(command.count), &response, DWORD(response.count), &length)
+        guard status == SCARD_S_SUCCESS else { throw PCSCError(status, "SCardControl") }
         return Array(response.prefix(Int(length)))
     }
 }

@@ -100,6 +100,18 @@ final class PCSCReader: ReaderThread {
     /// Watches `reader` until it is lost or the reader stops.
     private func session(_ context: PCSCContext, reader: String) -> SessionEnd {
         emit(TagEvent(kind: .readerConnected, reader: config.name, message: "\(reader) (PC/SC)"))
+        let feedback = PCSCFeedback(config: config, readerName: reader)
+        let registration = feedback.map { feedback in FeedbackBoard.shared.register(reader: config.name) { feedback.post($0) } }
+        defer {
+            if let registration { FeedbackBoard.shared.unregister(reader: config.name, id: registration) }
+            feedback?.stop()
+        }
+        // The arrival shows at once, before the event is routed.
+        let forward = self.emit
+        let emit: @Sendable (TagEvent) -> Void = { event in
+            if event.kind == .tagArrived { feedback?.post(.arrival) }
+            forward(event)
+        }
         var scan = PCSCScan(config: config, jobs: jobs)
         var known: PCSCContext.ReaderState?
         while !isStopping {

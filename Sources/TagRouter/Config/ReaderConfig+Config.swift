@@ -19,6 +19,8 @@ extension ReaderConfig {
         Option(
             "if_busy", .choice(ReaderConfig.BusyPolicy.allCases.map(\.rawValue)), default: "wait",
             "when another process holds the device: `wait` for it (logged once), or `exit`: end this reader with a `reader.error`"),
+        Option("feedback", .section(ReaderFeedback.spec), "what the reader's LEDs and buzzer show on a tap and its outcome (docs/feedback.md)"),
+        Option("beep_on_detect", .bool, default: "true", "`false` turns the reader's own detection beep off (ACR122U, ACR1252U, ACR1552U), so the only beep is tagrouter's"),
     ])
 
     /// A reader with the spec's default for every setting but its name and device
@@ -37,5 +39,7 @@ extension ReaderConfig {
             exitDelay: value.duration("exit_delay"), ignoreOnConnect: value.bool("ignore_on_connect"), hold: value.optionalDuration("hold"),
             pollInterval: value.duration("poll_interval"), polling: value.choice("polling"),
             watchdog: value.duration("watchdog"), ifBusy: value.choice("if_busy"))
+        feedback = ReaderFeedback(value.section("feedback"))
+        beepOnDetect = value.bool("beep_on_detect")
     }
 }

@@ -162,6 +162,9 @@ public struct Matcher: Sendable {
     }
 
     /// True when `event` is of a wanted kind and meets every condition.
+    /// Whether a condition asks whether the tag is `known` (a "rejected" route asks `known: false`).
+    var asksKnown: Bool { conditions.contains { $0.key == "known" } }
+
     public func matches(_ event: TagEvent) -> Bool {
         kinds.contains(event.kind) && meetsConditions(event)
     }

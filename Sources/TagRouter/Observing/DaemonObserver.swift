@@ -78,6 +78,9 @@ public final class DaemonObserver: Sendable {
         firstRouter.open()
     }
 
+    /// The config the running router routes with; nil before the first.
+    var routingConfig: RouterConfig? { state.withLock { $0.router?.config } }
+
     /// Returns once the first router routes (the config is loaded and `status` lists it), or when cancelled.
     public func routing() async { await firstRouter.wait() }
 

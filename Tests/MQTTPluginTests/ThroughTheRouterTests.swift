@@ -92,7 +92,7 @@ struct ThroughTheRouterTests {
             readers: [{name: door}]
             event_buffer: 5
             mqtt: {host: 127.0.0.1, port: \(broker.port), client_id: flooded}
-            inputs: [{mqtt: {topic: "fleet/+/tag.arrived"}}]
+            inputs: [{mqtt: {topic: "fleet/+/tag.arrived", trust: broker}}]
             routes: [{name: all, actions: [log]}]
             """, file: "test.yaml")
         let input = try #require(config.inputs.first?.source as? MQTTInput)

@@ -516,7 +516,7 @@ def flood():
         out.write(f"""state_dir: {WORK}/flood-state
 readers: [{{name: door, device: "pn532_uart:{simulator.link}", cooldown: 0s, exit_delay: 100ms}}]
 mqtt: {{host: 127.0.0.1, port: {broker.port}, client_id: soak-flood}}
-inputs: [{{mqtt: {{topic: "fleet/+/tag.arrived"}}}}]
+inputs: [{{mqtt: {{topic: "fleet/+/tag.arrived", trust: broker}}}}]
 routes:
   - name: relay
     actions: [{{mqtt: {{topic: "relayed/{{{{reader}}}}"}}}}]

@@ -5,7 +5,7 @@ CONFIG     ?= config/tagrouter.yaml
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: deps build release run demo test bench fuzz soak clean deb install uninstall
+.PHONY: deps build release run demo test bench fuzz soak clean deb install uninstall check-603
 
 ## Install the Debian packages we build against (only those missing).
 deps:
@@ -36,6 +36,12 @@ test: deps
 	@# One test at a time: many tests drive simulators, brokers and daemons whose timing matters;
 	@# side by side on a 2-core machine they starved each other (about 2 minutes this way, and steady).
 	$(SWIFT) test $(SWIFTFLAGS) --no-parallel
+
+## The product built with Debian 13's own Swift (swiftlang 6.0.3, what `apt install swiftlang` gives a Raspberry Pi)
+## in a cached trixie chroot; needs root (docs/packaging.md "Debian 13 and arm64").
+check-603:
+	@scripts/install-deps.sh --pi
+	scripts/trixie/check-603.sh
 
 ## Figures: throughput, latency, CPU and memory, each beside its baseline.
 bench: deps release

@@ -2,6 +2,8 @@
 # Installs the Debian packages tagrouter builds and tests with, when any is missing, and the
 # Python packages the tests use (scripts/test-requirements.txt) in .build/test-venv.
 # Idempotent: does nothing (and needs no network) when everything is there.
+# With --pi, also the tools of the Debian 13 / arm64 steps (scripts/trixie: `make check-603`,
+# `make deb ARCH=arm64`, `make pi-smoke`), and the binfmt entry that runs arm64 programs under qemu.
 set -euo pipefail
 
 packages=(
@@ -17,17 +19,32 @@ packages=(
   chromium chromium-driver                 # the live page tested in a real headless browser
   dpkg-dev fakeroot lintian                # `make deb` and its checks (Tests/PackagingTests)
 )
+pi=false
+if [ "${1:-}" = --pi ]; then
+  pi=true
+  packages+=(
+    mmdebstrap                             # the trixie chroot (Debian's swiftlang 6.0.3) and the arm64 sysroot
+    qemu-user-static binfmt-support        # runs the arm64 binary, and an arm64 chroot, on this machine
+    binutils-aarch64-linux-gnu             # aarch64-linux-gnu-strip for the arm64 package
+  )
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing missing packages: ${missing[*]}"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# arm64 programs that start others (dpkg in an arm64 chroot) need the kernel to know qemu.
+if $pi && [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+  [ -e /proc/sys/fs/binfmt_misc/register ] || $sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+  $sudo update-binfmts --enable qemu-aarch64
 fi
 
 # The test venv, (re)made when the requirements changed since it was made.

@@ -1,0 +1,49 @@
+# shellcheck shell=bash
+# Sourced by the scripts/trixie/*.sh steps: where Debian 13 ("trixie") comes from and where its
+# trees are cached. Nothing here changes the machine's apt sources: every step uses the mirror
+# named by TRIXIE_MIRROR (default: the Debian mirror of this machine's own apt sources) and
+# keeps its apt state in its own folder.
+#
+#   TRIXIE_MIRROR  the Debian archive URL (default: this machine's, else http://deb.debian.org/debian)
+#   TRIXIE_CACHE   where chroots and sysroots are kept between runs (default /var/cache/tagrouter as
+#                  root, else ~/.cache/tagrouter); each tree's folder name carries a hash of the
+#                  package list that made it, so a changed list makes a new tree (remove old ones
+#                  by hand: rm -rf "$TRIXIE_CACHE").
+
+trixie_keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+# The first Debian archive (not -security, not a third party) in this machine's apt sources.
+trixie_mirror() {
+    if [ -n "${TRIXIE_MIRROR:-}" ]; then echo "$TRIXIE_MIRROR"; return; fi
+    local found
+    found=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
+        grep -oE 'https?://[^ ]+/debian/?( |$)' | grep -v -- '-security' | head -n1 | tr -d ' ') || true
+    echo "${found:-http://deb.debian.org/debian}"
+}
+
+trixie_cache() {
+    local cache=${TRIXIE_CACHE:-}
+    if [ -z "$cache" ]; then
+        if [ "$(id -u)" = 0 ]; then cache=/var/cache/tagrouter; else cache=${XDG_CACHE_HOME:-$HOME/.cache}/tagrouter; fi
+    fi
+    mkdir -p "$cache"
+    echo "$cache"
+}
+
+# trixie_key NAME PACKAGE... — NAME-<12 hex digits of the hash of the package list>.
+trixie_key() {
+    local name=$1
+    shift
+    echo "$name-$(printf '%s\n' "$@" | sha256sum | cut -c1-12)"
+}
+
+# trixie_require COMMAND PACKAGE — stops with the package to install when a tool is missing.
+trixie_require() {
+    command -v "$1" >/dev/null || { echo "error: $1 is missing: apt-get install $2 (or scripts/install-deps.sh --trixie)" >&2; exit 1; }
+}
+
+# The -dev packages of the product's system-library targets (Package.swift, Sources/C*), as Debian names them.
+trixie_dev_packages=(
+    libnfc-dev libmosquitto-dev libpcsclite-dev libyaml-dev libssl-dev
+    libcurl4-openssl-dev libsystemd-dev libmicrohttpd-dev
+)

@@ -13,8 +13,8 @@ trixie_require mmdebstrap mmdebstrap
 
 # libstdc++-14-dev: --static-swift-stdlib links libstdc++ statically; lld: Package.swift's release link.
 packages=(swiftlang libstdc++-14-dev lld pkg-config "${trixie_dev_packages[@]}" dpkg-dev binutils-aarch64-linux-gnu)
-# The libraries the product links (readelf -d … | grep NEEDED), for arm64 beside amd64 (multiarch).
-for library in libc6 libgcc-s1 libstdc++6 libnfc6 libusb-0.1-4 libmosquitto1 libssl3t64 libyaml-0-2 libpcsclite1; do
+# The arm64 runtime libraries beside the amd64 ones (multiarch), for dpkg-shlibdeps.
+for library in "${trixie_runtime_packages[@]}"; do
     packages+=("$library:arm64")
 done
 cache=$(trixie_cache)

@@ -50,6 +50,10 @@ if [ ! -e "$bundle/.complete" ]; then
     for folder in lib bin sbin; do [ -e "$sysroot/$folder" ] || ln -s "usr/$folder" "$sysroot/$folder"; done
     [ -e "$sysroot/lib64" ] || ln -s usr/lib64 "$sysroot/lib64"
 
+    # The driver reads it from any SDK (and warns when it is missing), as swift-sdk-generator writes it.
+    cat >"$sysroot/SDKSettings.json" <<JSON
+{ "DisplayName": "Debian 13 arm64", "Version": "0.0.1", "VersionMap": {}, "CanonicalName": "linux" }
+JSON
     cat >"$artifact/info.json" <<JSON
 {
   "schemaVersion": "1.0",

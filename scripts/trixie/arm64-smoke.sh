@@ -3,7 +3,7 @@
 #   1. the binary (scripts/trixie/build-arm64.sh) is aarch64, prints its version and decodes an NDEF message;
 #   2. as `tagrouter run` it reads a tap from this machine's (amd64) `tagrouter simulate` over the
 #      simulator's pseudo-terminal and publishes it to a real mosquitto;
-#   3. the package (as `make deb ARCH=arm64` makes it, in .build/pi-smoke) installs with apt in an arm64
+#   3. the package (as `make deb ARCH=arm64` makes it, in .build/pi-smoke) is lintian-clean, installs with apt in an arm64
 #      trixie root (scripts/trixie/arm64-root.sh) in a throwaway overlay (scripts/deb-sandbox.sh), its
 #      maintainer scripts run under qemu, and `tagrouter demo` passes there.
 # Needs root, qemu's binfmt entry and the tools of `scripts/install-deps.sh --pi`. HOST_TAGROUTER is the
@@ -89,6 +89,7 @@ tap=$(grep '^pi-smoke/door/tag.arrived ' "$work/received.out")
 echo "== 3. the arm64 package in an arm64 trixie root"
 package=$(ARCH=arm64 OUT=.build/pi-smoke COMPRESSION="gzip -z1" scripts/trixie/deb.sh)
 dpkg-deb -f "$package" Architecture Depends
+lintian --fail-on error --tag-display-limit 0 "$package" || fail "lintian finds errors in $package"
 root=$(scripts/trixie/arm64-root.sh)
 mkdir -p "$work/sandbox/upper/root"
 cp "$package" "$work/sandbox/upper/root/tagrouter.deb"

@@ -37,6 +37,40 @@ trixie_key() {
     echo "$name-$(printf '%s\n' "$@" | sha256sum | cut -c1-12)"
 }
 
+# trixie_tree NAME MAKE PACKAGE... — the cached tree for this package list: made once, when missing, by
+# the function MAKE FOLDER PACKAGE... into FOLDER (a .partial folder moved into place when complete), under
+# a lock so that two runs share one tree. Prints the tree's path.
+trixie_tree() {
+    local name=$1 make=$2
+    shift 2
+    [ "$(id -u)" = 0 ] || { echo "error: making the $name tree needs root (mmdebstrap, chroot)" >&2; exit 77; }
+    trixie_require mmdebstrap mmdebstrap
+    local tree
+    tree=$(trixie_cache)/$(trixie_key "$name" "$@")
+    if [ ! -e "$tree/.complete" ]; then
+        exec 9>"$tree.lock"
+        flock 9
+        if [ ! -e "$tree/.complete" ]; then
+            rm -rf "$tree" "$tree.partial"
+            echo "Making $tree from $(trixie_mirror)" >&2
+            "$make" "$tree.partial" "$@"
+            touch "$tree.partial/.complete"
+            mv "$tree.partial" "$tree"
+        fi
+        exec 9>&-
+    fi
+    echo "$tree"
+}
+
+# trixie_mmdebstrap ARCHITECTURES VARIANT FOLDER PACKAGE... — trixie from the mirror into FOLDER.
+trixie_mmdebstrap() {
+    local architectures=$1 variant=$2 folder=$3
+    shift 3
+    mmdebstrap --quiet --mode=root --variant="$variant" --architectures="$architectures" \
+        --include="$(IFS=,; echo "$*")" \
+        trixie "$folder" "deb [signed-by=$trixie_keyring] $(trixie_mirror) trixie main" >&2
+}
+
 # trixie_require COMMAND PACKAGE — stops with the package to install when a tool is missing.
 trixie_require() {
     command -v "$1" >/dev/null || { echo "error: $1 is missing: apt-get install $2 (or scripts/install-deps.sh --trixie)" >&2; exit 1; }

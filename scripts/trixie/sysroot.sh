@@ -11,26 +11,15 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/trixie/common.sh
 source "$here/common.sh"
-[ "$(id -u)" = 0 ] || { echo "error: $0 needs root: mmdebstrap extracts the packages as root" >&2; exit 77; }
-trixie_require mmdebstrap mmdebstrap
 
 packages=(libc6-dev libstdc++-14-dev libgcc-14-dev swiftlang "${trixie_dev_packages[@]}")
-cache=$(trixie_cache)
-bundle=$cache/$(trixie_key sdk-arm64 "${packages[@]}")
-if [ -e "$bundle/.complete" ]; then echo "$bundle"; exit 0; fi
-
-exec 9>"$bundle.lock"
-flock 9
-if [ ! -e "$bundle/.complete" ]; then
-    rm -rf "$bundle" "$bundle.partial"
-    artifact=$bundle.partial/trixie-arm64.artifactbundle
-    sysroot=$artifact/sysroot
-    mirror=$(trixie_mirror)
-    echo "Making an arm64 sysroot and Swift SDK in $bundle from $mirror" >&2
+make_bundle() {
+    local bundle=$1
+    shift
+    local artifact=$bundle/trixie-arm64.artifactbundle
+    local sysroot=$artifact/sysroot
     mkdir -p "$artifact"
-    mmdebstrap --quiet --mode=root --variant=extract --architectures=arm64 \
-        --include="$(IFS=,; echo "${packages[*]}")" \
-        trixie "$sysroot" "deb [signed-by=$trixie_keyring] $mirror trixie main" >&2
+    trixie_mmdebstrap arm64 extract "$sysroot" "$@"
 
     # Of the toolchain, only what a target build reads: the aarch64 Swift modules and runtime
     # (shared and static) and clang's headers.
@@ -82,11 +71,9 @@ JSON
     cat >"$artifact/toolset.json" <<JSON
 {
   "schemaVersion": "1.0",
-  "linker": { "path": "ld.lld" },
+  "linker": { "path": "/usr/bin/ld.lld" },
   "swiftCompiler": { "extraCLIOptions": ["-use-ld=lld"] }
 }
 JSON
-    touch "$bundle.partial/.complete"
-    mv "$bundle.partial" "$bundle"
-fi
-echo "$bundle"
+}
+trixie_tree sdk-arm64 make_bundle "${packages[@]}"

@@ -20,7 +20,7 @@ case $arch in
         ;;
     amd64)
         scripts/trixie/check-603.sh >&2
-        binary=.build/swift-6.0.3/x86_64-unknown-linux-gnu/release/tagrouter
+        binary=.build/swift-6.0.3/x86_64-pc-linux-gnu/release/tagrouter  # Debian's swift names the host x86_64-pc-linux-gnu
         strip=strip
         out=${OUT:-dist/trixie}
         ;;

@@ -15,12 +15,12 @@ root=$(realpath "$1")
 shift
 source=$(cd "$(dirname "$0")/../.." && pwd)
 bind=${TRIXIE_BIND:-$source}
-mkdir -p "$root$source" "$root$bind"
 exec unshare --mount --propagation private -- /bin/sh -euc '
     root=$1 source=$2 bind=$3; shift 3
     mount -t proc proc "$root/proc"
     mount --rbind /dev "$root/dev"
     mount -t tmpfs tmpfs "$root/tmp"
+    mkdir -p "$root$source" "$root$bind"    # after /tmp: a checkout may live under /tmp
     mount --bind "$source" "$root$source"
     mount --bind "$bind" "$root$bind"
     exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 TERM=dumb \

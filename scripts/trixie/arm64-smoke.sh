@@ -72,7 +72,8 @@ routes:
     actions:
       - mqtt: { topic: "pi-smoke/{{reader}}/{{event}}", qos: 1 }
 YAML
-arm64 run --config "$work/tagrouter.yaml" --control "$work/control.sock" --state-dir "$work/state" \
+# qemu itself in the background (not through arm64(), a subshell), so the cleanup stops the daemon.
+qemu-aarch64-static -L "$sysroot" "$binary" run --config "$work/tagrouter.yaml" --control "$work/control.sock" --state-dir "$work/state" \
     --log-format json >"$work/run.log" 2>&1 &
 pids+=($!)
 # The tag goes on once the daemon has told the broker its reader is open, so the tap cannot be missed.

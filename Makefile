@@ -4,8 +4,11 @@ SWIFTFLAGS ?= -Xswiftc -warnings-as-errors
 CONFIG     ?= config/tagrouter.yaml
 PREFIX     ?= /usr/local
 DESTDIR    ?=
+HOST_ARCH  := $(shell dpkg --print-architecture)
+ARCH       ?= $(HOST_ARCH)
+SUITE      ?=
 
-.PHONY: deps build release run demo test bench fuzz soak clean deb install uninstall
+.PHONY: deps build release run demo test bench fuzz soak clean deb install uninstall check-603 pi-smoke
 
 ## Install the Debian packages we build against (only those missing).
 deps:
@@ -15,7 +18,8 @@ build: deps
 	$(SWIFT) build $(SWIFTFLAGS)
 
 ## The deployable binary, .build/release/tagrouter (Swift runtime linked statically).
-release: deps
+release:
+	@scripts/install-deps.sh --build
 	scripts/build-release.sh
 
 ## Build and run the daemon on the default config.
@@ -37,6 +41,12 @@ test: deps
 	@# side by side on a 2-core machine they starved each other (about 2 minutes this way, and steady).
 	$(SWIFT) test $(SWIFTFLAGS) --no-parallel
 
+## The product built with Debian 13's own Swift (swiftlang 6.0.3, what `apt install swiftlang` gives a Raspberry Pi)
+## in a cached trixie chroot; needs root (docs/packaging.md "Debian 13 and arm64").
+check-603:
+	@scripts/install-deps.sh --pi
+	scripts/trixie/check-603.sh
+
 ## Figures: throughput, latency, CPU and memory, each beside its baseline.
 bench: deps release
 	@scripts/bench.sh
@@ -50,9 +60,21 @@ fuzz: deps
 soak: deps release
 	@scripts/soak.py
 
-## The Debian package, dist/tagrouter_<version>-<revision>_<arch>.deb (docs/packaging.md).
-deb: release
-	@scripts/build-deb.sh
+## The Debian package, dist/tagrouter_<version>-<revision>_<arch>.deb (docs/packaging.md), for this machine's
+## Debian release. ARCH=arm64: cross-compiled for a Raspberry Pi on Debian 13 / Raspberry Pi OS trixie;
+## SUITE=trixie: amd64 for Debian 13 (dist/trixie/). Both with Debian's own Swift 6.0.3 in a chroot (root).
+deb:
+	@if [ "$(ARCH)" = "$(HOST_ARCH)" ] && [ -z "$(SUITE)" ]; then \
+	  scripts/install-deps.sh --build && scripts/build-release.sh && scripts/build-deb.sh; \
+	elif [ -z "$(SUITE)" ] || [ "$(SUITE)" = trixie ]; then \
+	  scripts/install-deps.sh --pi && ARCH=$(ARCH) scripts/trixie/deb.sh; \
+	else echo "SUITE=$(SUITE): packages are made for this machine's release or for trixie" >&2; exit 2; fi
+
+## The arm64 build under qemu: version, decode, a tap from the simulator to mosquitto, and the package
+## installed in an arm64 trixie root passing `tagrouter demo` (a CI step of its own: ~10 min; root).
+pi-smoke:
+	@scripts/install-deps.sh --pi
+	scripts/trixie/arm64-smoke.sh
 
 ## Install the release binary, config, units, udev rules, man page, … under $(DESTDIR)$(PREFIX) (config in /etc).
 install: release

@@ -4,7 +4,9 @@
 # PREFIX=/usr); the version is Version.swift's, and packaging/debian/changelog
 # must have an entry for it; Depends is what the binary links, as dpkg-shlibdeps
 # reads it. Settings: BINARY (default .build/release/tagrouter), OUT (default dist),
-# COMPRESSION (default xz; the tests use `gzip -z1`: xz takes a minute on 60 MB).
+# COMPRESSION (default xz; the tests use `gzip -z1`: xz takes a minute on 60 MB), ARCH (default
+# this machine's; arm64 for a cross-built BINARY, then STRIP=aarch64-linux-gnu-strip and run where
+# dpkg knows the arm64 libraries, as scripts/trixie/deb.sh does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 umask 022
@@ -21,7 +23,7 @@ if [[ $version != "$upstream"-* ]]; then
     "add an entry '$upstream-1' (dch -v $upstream-1)" >&2
   exit 1
 fi
-arch=$(dpkg --print-architecture)
+arch=${ARCH:-$(dpkg --print-architecture)}
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -33,7 +35,7 @@ gzip -9n <packaging/debian/changelog >"$root/usr/share/doc/tagrouter/changelog.D
 # wants a debian/control to read, so give it a minimal one.
 mkdir -p "$stage/debian"
 printf 'Source: tagrouter\n\nPackage: tagrouter\nArchitecture: any\n' >"$stage/debian/control"
-shlibs=$(cd "$stage" && dpkg-shlibdeps -O "$root/usr/bin/tagrouter" 2>/dev/null)
+shlibs=$(cd "$stage" && DEB_HOST_ARCH=$arch dpkg-shlibdeps -O "$root/usr/bin/tagrouter" 2>/dev/null)
 depends=${shlibs#shlibs:Depends=}
 # The release link packs relative relocations (DT_RELR, Package.swift), which glibc loads from 2.36 on;
 # dpkg-shlibdeps reads only the versioned symbols and would promise an older libc6.

@@ -26,7 +26,7 @@ struct DecodeLines {
                 throw .runtime("cannot read stdin: \(String(cString: strerror(errno)))")
             }
             if count == 0 { break }
-            try block.withUnsafeBufferPointer { (buffer) throws(CLIError) in
+            try Self.withBytes(of: block) { (buffer) throws(CLIError) in
                 var lineStart = 0
                 let filled = UnsafeBufferPointer(rebasing: buffer[..<count])
                 while let newline = Self.newline(in: filled, from: lineStart) {
@@ -35,7 +35,7 @@ struct DecodeLines {
                         try decodeLine(UnsafeBufferPointer(rebasing: filled[lineStart..<newline]), number: number, into: &output)
                     } else {
                         pending += filled[lineStart..<newline]
-                        try pending.withUnsafeBufferPointer { (line) throws(CLIError) in try decodeLine(line, number: number, into: &output) }
+                        try Self.withBytes(of: pending) { (line) throws(CLIError) in try decodeLine(line, number: number, into: &output) }
                         pending.removeAll(keepingCapacity: true)
                     }
                     lineStart = newline + 1
@@ -44,9 +44,15 @@ struct DecodeLines {
             }
         }
         if !pending.isEmpty {
-            try pending.withUnsafeBufferPointer { (line) throws(CLIError) in try decodeLine(line, number: number + 1, into: &output) }
+            try Self.withBytes(of: pending) { (line) throws(CLIError) in try decodeLine(line, number: number + 1, into: &output) }
         }
         try output.flush()
+    }
+
+    /// `body` on the bytes of `array`, its error carried out as a Result: Swift 6.0 (Debian 13's) types
+    /// a typed throw through withUnsafeBufferPointer's rethrow as `any Error`.
+    private static func withBytes(of array: [UInt8], _ body: (UnsafeBufferPointer<UInt8>) throws(CLIError) -> Void) throws(CLIError) {
+        try array.withUnsafeBufferPointer { buffer in Result { () throws(CLIError) in try body(buffer) } }.get()
     }
 
     /// The position of the first `\n` at or after `start`: `memchr`, which looks at

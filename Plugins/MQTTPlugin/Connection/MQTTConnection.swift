@@ -30,7 +30,9 @@ public final class MQTTConnection: Service {
         public var isDown: Bool { self != .connected }
     }
 
-    struct Pending {
+    /// Sendable said out loud (with `Outbox`'s): Swift 6.0 (Debian 13's) rejects a `withLock` that
+    /// returns entries it does not know to be Sendable.
+    struct Pending: Sendable {
         var message: MQTTMessage
         var deadline: ContinuousClock.Instant
         var hold: Duration

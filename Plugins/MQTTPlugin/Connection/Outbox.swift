@@ -8,11 +8,11 @@
 /// it again before anything newer: delivery is at least once and in order.
 /// Only queued items can be withdrawn, so an item is never both handed back
 /// to the caller and still owned by libmosquitto.
-struct Outbox<Item> {
+struct Outbox<Item: Sendable>: Sendable {
     /// Identifies one item for the caller; increases with every append.
     typealias Ticket = UInt64
 
-    struct Entry {
+    struct Entry: Sendable {
         let ticket: Ticket
         var item: Item
     }

@@ -37,7 +37,9 @@ public enum YAMLParser {
         }
         defer { yaml_parser_delete(&parser) }
         let bytes = Array(text.utf8)
-        return try bytes.withUnsafeBufferPointer { buffer throws(ConfigErrors) -> ConfigNode in
+        // A Result out of the closure, not a typed throw through it: Swift 6.0 (Debian 13's) types
+        // withUnsafeBufferPointer's rethrow as `any Error`.
+        let parsed = bytes.withUnsafeBufferPointer { buffer in Result { () throws(ConfigErrors) -> ConfigNode in
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
             var event = yaml_event_t()
             while true {
@@ -49,7 +51,8 @@ public enum YAMLParser {
                 try builder.consume(event)
             }
             return builder.root ?? ConfigNode(.mapping([]), mark: SourceMark(file: file, line: 1, column: 1))
-        }
+        } }
+        return try parsed.get()
     }
 }
 

@@ -120,9 +120,13 @@ final class ActionWorker: Sendable {
         for range in recovered { accepted.push(onDisk: range) }
         spooledCount.store(count, ordering: .relaxed)
         let queueEnded = Latch()
-        async let writing: Void = writeAhead(to: spool, accepted, then: queueEnded)
-        let stoppedAt = await deliverAccepted(accepted, spool, queueEnded)
-        await writing
+        // A task group rather than `async let`, which crashes Swift 6.0 (Debian 13's) here.
+        let stoppedAt = await withTaskGroup(of: Void.self) { writing in
+            writing.addTask { await self.writeAhead(to: spool, accepted, then: queueEnded) }
+            let stoppedAt = await deliverAccepted(accepted, spool, queueEnded)
+            await writing.waitForAll()
+            return stoppedAt
+        }
         keepForLater(stoppedAt, accepted)
     }
 

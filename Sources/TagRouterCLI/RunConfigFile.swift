@@ -62,8 +62,17 @@ struct RunConfigFile {
         return next
     }
 
-    /// The file's bytes once two reads `settle.microseconds` apart agree.
+    /// The file's bytes once two reads `settle.microseconds` apart agree. A FIFO
+    /// (or any file that is not a regular one) is read once: a second read would
+    /// wait for another writer, and nothing saves such a file in place.
     private static func settledContents(_ path: String) throws(ConfigErrors) -> [UInt8] {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            guard let contents = ConfigLoader.read(file: path) else {
+                throw ConfigErrors(mark: SourceMark(file: path, line: 1, column: 1), path: "", message: "cannot read the config file")
+            }
+            return contents
+        }
         let clock = ContinuousClock()
         let deadline = clock.now + settle.atMost
         var previous = ConfigLoader.read(file: path)

@@ -106,8 +106,10 @@ struct ThroughTheRouterTests {
         try await config.inputs[0].service(into: buffer).whileRunning {
             await input.connection.subscribed()
             try InputTests.publishTaps(flood, on: broker, topic: "fleet/pi-1/tag.arrived")
-            // The input has handed on what it read and waits: for room, or for its group's acceptance.
-            #expect(await eventually { buffer.count > 0 && buffer.count == input.counters.received }, "the input's events wait in the buffer")
+            // The input has handed on what it could and waits: for room (its lane is full; the message it
+            // holds is counted received), or for its group's acceptance (all it received is in the buffer).
+            #expect(await eventually { buffer.count == config.eventBuffer || (buffer.count > 0 && buffer.count == input.counters.received) },
+                    "the input's events wait in the buffer")
             let tap = TagEvent(kind: .tagArrived, reader: "door", tag: TagInfo(uid: TagUID(bytes: [4, 1, 2, 3]), type: "ntag215"))
             buffer.offer(tap)
             #expect(buffer.dropped == 0)

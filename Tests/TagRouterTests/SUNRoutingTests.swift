@@ -49,9 +49,11 @@ import Testing
             buffer.offer(first)
             buffer.offer(copy)
         }
+        // Each route's action has its own queue: the two records may come in either order.
         let records = try await probe.next(2)
-        #expect(records.map(\.label) == ["open", "alarm"])
-        #expect(records.map(\.eventID) == [first.id, copy.id])
+        let label = { (event: TagEvent) in records.filter { $0.eventID == event.id }.map(\.label) }
+        #expect(label(first) == ["open"])
+        #expect(label(copy) == ["alarm"])
         // The counter is on disk: a new router (a restart) refuses the same URL too.
         let again = try makeRouter(config("routes: [{ match: { sun: verified }, actions: [log] }]"), stateDirectory: folder + "/state")
         let explanation = again.explain(tagEvent(uid: "04de5f1eacc040", uri: Self.url))

@@ -10,11 +10,13 @@ SUITE      ?=
 
 .PHONY: deps build release run demo test bench fuzz soak clean deb install uninstall check-603 pi-smoke
 
-## Install the Debian packages we build against (only those missing).
+## Install the Debian packages we build and test with (only those missing); `make test` uses it.
 deps:
 	@scripts/install-deps.sh
 
-build: deps
+## Build with what building needs only (`make run`, `make demo`: no test tools, no browser).
+build:
+	@scripts/install-deps.sh --build
 	$(SWIFT) build $(SWIFTFLAGS)
 
 ## The deployable binary, .build/release/tagrouter (Swift runtime linked statically).

@@ -54,7 +54,7 @@ enum DemoCommand: Command {
             tagrouter demo: a simulated PN532 reader, the daemon on a demo config, five tags.
             It ends by itself in about 15 s (Ctrl-C stops it sooner). Working in \(workspace.directory):
               tagrouter simulate --link pn532 --control pn532.sock
-              tagrouter run --config tagrouter.yaml      (the config: `tagrouter demo --print-config`)
+              tagrouter run --config tagrouter.yaml      (the config: `\(Self.invocation) demo --print-config`)
 
             """)
         let ending = await withTaskGroup(of: Ending.self) { group in
@@ -147,9 +147,16 @@ enum DemoCommand: Command {
             if failed > 0 { throw .runtime("\(failed) action\(failed == 1 ? "" : "s") failed; the reasons are above") }
             narrator.say("""
 
-                Next: `tagrouter demo --print-config` shows the routes used here; `tagrouter doctor` checks
+                Next: `\(Self.invocation) demo --print-config` shows the routes used here; `\(Self.invocation) doctor` checks
                 a real reader; `tagrouter simulate` (docs/simulator.md) tries your own config without one.
                 """)
         }
+    }
+
+    /// How to run this very binary again: the path it was started by when that names a folder
+    /// (`make demo` runs `.build/…/debug/tagrouter`, which is on no PATH), else `tagrouter`.
+    static var invocation: String {
+        let path = CommandLine.arguments.first ?? "tagrouter"
+        return path.contains("/") ? path : "tagrouter"
     }
 }

@@ -37,6 +37,11 @@ struct DemoTests {
                 "\(tour.stdout)")
         #expect(DemoLeftovers.processes(mentioning: setup.directory).isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: setup.directory).isEmpty, "the demo's temporary folder is removed")
+        // The closing hint is a command that works as printed (after `make demo` no `tagrouter` is on PATH).
+        let next = try #require(lines.first { $0.hasPrefix("Next: `") }, "\(tour.stdout)")
+        let command = next.dropFirst("Next: `".count).prefix { $0 != "`" }.split(separator: " ").map(String.init)
+        let printed = try await ToolRun(command[0], Array(command.dropFirst()), environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(20))
+        #expect(printed.status == 0 && printed.stdout.contains("routes:"), "`\(command.joined(separator: " "))`: \(printed.stderr)")
     }
 
     @Test func ctrlCStopsTheTourAndItsChildren() async throws {

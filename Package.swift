@@ -63,7 +63,7 @@ let tags: [Target] = [
     .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "TestSupport"], path: "Benchmarks/ReaderBench"),
 ]
 
-/// Tags that prove themselves: AES and CMAC from libcrypto (TagCrypto, the one importer of CCrypto's new parts),
+/// Tags that prove themselves: AES, CMAC and HMAC from libcrypto (TagCrypto, the one importer of CCrypto),
 /// NTAG 424 DNA SUN messages checked against keys and a counter kept on disk (SecureTags).
 let secureTags: [Target] = [
     .target(name: "TagCrypto", dependencies: ["CCrypto"]),
@@ -92,11 +92,11 @@ let control: [Target] = [
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
 let plugins: [Target] = [
-    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "NDEF", "CMosquitto", "CCrypto"], path: "Plugins/MQTTPlugin"),
+    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "NDEF", "CMosquitto", "TagCrypto"], path: "Plugins/MQTTPlugin"),
     .target(name: "ChildProcess", dependencies: ["TagCore"]),
     .target(name: "ShellPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ShellPlugin"),
     .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/OpenURLPlugin"),
-    .target(name: "WebhookPlugin", dependencies: ["TagRouter", "TagCore", "CCurl", "CCrypto"], path: "Plugins/WebhookPlugin"),
+    .target(name: "WebhookPlugin", dependencies: ["TagRouter", "TagCore", "CCurl", "TagCrypto"], path: "Plugins/WebhookPlugin"),
     .target(name: "ExecPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ExecPlugin"),
     .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess", "TestSupport"]),
     .testTarget(

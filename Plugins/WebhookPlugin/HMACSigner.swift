@@ -1,4 +1,4 @@
-import CCrypto
+import TagCrypto
 
 /// Signs request bodies with HMAC-SHA256 (libcrypto), the way GitHub and most
 /// webhook receivers check them: header value `sha256=<lowercase hex>`.
@@ -9,16 +9,7 @@ struct HMACSigner: Sendable {
     let header: String
 
     /// The raw 32-byte HMAC-SHA256 of `message`, or nil if libcrypto failed.
-    func digest(_ message: [UInt8]) -> [UInt8]? {
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let result = key.withUnsafeBytes { key in
-            message.withUnsafeBufferPointer { message in
-                HMAC(EVP_sha256(), key.baseAddress, Int32(key.count), message.baseAddress, message.count, &output, &length)
-            }
-        }
-        return result == nil ? nil : Array(output.prefix(Int(length)))
-    }
+    func digest(_ message: [UInt8]) -> [UInt8]? { HMACSHA256.digest(message, key: key) }
 
     /// `sha256=<hex>` for `body`.
     func headerValue(for body: [UInt8]) -> String? {

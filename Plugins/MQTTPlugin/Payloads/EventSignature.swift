@@ -1,4 +1,4 @@
-import CCrypto
+import TagCrypto
 
 /// The signature a tagrouter node puts on what it publishes: HMAC-SHA256
 /// (libcrypto) over the exact payload bytes with the node's key, carried in two
@@ -42,10 +42,7 @@ struct EventSignature: Sendable {
         let expected = Array(hex(digest(payload, key: key.secret)).utf8)
         let given = Array(claimed.utf8)
         guard !expected.isEmpty, given.count == expected.count else { return .badSignature }
-        let equal = expected.withUnsafeBytes { expected in
-            given.withUnsafeBytes { given in CRYPTO_memcmp(expected.baseAddress, given.baseAddress, expected.count) == 0 }
-        }
-        return equal ? nil : .badSignature
+        return ConstantTime.equal(expected, given) ? nil : .badSignature
     }
 
     /// Why `secret` cannot be a key, or nil.
@@ -62,15 +59,8 @@ struct EventSignature: Sendable {
     }
 
     private static func digest(_ message: [UInt8], key: [UInt8]) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let result = key.withUnsafeBytes { key in
-            message.withUnsafeBytes { message in
-                HMAC(EVP_sha256(), key.baseAddress, Int32(key.count), message.baseAddress, message.count, &output, &length)
-            }
-        }
         // HMAC fails only without memory; an empty digest then matches nothing.
-        return result == nil ? [] : Array(output.prefix(Int(length)))
+        HMACSHA256.digest(message, key: key) ?? []
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {

@@ -134,7 +134,8 @@ struct MQTTSection: Sendable {
         if value.choice("protocol", as: MQTTSettings.ProtocolVersion.self) != .v5 {
             errors.append(contentsOf: sign.error(nil, "signatures travel in MQTT 5 user properties; set `mqtt.protocol: 5`"))
         }
-        let id = sign.string("key_id")
+        // A missing key_id is reported by the validator (it is required); reading it as defaulted would trap.
+        guard let id = sign.optionalString("key_id") else { return nil }
         if let problem = EventSignature.problem(withKeyID: id) { errors.append(contentsOf: sign.error("key_id", problem)) }
         guard let secret = sign.child("key_file")?.fileContents else { return nil }  // an unreadable file is reported by the validator
         if let problem = EventSignature.problem(withSecret: secret) { errors.append(contentsOf: sign.error("key_file", problem)) }

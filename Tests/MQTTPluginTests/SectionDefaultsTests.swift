@@ -17,6 +17,16 @@ import Testing
         #expect(problems.isEmpty, "\(problems)")
     }
 
+    /// Found by `make fuzz` (config): a `sign:` without its required `key_id` trapped while the section was read.
+    @Test func aSignSectionWithoutItsKeyIDIsAConfigErrorNotATrap() throws {
+        let loader = ConfigLoader(registry: PluginRegistry([MQTTPlugin.self]), environment: [:], dryRun: true)
+        #expect {
+            _ = try loader.load(text: "mqtt: {protocol: \"5\", sign: {key_file: /dev/null}}\nroutes: [{actions: [{mqtt: {topic: t}}]}]\n", file: "t.yaml")
+        } throws: { error in
+            "\(error)".contains("key_id")
+        }
+    }
+
     @Test func anAbsentSectionReadsAsTheSpecDefaults() throws {
         let context = PluginContext(stateDirectory: NSTemporaryDirectory(), dryRun: true, readers: [ReaderConfig.testing(name: "door")])
         let plugin = try MQTTPlugin(section: MQTTPlugin.defaultSection(), context: context)

@@ -96,12 +96,15 @@ struct PageNamingEndToEndTests {
         try await setup.request(LivePageEndToEndTests.key)
         let card = #"li.tap[data-uid="04a224b2c35e80"]"#
         try await browser.wait(for: card + " .name-button", holding: "name this tag", visible: true)
+        #expect(try await browser.count(card + " .name-input", visible: true) == 0, "the form shows before it is asked for")
         try await browser.click(card + " .name-button")
         try await browser.type("door-key", into: card + " .name-input")
         try await browser.type("family, guests", into: card + " .groups-input")
         try await browser.click(card + #" .name-form button[type="submit"]"#)
         try await browser.wait(for: card + " .naming-done", holding: "added 'door-key' (04a224b2c35e80)", visible: true)
         try await browser.wait(for: card + " .naming-done", holding: "the daemon reloaded its config")
+        #expect(try await browser.count(card + " .name-input", visible: true) == 0, "the form stays after it was saved")
+        try await browser.wait(for: card + " .name-button", holding: "rename")
         let named = before.replacingOccurrences(
             of: Self.spare + "\n", with: Self.spare + "\n" + #"  - { name: "door-key", uid: "04a224b2c35e80", groups: ["family", "guests"] }"# + "\n")
         #expect(try text(file) == named)

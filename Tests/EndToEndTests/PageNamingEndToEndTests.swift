@@ -240,4 +240,27 @@ struct PageNamingEndToEndTests {
         daemon.signal(SIGTERM)
         #expect(try await daemon.termination().status == .exited(0))
     }
+
+    /// The file on disk was broken after the daemon started: the name is written, the reload is refused, and the
+    /// answer (which the card shows) says so with the problem at its line, as `tagrouter tags learn` says it.
+    @Test func aRefusedReloadIsSaidInTheAnswer() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let file = setup.directory + "/tagrouter.yaml"
+        let daemon = try setup.daemon(config: config(setup, metrics: "{ listen: \"127.0.0.1:0\", allow_naming: true }"))
+        let port = try await listenerPort(daemon)
+        try (try text(file) + "bogus_key: 1\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let naming = try exchange(port, "GET", "/api/naming", headers: ["Host": "127.0.0.1:\(port)"])
+        let requestToken = try #require(try JSONValue.parse(naming.body)["request_token"]?.stringValue, "\(naming.body)")
+        let answer = try exchange(
+            port, "POST", "/api/tags", headers: ["Host": "127.0.0.1:\(port)", "Content-Type": "application/json", "X-Tagrouter-CSRF": requestToken],
+            body: #"{"uid":"04a224b2c35e80","name":"door-key"}"#)
+        #expect(answer.status == 500, "\(answer.head)\n\(answer.body)")
+        #expect(answer.body.contains("added 'door-key' (04a224b2c35e80)"), "\(answer.body)")
+        #expect(answer.body.contains("the daemon refused the changed config and keeps the previous one"), "\(answer.body)")
+        #expect(answer.body.contains("bogus_key"), "\(answer.body)")
+        try await daemon.waitForStderr(containing: "tag not named from the live page")
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.termination().status == .exited(0))
+    }
 }

@@ -61,9 +61,29 @@ struct PageNamingEndToEndTests {
         return Answer(status: status, head: head, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 
-    /// The port of the daemon's listener.
-    func listenerPort(_ daemon: RunningTool) async throws -> Int {
-        Int(try await daemon.httpAddress().split(separator: ":").last ?? "") ?? 0
+    /// The headers the page sends with a naming request to `host`, with the request token it fetched
+    /// from `/api/naming` (and the bearer token, when given).
+    func pageHeaders(_ port: Int, host: String, authorization: String? = nil) throws -> [String: String] {
+        var headers = ["Host": host]
+        if let authorization { headers["Authorization"] = authorization }
+        let naming = try exchange(port, "GET", "/api/naming", headers: headers)
+        #expect(naming.status == 200, "\(naming.head)\n\(naming.body)")
+        headers["X-Tagrouter-CSRF"] = try #require(try JSONValue.parse(naming.body)["request_token"]?.stringValue, "\(naming.body)")
+        headers["Origin"] = "http://\(host)"
+        headers["Content-Type"] = "application/json"
+        return headers
+    }
+
+    /// Stops the daemon, which must exit 0.
+    func stop(_ daemon: RunningTool) async throws {
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.termination().status == .exited(0))
+    }
+
+    /// The daemon on `config(setup, metrics:)` without readers, its listener's port once it listens, and its config file.
+    func daemon(_ setup: Setup, metrics: String) async throws -> (RunningTool, Int, String) {
+        let daemon = try setup.daemon(config: config(setup, metrics: metrics))
+        return (daemon, Int(try await daemon.httpAddress().split(separator: ":").last ?? "") ?? 0, setup.directory + "/tagrouter.yaml")
     }
 
     /// Lifts the tag off the simulator and waits for the daemon to report its removal.
@@ -132,8 +152,7 @@ struct PageNamingEndToEndTests {
         try await setup.request(LivePageEndToEndTests.key)
         try await browser.wait(for: card + " .tag-name", holding: "front-key")
 
-        daemon.signal(SIGTERM)
-        #expect(try await daemon.termination().status == .exited(0))
+        try await stop(daemon)
         _ = try await events.termination()
         simulator.signal(SIGTERM)
         _ = try await simulator.termination()
@@ -146,9 +165,7 @@ struct PageNamingEndToEndTests {
         let setup = try Setup()
         defer { setup.remove() }
         try writeToken(setup)
-        let file = setup.directory + "/tagrouter.yaml"
-        let daemon = try setup.daemon(config: config(setup, metrics: "{ listen: \"127.0.0.1:0\", token_file: page.token }"))
-        let port = try await listenerPort(daemon)
+        let (daemon, port, file) = try await daemon(setup, metrics: "{ listen: \"127.0.0.1:0\", token_file: page.token }")
         let before = try text(file)
         let host = "127.0.0.1:\(port)"
         let auth = "Bearer \(Self.token)"
@@ -157,12 +174,9 @@ struct PageNamingEndToEndTests {
         #expect(try exchange(port, "GET", "/api/naming", headers: ["Host": host]).status == 401)
         let rebound = try exchange(port, "GET", "/api/naming", headers: ["Host": "evil.example:\(port)", "Authorization": auth])
         #expect(rebound.status == 403 && rebound.body.contains("Host 'evil.example:\(port)' is not this listener"), "\(rebound.body)")
-        let naming = try exchange(port, "GET", "/api/naming", headers: ["Host": host, "Authorization": auth])
-        #expect(naming.status == 200, "\(naming.body)")
-        let requestToken = try #require(try JSONValue.parse(naming.body)["request_token"]?.stringValue)
+        let page = try pageHeaders(port, host: host, authorization: auth)
 
         let good = #"{"uid":"04a224b2c35e80","name":"door-key","groups":"family"}"#
-        let page = ["Host": host, "Origin": "http://\(host)", "Authorization": auth, "Content-Type": "application/json", "X-Tagrouter-CSRF": requestToken]
         func without(_ name: String) -> [String: String] { page.filter { $0.key != name } }
         func with(_ name: String, _ value: String) -> [String: String] { page.merging([name: value]) { $1 } }
         let refusals: [(what: String, method: String, headers: [String: String], body: String?, status: Int, says: String)] = [
@@ -198,9 +212,7 @@ struct PageNamingEndToEndTests {
         #expect(try text(file) == before.replacingOccurrences(
             of: Self.spare + "\n", with: Self.spare + "\n" + #"  - { name: "door-key", uid: "04a224b2c35e80", groups: ["family"] }"# + "\n"))
         try await daemon.waitForStderr(containing: "tag named from the live page")
-
-        daemon.signal(SIGTERM)
-        #expect(try await daemon.termination().status == .exited(0))
+        try await stop(daemon)
     }
 
     /// Without a token naming is off (every user of the machine could otherwise write the tags); with
@@ -208,9 +220,7 @@ struct PageNamingEndToEndTests {
     @Test func withoutATokenNamingIsOffUnlessAllowed() async throws {
         let setup = try Setup()
         defer { setup.remove() }
-        let file = setup.directory + "/tagrouter.yaml"
-        var daemon = try setup.daemon(config: config(setup, metrics: "{ listen: \"127.0.0.1:0\" }"))
-        var port = try await listenerPort(daemon)
+        var (daemon, port, file) = try await daemon(setup, metrics: "{ listen: \"127.0.0.1:0\" }")
         let before = try text(file)
         let good = #"{"uid":"04a224b2c35e80","name":"door-key"}"#
 
@@ -219,16 +229,12 @@ struct PageNamingEndToEndTests {
         let refused = try exchange(port, "POST", "/api/tags", headers: ["Host": "127.0.0.1:\(port)", "Content-Type": "application/json", "X-Tagrouter-CSRF": "x"], body: good)
         #expect(refused.status == 403 && refused.body.contains("naming tags from the page is off"), "\(refused.body)")
         #expect(try text(file) == before)
-        daemon.signal(SIGTERM)
-        #expect(try await daemon.termination().status == .exited(0))
+        try await stop(daemon)
 
-        daemon = try setup.daemon(config: config(setup, metrics: "{ listen: \"127.0.0.1:0\", allow_naming: true }"))
-        port = try await listenerPort(daemon)
+        (daemon, port, file) = try await self.daemon(setup, metrics: "{ listen: \"127.0.0.1:0\", allow_naming: true }")
         let allowed = before.replacingOccurrences(of: "{ listen: \"127.0.0.1:0\" }", with: "{ listen: \"127.0.0.1:0\", allow_naming: true }")
         #expect(try text(file) == allowed)
-        let naming = try exchange(port, "GET", "/api/naming", headers: ["Host": "localhost:\(port)"])
-        let requestToken = try #require(try JSONValue.parse(naming.body)["request_token"]?.stringValue, "\(naming.body)")
-        let page = ["Host": "localhost:\(port)", "Origin": "http://localhost:\(port)", "Content-Type": "application/json", "X-Tagrouter-CSRF": requestToken]
+        let page = try pageHeaders(port, host: "localhost:\(port)")
         let foreign = try exchange(port, "POST", "/api/tags", headers: page.merging(["Origin": "http://evil.example"]) { $1 }, body: good)
         #expect(foreign.status == 403, "\(foreign.body)")
         let rebound = try exchange(port, "POST", "/api/tags", headers: page.merging(["Host": "evil.example:\(port)", "Origin": "http://evil.example:\(port)"]) { $1 }, body: good)
@@ -237,8 +243,7 @@ struct PageNamingEndToEndTests {
         let named = try exchange(port, "POST", "/api/tags", headers: page, body: good)
         #expect(named.status == 200, "\(named.body)")
         #expect(try text(file).contains(#"  - { name: "door-key", uid: "04a224b2c35e80" }"#))
-        daemon.signal(SIGTERM)
-        #expect(try await daemon.termination().status == .exited(0))
+        try await stop(daemon)
     }
 
     /// The file on disk was broken after the daemon started: the name is written, the reload is refused, and the
@@ -246,21 +251,14 @@ struct PageNamingEndToEndTests {
     @Test func aRefusedReloadIsSaidInTheAnswer() async throws {
         let setup = try Setup()
         defer { setup.remove() }
-        let file = setup.directory + "/tagrouter.yaml"
-        let daemon = try setup.daemon(config: config(setup, metrics: "{ listen: \"127.0.0.1:0\", allow_naming: true }"))
-        let port = try await listenerPort(daemon)
+        let (daemon, port, file) = try await daemon(setup, metrics: "{ listen: \"127.0.0.1:0\", allow_naming: true }")
         try (try text(file) + "bogus_key: 1\n").write(toFile: file, atomically: true, encoding: .utf8)
-        let naming = try exchange(port, "GET", "/api/naming", headers: ["Host": "127.0.0.1:\(port)"])
-        let requestToken = try #require(try JSONValue.parse(naming.body)["request_token"]?.stringValue, "\(naming.body)")
-        let answer = try exchange(
-            port, "POST", "/api/tags", headers: ["Host": "127.0.0.1:\(port)", "Content-Type": "application/json", "X-Tagrouter-CSRF": requestToken],
-            body: #"{"uid":"04a224b2c35e80","name":"door-key"}"#)
+        let answer = try exchange(port, "POST", "/api/tags", headers: try pageHeaders(port, host: "127.0.0.1:\(port)"), body: #"{"uid":"04a224b2c35e80","name":"door-key"}"#)
         #expect(answer.status == 500, "\(answer.head)\n\(answer.body)")
         #expect(answer.body.contains("added 'door-key' (04a224b2c35e80)"), "\(answer.body)")
         #expect(answer.body.contains("the daemon refused the changed config and keeps the previous one"), "\(answer.body)")
         #expect(answer.body.contains("bogus_key"), "\(answer.body)")
         try await daemon.waitForStderr(containing: "tag not named from the live page")
-        daemon.signal(SIGTERM)
-        #expect(try await daemon.termination().status == .exited(0))
+        try await stop(daemon)
     }
 }

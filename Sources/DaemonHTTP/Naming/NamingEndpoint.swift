@@ -47,7 +47,7 @@ struct NamingEndpoint: Sendable {
         guard request.method == "POST" else {
             return .answer(.text(405, "method not allowed: /api/tags takes POST with a JSON body naming a tag", headers: [("Allow", "POST")]))
         }
-        guard namer != nil else { return .answer(.text(403, "forbidden: \(off)")) }
+        guard let namer else { return .answer(.text(403, "forbidden: \(off)")) }
         if let problem = origin.problem(request) { return .answer(.text(403, "forbidden: \(problem)")) }
         guard let given = request[header: "X-Tagrouter-CSRF"], expected.matches(given) else {
             return .answer(.text(403, "forbidden: the request token (X-Tagrouter-CSRF, from GET /api/naming) is missing or wrong; reload the page"))
@@ -56,11 +56,11 @@ struct NamingEndpoint: Sendable {
         guard type.split(separator: ";").first?.trimmingWhitespace().lowercased() == "application/json" else {
             return .answer(.text(415, "unsupported media type: send the name as JSON (Content-Type: application/json), not '\(type)'"))
         }
-        return .readBody(limit: Self.bodyLimit) { body in name(body) }
+        return .readBody(limit: Self.bodyLimit) { body in Self.name(body, by: namer) }
     }
 
-    /// Reads `{"uid", "name", "groups"}` from `body` and names the tag.
-    private func name(_ body: [UInt8]) -> HTTPResponse {
+    /// Reads `{"uid", "name", "groups"}` from `body` and has `namer` name the tag.
+    private static func name(_ body: [UInt8], by namer: any TagNamer) -> HTTPResponse {
         let usage = #"expected {"uid": "04a224b2c35e80", "name": "door-key", "groups": "family, guests"} (groups optional)"#
         let value: JSONValue
         do throws(JSONParseError) {
@@ -74,7 +74,7 @@ struct NamingEndpoint: Sendable {
         guard let uid = TagUID(uidText) else { return .text(400, "bad request: uid: \(TagUID.problem(uidText) ?? "'\(uidText)' is not a tag UID")") }
         let groups = value["groups"]
         guard groups == nil || groups?.stringValue != nil else { return .text(400, "bad request: groups: expected text (comma-separated)") }
-        switch namer?.name(uid, as: name, groups: groups?.stringValue ?? "") ?? .refused(off) {
+        switch namer.name(uid, as: name, groups: groups?.stringValue ?? "") {
         case .done(let message):
             return HTTPResponse(contentType: "application/json", body: Array(JSONValue.object(JSONObject(["ok": true, "message": .string(message)])).serialized().utf8))
         case .refused(let message):

@@ -9,7 +9,7 @@ public protocol TagNamer: Sendable {
 }
 
 /// What naming a tag came to, as the page shows it on the tap card.
-public enum NamingOutcome: Sendable, Equatable {
+public enum NamingOutcome: Sendable {
     /// Written and reloaded (or nothing to change): what happened, in a sentence.
     case done(String)
     /// The request cannot be done as asked (the name is taken, empty, too long): the user changes it.

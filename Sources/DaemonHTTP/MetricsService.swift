@@ -32,7 +32,7 @@ public final class MetricsService: Service {
             ? "naming tags from the page needs a config file to write; this daemon runs the embedded default"
             : "naming tags from the page is off: set `metrics.allow_naming: true` (docs/http.md \"Naming tags from the page\"), or use `tagrouter tags learn`"
         let naming = NamingEndpoint(namer: settings.allowsNaming ? namer : nil, off: off, address: socket.address)
-        let site = Site(observer: observer, token: settings.token.map(BearerToken.init), recent: recent, load: load, naming: naming)
+        let site = Site(observer: observer, token: settings.token.map(BearerToken.init), recent: recent, load: load, origin: OriginCheck(address: socket.address), naming: naming)
         server = try HTTPServer(handle: site.respond, load: load)
     }
 

@@ -4,7 +4,8 @@ import TagRouter
 /// What the listener serves: `/` the live page, `/metrics`, and under `/api/`
 /// the status as JSON, the live event stream, and the page's naming of tags
 /// (`NamingEndpoint`, the one thing that writes). With a token, everything but
-/// the page (which holds no data) requires it.
+/// the page (which holds no data) requires it; with or without, a rebound name
+/// or another site's page cannot read the taps (`OriginCheck`).
 struct Site: Sendable {
     let observer: DaemonObserver
     let token: BearerToken?
@@ -12,6 +13,8 @@ struct Site: Sendable {
     let recent: RecentRecords
     /// What the listener turned away, added to `/metrics`.
     let load: ListenerLoad
+    /// Who may read: not a page whose name was made to resolve to this listener.
+    let origin: OriginCheck
     let naming: NamingEndpoint
 
     static let paths = ["/metrics", "/api/status", "/api/events", "/api/naming", "/api/tags"]
@@ -30,6 +33,10 @@ struct Site: Sendable {
             let problem = request.authorization == nil ? "this listener needs a bearer token" : "the bearer token is wrong"
             return .answer(.text(401, "unauthorized: \(problem) (the contents of metrics.token_file, as `Authorization: Bearer <token>`)",
                                  headers: [("WWW-Authenticate", "Bearer realm=\"tagrouter\"")]))
+        }
+        // The naming endpoints check `Host` and `Origin` themselves, strictly: they write.
+        if !NamingEndpoint.paths.contains(request.path), let problem = origin.readProblem(request) {
+            return .answer(.text(403, "forbidden: \(problem)"))
         }
         switch request.path {
         case "/metrics":

@@ -36,4 +36,24 @@ import Testing
         // Another machine's listener takes any name the user reaches it by, but still only its own page.
         #expect(try problem("0.0.0.0:9464", host: "pi.local:9464", origin: "http://evil.example")?.contains("Origin") == true)
     }
+
+    func readProblem(_ listen: String, host: String?, origin: String? = nil) throws -> String? {
+        var request = HTTPRequest(method: "GET", path: "/api/status")
+        if let host { request.headers["host"] = host }
+        if let origin { request.headers["origin"] = origin }
+        return OriginCheck(address: try #require(ListenAddress(listen))).readProblem(request)
+    }
+
+    /// A rebound page reading the status or the event stream sends its own name as `Host`: refused. Clients
+    /// that are not browsers (a scraper, curl) may leave out the Host or its port and are answered.
+    @Test func aReadIsRefusedOnlyForAReboundNameOrAForeignOrigin() throws {
+        for host in ["127.0.0.1:9464", "localhost:9464", "127.0.0.1", "localhost", "[::1]:9464", nil] {
+            #expect(try readProblem("127.0.0.1:9464", host: host) == nil, "\(host ?? "no Host")")
+        }
+        for host in ["evil.example:9464", "evil.example", "10.0.0.1:9464", "127.0.0.1.evil.example:9464", "[::2]:9464"] {
+            #expect(try readProblem("127.0.0.1:9464", host: host)?.contains("is not this listener") == true, "\(host)")
+        }
+        #expect(try readProblem("127.0.0.1:9464", host: "127.0.0.1:9464", origin: "http://evil.example")?.contains("Origin") == true)
+        #expect(try readProblem("0.0.0.0:9464", host: "pi.local:9464") == nil)
+    }
 }

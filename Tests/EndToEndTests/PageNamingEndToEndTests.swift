@@ -229,6 +229,13 @@ struct PageNamingEndToEndTests {
         let refused = try exchange(port, "POST", "/api/tags", headers: ["Host": "127.0.0.1:\(port)", "Content-Type": "application/json", "X-Tagrouter-CSRF": "x"], body: good)
         #expect(refused.status == 403 && refused.body.contains("naming tags from the page is off"), "\(refused.body)")
         #expect(try text(file) == before)
+        // Nor can a page whose name was rebound to this listener read the taps, token or not.
+        for path in ["/api/status", "/api/events", "/metrics"] {
+            let rebound = try exchange(port, "GET", path, headers: ["Host": "evil.example:\(port)"])
+            #expect(rebound.status == 403 && rebound.body.contains("Host 'evil.example:\(port)' is not this listener"), "\(path): \(rebound.body)")
+        }
+        let own = try exchange(port, "GET", "/api/status", headers: ["Host": "127.0.0.1:\(port)"])
+        #expect(own.status == 200 && own.body.contains("\"readers\""), "\(own.body)")
         try await stop(daemon)
 
         (daemon, port, file) = try await self.daemon(setup, metrics: "{ listen: \"127.0.0.1:0\", allow_naming: true }")

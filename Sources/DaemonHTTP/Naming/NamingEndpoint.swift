@@ -13,6 +13,8 @@ import TagRouter
 struct NamingEndpoint: Sendable {
     /// The most bytes a naming request's body may have.
     static let bodyLimit = 4096
+    /// The paths it answers.
+    static let paths = ["/api/naming", "/api/tags"]
 
     /// Names tags; nil when naming is off (`off` says why).
     private let namer: (any TagNamer)?

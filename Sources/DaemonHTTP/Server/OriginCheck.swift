@@ -17,14 +17,30 @@ struct OriginCheck: Sendable {
         if address.isLoopback, !Self.namesLoopback(host, port: address.port) {
             return "Host '\(host)' is not this listener (\(address)); a loopback listener answers only 127.0.0.1, localhost or [::1] with port \(address.port)"
         }
-        if let origin = request[header: "Origin"]?.lowercased(), origin != "http://" + host, origin != "https://" + host {
-            return "Origin '\(origin)' is not this listener (http://\(host)): another site's page may not change the tags"
-        }
-        return nil
+        return originProblem(request, host: host)
     }
 
-    /// True when `host` (`name[:port]`) names this machine's loopback with `port` (80 when none is given).
-    private static func namesLoopback(_ host: String, port: UInt16) -> Bool {
+    /// Why a request that only reads (`/metrics`, `/api/status`, `/api/events`) is refused: on a loopback
+    /// listener a `Host` naming anything but loopback — a page whose name was made to resolve to
+    /// 127.0.0.1 reading the taps — or an `Origin` that is not this listener. A client that sends no
+    /// `Host`, or loopback without the port (a scraper, curl), is no browser page and is answered.
+    func readProblem(_ request: HTTPRequest) -> String? {
+        guard let host = request[header: "Host"]?.lowercased(), !host.isEmpty else { return nil }
+        if address.isLoopback, !Self.namesLoopback(host, port: nil) {
+            return "Host '\(host)' is not this listener (\(address)); a loopback listener answers only 127.0.0.1, localhost or [::1]"
+        }
+        return originProblem(request, host: host)
+    }
+
+    /// Why the `Origin` a browser sent is refused: it is not this listener as `host` names it.
+    private func originProblem(_ request: HTTPRequest, host: String) -> String? {
+        guard let origin = request[header: "Origin"]?.lowercased(), origin != "http://" + host, origin != "https://" + host else { return nil }
+        return "Origin '\(origin)' is not this listener (http://\(host)): another site's page may not use it"
+    }
+
+    /// True when `host` (`name[:port]`) names this machine's loopback with `port` (80 when none is given);
+    /// any port when `port` is nil.
+    private static func namesLoopback(_ host: String, port: UInt16?) -> Bool {
         var name = Substring(host)
         var given: UInt16 = 80
         if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") {
@@ -32,9 +48,9 @@ struct OriginCheck: Sendable {
             given = number
             name = host[..<colon]
         }
-        guard given == port else { return false }
+        guard port == nil || given == port else { return false }
         if name == "localhost" || name == "[::1]" { return true }
-        guard let address = ListenAddress("\(name):\(port)"), address.family == .ipv4 else { return false }
+        guard let address = ListenAddress("\(name):\(given)"), address.family == .ipv4 else { return false }
         return address.isLoopback
     }
 }

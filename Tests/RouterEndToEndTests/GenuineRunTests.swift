@@ -9,17 +9,26 @@ import Testing
 @Suite struct GenuineRunTests {
     static let signature = "67b1750bcceb1174f9a33bf20e0226551a6366939b31f949848c3c087350fa90"
 
+    /// `tagrouter run` reading a fresh simulator, with `tagsAndRoutes` after its reader.
+    static func daemon(in scratch: Scratch, _ tagsAndRoutes: String) async throws -> (simulator: Daemon, daemon: Daemon, control: String) {
+        let (simulator, link, control) = try await startSimulator(in: scratch)
+        let reader = "state_dir: \(scratch.path)/state\nreaders: [{ name: door, device: \"pn532_uart:\(link)\", exit_delay: 200ms }]\n"
+        let environment = ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"]
+        do {
+            let file = try scratch.write("tagrouter.yaml", reader + tagsAndRoutes)
+            return (simulator, try Daemon(["run", "--config", file], directory: scratch.path, environment: environment), control)
+        } catch {
+            simulator.stop()
+            throw error
+        }
+    }
+
     @Test func routesActOnTheVerdictOfEachTap() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let (simulator, link, control) = try await startSimulator(in: scratch)
-        defer { simulator.stop() }
-        let file = try scratch.write("tagrouter.yaml", """
-            state_dir: \(scratch.path)/state
-            readers:
-              - { name: front-door, device: "pn532_uart:\(link)", cooldown: 0s, exit_delay: 200ms }
-            tags:
-              - { name: anna, uid: 04ab87f2ca1190, require_genuine: true }
+        // The tag entry that requires a genuine chip, a route per verdict and one for removals.
+        let (simulator, daemon, control) = try await Self.daemon(in: scratch, """
+            tags: [{ name: anna, uid: 04ab87f2ca1190, require_genuine: true }]
             routes:
               - { name: up, match: { event: reader.connected }, actions: [{ log: "connected" }] }
               - { name: real, match: { genuine: true, tag: anna }, actions: [{ log: "open {{tag.name}} genuine={{tag.genuine}}" }] }
@@ -27,8 +36,7 @@ import Testing
               - { name: unsure, match: { genuine: unknown }, actions: [{ log: "unsure {{tag.uid}}" }] }
               - { name: gone, match: { event: tag.removed, genuine: [true, false, unknown] }, actions: [{ log: "gone {{tag.genuine}}" }] }
             """)
-        let daemon = try Daemon(["run", "--config", file], directory: scratch.path,
-                                environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"])
+        defer { simulator.stop() }
         defer { daemon.stop() }
         #expect(try await daemon.stdout(count: 1, timeout: .seconds(30)) == ["connected"])
         let taps = [

@@ -28,7 +28,9 @@ public enum OriginalitySignature {
     public static func verify(uid: [UInt8], signature: [UInt8], keys: [[UInt8]] = nxpPublicKeys) throws(CryptoError) -> Bool {
         guard signature.count == length, !uid.isEmpty else { return false }
         let der = try derSignature(signature)
-        for key in keys where try verify(uid: uid, der: der, key: key) { return true }
+        for key in keys {
+            if try verify(uid: uid, der: der, key: key) { return true }
+        }
         return false
     }
 

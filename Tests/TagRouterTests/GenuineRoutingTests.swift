@@ -1,3 +1,4 @@
+import Foundation
 import TagCore
 import Testing
 
@@ -68,5 +69,17 @@ import Testing
         #expect(template.render(Template.variables(for: event, route: "r")) == "04ab87f2ca1190 genuine=true")
         event.tag?.genuine = .unknown
         #expect(template.render(Template.variables(for: event, route: "r")) == "04ab87f2ca1190 genuine=unknown")
+    }
+
+    /// A delivery spooled before a restart is read back with its verdict (worked out again, not read).
+    @Test func aSpooledEventKeepsItsVerdict() throws {
+        let path = NSTemporaryDirectory() + "tagrouter-spool-genuine-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var event = try Self.published()
+        event.tag?.genuine = .genuine  // as routing had it
+        _ = try Spool(directory: path).append([Delivery(event: event, route: "real")])
+        let back = Spool(directory: path).recoverEntries()
+        #expect(back.map { $0.delivery.event.tag?.genuine } == [.genuine])
+        #expect(back.first?.delivery.event.jsonText.contains(#""genuine":true"#) == true)
     }
 }

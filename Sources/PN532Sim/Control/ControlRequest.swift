@@ -48,8 +48,12 @@ struct TagSpec: Decodable {
         let uidBytes = try uidBytes(defaultLength: type == "type3" ? 8 : isType2 || type == "type4" || type == "type1" ? 7 : 4)
         do {
             if let type2 = Type2TagType(name: type) {
-                var tag = if let image { try Type2Tag(type2, image: try Self.hex(image, field: "image")) }
-                    else { try Type2Tag(type2, uid: uidBytes, message: try message(), readOnly: readOnly ?? false) }
+                var tag: Type2Tag
+                if let image {
+                    tag = try Type2Tag(type2, image: try Self.hex(image, field: "image"))
+                } else {
+                    tag = try Type2Tag(type2, uid: uidBytes, message: try message(), readOnly: readOnly ?? false)
+                }
                 tag.signature = try originalitySignature(for: type2)
                 return tag
             }

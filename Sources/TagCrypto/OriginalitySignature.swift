@@ -57,8 +57,10 @@ public enum OriginalitySignature {
         return der
     }
 
-    /// One key's verdict: the UID is the "digest" (shorter than the curve's order,
-    /// so libcrypto takes it whole as the integer e, as NXP computes it).
+    /// One key's verdict. With no digest set, libcrypto's ECDSA takes the bytes given
+    /// as the digest: a 7-byte UID, shorter than the 128-bit order, is taken whole as
+    /// the integer e, as NXP computes it (a longer input would be cut to its leftmost
+    /// 128 bits, as FIPS 186 says).
     private static func verify(uid: [UInt8], der: [UInt8], key: [UInt8]) throws(CryptoError) -> Bool {
         let publicKey = try publicKey(key)
         defer { EVP_PKEY_free(publicKey) }

@@ -56,4 +56,29 @@ extension ReaderBehaviourTests {
         #expect(plain.tag?.genuine == nil)
         #expect(!plain.jsonText.contains("genuine"))
     }
+
+    /// READ_SIG comes last and its silence is `unknown`: a tag that leaves just before it
+    /// still arrives with its message read, never with a failed read.
+    @Test func aTagGoneBeforeREAD_SIGIsUnknownWithItsMessageRead() async throws {
+        let reader = try await Reader(.libnfc)
+        defer { reader.close() }
+        let sim = try #require(reader.field as? PN532Simulator)
+        let (supervisor, log) = reader.watch()
+        defer { supervisor.stop() }
+        try await log.wait(for: 1)
+        let tag = try Self.signed(Self.signedUID, Self.publishedSignature)
+        let before = sim.counters.tagExchanges
+        reader.field.place(tag)
+        #expect(try await log.wait(for: 2)[1].tag?.genuine == .genuine)
+        let exchanges = sim.counters.tagExchanges - before  // identify, read the message, READ_SIG
+        reader.field.removeAll()
+        try await log.wait(for: 3)
+        reader.field.place(tag)
+        #expect(reader.field.remove(uid: Self.signedUID, afterExchanges: exchanges - 1))
+        let arrived = try await log.wait(for: 4)[3]
+        #expect(arrived.uri == "https://example.com/sticker")
+        #expect(arrived.ndefError == nil)
+        #expect(arrived.tag?.genuine == .unknown)
+        #expect(arrived.tag?.signature == nil)
+    }
 }

@@ -19,7 +19,7 @@ extension ReaderConfig {
         Option(
             "if_busy", .choice(ReaderConfig.BusyPolicy.allCases.map(\.rawValue)), default: "wait",
             "when another process holds the device: `wait` for it (logged once), or `exit`: end this reader with a `reader.error`"),
-        Option("feedback", .section(ReaderFeedback.spec), "what the reader's LEDs and buzzer show on a tap and its outcome (docs/feedback.md)"),
+        Option("feedback", .section(ReaderFeedback.spec), "what the reader's LEDs and buzzer show, and what this machine plays, on a tap and its outcome (docs/feedback.md)"),
         Option("beep_on_detect", .bool, default: "true", "`false` turns the reader's own detection beep off (ACR122U, ACR1252U, ACR1552U), so the only beep is tagrouter's"),
     ])
 
@@ -29,6 +29,24 @@ extension ReaderConfig {
         var reader = ReaderConfig(ConfigValue.defaults(of: spec, path: "readers[]"))
         reader.name = name
         reader.device = device
+        return reader
+    }
+
+    /// Reads a validated reader entry as `init` does, and checks what only the
+    /// whole entry tells: the `feedback.sound` files and player, and LED patterns
+    /// asked of a libnfc reader, which cannot show them (a warning).
+    static func load(_ value: ConfigValue, _ errors: inout ConfigErrors) -> ReaderConfig {
+        var reader = ReaderConfig(value)
+        guard value.has("feedback") else { return reader }
+        let feedback = value.section("feedback")
+        if feedback.has("sound") { reader.feedback.sound = FeedbackSound.load(feedback.section("sound"), &errors) }
+        if !reader.isPCSC, let key = ReaderFeedback.patternKeys.first(where: feedback.has) {
+            errors.append(ConfigError(
+                mark: feedback.node[key]?.mark ?? feedback.mark, path: "\(feedback.path).\(key)",
+                message: "reader '\(reader.name)' is a libnfc reader (\(reader.device)), and libnfc has no LED or buzzer call: its patterns are not shown; "
+                    + "give it `feedback.sound` files to hear the outcome on this machine, or drive an ACR122U through pcscd (`device: \"pcsc:ACS ACR122U*\"`, docs/feedback.md)",
+                isWarning: true))
+        }
         return reader
     }
 

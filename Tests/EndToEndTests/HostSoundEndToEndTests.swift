@@ -111,8 +111,9 @@ struct HostSoundEndToEndTests {
             // The process the daemon started is the one that ended well: aplay exits 1 when it cannot open or play the file.
             #expect(Self.pid(played) != nil && Self.pid(played) == Self.pid(started))
             #expect(played["status"]?.stringValue == "exit 0")
+            let before = daemon.stdout.count
             try await setup.request(#"{"op":"remove"}"#)
-            try await daemon.waitForStdout(containing: "removed", after: daemon.stdout.count - 1)
+            try await daemon.waitForStdout(containing: "removed", after: before)
         }
         #expect(Self.entries(daemon, "sound player failed").isEmpty)
         try await Self.stop(daemon, simulator)

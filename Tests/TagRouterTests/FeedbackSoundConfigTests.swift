@@ -143,15 +143,18 @@ import Testing
         ])
     }
 
-    @Test func ledPatternsAskedOfALibnfcReaderAreAWarningAndAPCSCReaderIsNot() throws {
+    @Test func whatALibnfcReaderCannotDoIsAWarningAndAPCSCReaderCanDoIt() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let libnfc = try scratch.load(scratch.config("success: {color: green}\nsound: {success: ok.wav}"))
+        let libnfc = try scratch.load(scratch.config("success: {color: green}\nsound: {success: ok.wav}").replacing("feedback:", with: "beep_on_detect: false\n    feedback:"))
+        let advice = "give it `feedback.sound` files to hear the outcome on this machine, or drive an ACR122U through pcscd (`device: \"pcsc:ACS ACR122U*\"`, docs/feedback.md)"
         #expect(libnfc.warnings.map(\.description) == [
-            "t.yaml:5:16: warning: readers[0].feedback.success: reader 'door' is a libnfc reader (pn532_uart:/dev/ttyUSB0), and libnfc has no LED or buzzer call: "
-                + "its patterns are not shown; give it `feedback.sound` files to hear the outcome on this machine, or drive an ACR122U through pcscd "
-                + "(`device: \"pcsc:ACS ACR122U*\"`, docs/feedback.md)"
+            "t.yaml:4:21: warning: readers[0].beep_on_detect: reader 'door' is a libnfc reader (pn532_uart:/dev/ttyUSB0), and libnfc has no LED or buzzer call: "
+                + "tagrouter cannot turn its detection beep off there; " + advice,
+            "t.yaml:6:16: warning: readers[0].feedback.success: reader 'door' is a libnfc reader (pn532_uart:/dev/ttyUSB0), and libnfc has no LED or buzzer call: "
+                + "tagrouter cannot show LED patterns there; " + advice,
         ])
-        #expect(try scratch.load(scratch.config("success: {color: green}", device: "pcsc:ACS ACR122U*")).warnings.isEmpty)
+        let pcsc = scratch.config("success: {color: green}", device: "pcsc:ACS ACR122U*").replacing("feedback:", with: "beep_on_detect: false\n    feedback:")
+        #expect(try scratch.load(pcsc).warnings.isEmpty)
     }
 }

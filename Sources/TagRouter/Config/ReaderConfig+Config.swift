@@ -33,21 +33,30 @@ extension ReaderConfig {
     }
 
     /// Reads a validated reader entry as `init` does, and checks what only the
-    /// whole entry tells: the `feedback.sound` files and player, and LED patterns
-    /// asked of a libnfc reader, which cannot show them (a warning).
+    /// whole entry tells: the `feedback.sound` files and player, and what a
+    /// libnfc reader is asked and cannot do — LED patterns, silencing its
+    /// detection beep (warnings).
     static func load(_ value: ConfigValue, _ errors: inout ConfigErrors) -> ReaderConfig {
         var reader = ReaderConfig(value)
-        guard value.has("feedback") else { return reader }
         let feedback = value.section("feedback")
         if feedback.has("sound") { reader.feedback.sound = FeedbackSound.load(feedback.section("sound"), &errors) }
-        if !reader.isPCSC, let key = ReaderFeedback.patternKeys.first(where: feedback.has) {
-            errors.append(ConfigError(
-                mark: feedback.node[key]?.mark ?? feedback.mark, path: "\(feedback.path).\(key)",
-                message: "reader '\(reader.name)' is a libnfc reader (\(reader.device)), and libnfc has no LED or buzzer call: its patterns are not shown; "
-                    + "give it `feedback.sound` files to hear the outcome on this machine, or drive an ACR122U through pcscd (`device: \"pcsc:ACS ACR122U*\"`, docs/feedback.md)",
-                isWarning: true))
+        guard !reader.isPCSC else { return reader }
+        if let key = ReaderFeedback.patternKeys.first(where: feedback.has) {
+            errors.append(reader.libnfcCannot("show LED patterns", at: feedback, key))
+        }
+        if value.has("beep_on_detect"), !reader.beepOnDetect {
+            errors.append(reader.libnfcCannot("turn its detection beep off", at: value, "beep_on_detect"))
         }
         return reader
+    }
+
+    /// The warning that this libnfc reader cannot `what`, at `key` of `section`.
+    private func libnfcCannot(_ what: String, at section: ConfigValue, _ key: String) -> ConfigError {
+        ConfigError(
+            mark: section.node[key]?.mark ?? section.mark, path: "\(section.path).\(key)",
+            message: "reader '\(name)' is a libnfc reader (\(device)), and libnfc has no LED or buzzer call: tagrouter cannot \(what) there; "
+                + "give it `feedback.sound` files to hear the outcome on this machine, or drive an ACR122U through pcscd (`device: \"pcsc:ACS ACR122U*\"`, docs/feedback.md)",
+            isWarning: true)
     }
 
     /// Reads a validated reader entry; absent keys take the spec's defaults.

@@ -79,7 +79,8 @@ enum RunCommand: Command {
         let showsOutcomes = config.readers.contains { ($0.isPCSC && $0.feedback.model != .none) || (sound != nil && $0.feedback.sound != nil) }
         let tapFeedback = showsOutcomes ? TapFeedback(observer: observer) : nil
         defer { tapFeedback?.stop() }
-        let reload: @Sendable () -> ReloadOutcome = {
+        // A SIGHUP and a control client may ask at once: one reload at a time.
+        let reload = SerialReload {
             systemd?.reloading()
             defer { systemd?.reloaded() }
             let next: RouterConfig
@@ -109,9 +110,11 @@ enum RunCommand: Command {
             .init("router", routing, stop: .drain),
         ]
         if let sound { members.append(.init("sound", sound)) }
-        if let server = try controlServer(control, observer: observer, jobs: readers?.jobs, reload: reload) { members.append(.init("control", server)) }
+        if let server = try controlServer(control, observer: observer, jobs: readers?.jobs, reload: { reload() }) { members.append(.init("control", server)) }
         if let metrics = config.metrics {
-            do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer))) } catch { throw .runtime(error.description) }
+            // The page names tags the way `tagrouter tags learn` does, then reloads as SIGHUP does.
+            let namer = file.path.map { PageTagNamer(config: $0, reload: { reload() }) }
+            do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer, namer: namer))) } catch { throw .runtime(error.description) }
         }
         members.append(.init("signals", RunSignals(signals: signals, reload: { _ = reload() })))
         // The router drains within shutdown_timeout, then its plugins stop (an exec plugin has 5 s, then

@@ -116,7 +116,7 @@ public struct Type2Driver: NDEFTagDriver {
         return Array(area.prefix(size))
     }
 
-    private func writePage(_ page: Int, _ data: [UInt8]) throws(TagDriverError) {
+    func writePage(_ page: Int, _ data: [UInt8]) throws(TagDriverError) {
         _ = try transport.exchange([0xA2, UInt8(page)] + data)
     }
 }

@@ -21,9 +21,8 @@ extension Type2Driver {
         let answer: [UInt8]
         do throws(TagTransportError) {
             answer = try transport.transceive([0x1B] + password)
-        } catch .refused {
-            throw .passwordRefused(tagType: tagType)
         } catch {
+            if case .refused = error { throw .passwordRefused(tagType: tagType) }
             throw .transport(error)
         }
         guard answer.count == 2 else { throw .unexpectedAnswer("\(answer.count) bytes to PWD_AUTH, expected the 2-byte PACK") }

@@ -101,6 +101,34 @@ import TestSupport
         #expect(sim.tag(uid: ReaderCLITests.uid)?.memory[0x29 * 4 + 3] == 0xFF, "nothing was protected")
     }
 
+    @Test func throughPCSCAProtectedTagIsRefusedAsUnsupportedAndNothingIsWritten() async throws {
+        let model = ModelTransport(try Type2Tag(.ntag213, uid: ReaderCLITests.uid, message: NDEFMessage(records: [.text("first")]).encoded()))
+        try Type2Driver(transport: model, tagType: "ntag213").protect(password: [0x0A, 0x1B, 0x2C, 0x3D], pack: [0x5E, 0x6F])
+        let passwords = try Passwords()
+        let password = try passwords.file("p", "0a1b2c3d5e6f")
+        let daemon = try PCSCDaemon.shared.get()
+        try await daemon.withCard { card, slot in
+            let environment = daemon.environment.merging(["LIBNFC_AUTO_SCAN": "false"]) { $1 }
+            let unsupported = "error: this PC/SC reader reaches the NTAG213 with storage-card commands, which cannot send PWD_AUTH: "
+                + "write a password-protected tag, or protect one, through a libnfc reader\n"
+            card.place(model.tag)
+            let write = try await ToolRun(
+                BuiltProducts.tagrouter.path, ["write", "--device", slot.device, "--timeout", "10", "--password-file", password, "--text", "x"],
+                environment: environment)
+            #expect(write.status == 65)
+            #expect(write.stderr == unsupported)
+            #expect(card.tag(uid: ReaderCLITests.uid)?.memory == model.tag.memory)
+
+            card.replaceAll(with: [try Type2Tag(.ntag213, uid: [0x04, 1, 2, 3, 4, 5, 6], message: NDEFMessage(records: [.text("open")]).encoded())])
+            let protect = try await ToolRun(
+                BuiltProducts.tagrouter.path, ["write", "--device", slot.device, "--timeout", "10", "--protect", "--password-file", password, "--text", "x"],
+                environment: environment)
+            #expect(protect.status == 65)
+            #expect(protect.stderr == unsupported)
+            #expect(card.tag(uid: [0x04, 1, 2, 3, 4, 5, 6])?.memory[0x29 * 4 + 3] == 0xFF, "nothing was protected")
+        }
+    }
+
     @Test func anUltralightCannotBeProtected() async throws {
         let sim = try ReaderCLITests.simulator(with: [.text("first")], .ultralight)
         defer { sim.close() }

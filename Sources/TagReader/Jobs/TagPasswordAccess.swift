@@ -5,7 +5,8 @@ import TagKit
 /// written, a tag whose writes need a password is authenticated to with the
 /// order's — or the write is refused, saying so — and an order to protect a tag
 /// that has no password (or without one to set) is refused; after the write,
-/// `protect` sets the password.
+/// `protect` sets the password. A PC/SC reader's storage-card APDUs have no
+/// PWD_AUTH: there, both are refused as unsupported.
 enum TagPasswordAccess {
     /// Checks `order` against the tag behind `driver` and authenticates when the tag is
     /// protected; true when it is (its writes need the password before and after).
@@ -20,7 +21,14 @@ enum TagPasswordAccess {
                 throw TagJobRefusal(.unsupported, "only NTAG 213, 215 and 216 take a password; this is a \(TagDriverError.displayName(tagType))")
             }
         }
-        guard let ntag, let page = try ntag.firstPasswordProtectedPage() else { return false }
+        guard let ntag else { return false }
+        let firstProtectedPage = try ntag.firstPasswordProtectedPage()
+        if firstProtectedPage != nil || order.protect, ntag.transport is StorageCardTransport {
+            throw TagJobRefusal(
+                .unsupported, "this PC/SC reader reaches the \(TagDriverError.displayName(tagType)) with storage-card commands, which cannot send "
+                    + "PWD_AUTH: write a password-protected tag, or protect one, through a libnfc reader")
+        }
+        guard let page = firstProtectedPage else { return false }
         guard let password = order.password else {
             throw TagJobRefusal(
                 .passwordProtected, TagDriverError.passwordRequired(tagType: tagType, firstProtectedPage: page).description

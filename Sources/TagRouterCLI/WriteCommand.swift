@@ -17,7 +17,9 @@ enum WriteCommand: Command {
         Writes an NDEF message to the tag on the reader (or the next one to arrive),
         then reads it back to verify. Refuses, before writing anything, a message that
         does not fit and a read-only tag. A reader that cannot be opened fails at once,
-        with the reason.
+        with the reason. A password-protected NTAG 213/215/216 is written with
+        --password-file; without it, or with another password, it is refused before
+        anything is written (docs/protected-tags.md).
 
         Records (repeatable; the message holds them in command-line order, as `encode`):
           --uri URI                       a URI record

@@ -2,15 +2,12 @@ import NDEF
 
 /// An NFC Forum Type 2 tag in memory: NTAG213/215/216 or MIFARE Ultralight.
 /// Answers READ (`30`), FAST_READ (`3A`, NTAG only), WRITE (`A2`), GET_VERSION
-/// (`60`, NTAG only), READ_SIG (`3C`) and PWD_AUTH (`1B`, NTAG only), honouring the static
-/// lock bytes (page 2), the dynamic lock bytes, the one-time-programmable CC, read-only UID
-/// pages and the password protection of the configuration pages (Type2Tag+Password.swift).
+/// (`60`, NTAG only) and READ_SIG (`3C`), honouring the static lock bytes (page 2),
+/// the dynamic lock bytes, the one-time-programmable CC, and read-only UID pages.
 public struct Type2Tag: SimulatedTag {
     /// The chip, which fixes the memory layout (page count, data area size).
     public let tagType: Type2TagType
     public private(set) var memory: [UInt8]
-    /// A PWD_AUTH succeeded since the tag was last selected.
-    var passwordVerified = false
 
     /// A fresh, NFC Forum–formatted tag holding `message` (encoded NDEF message bytes)
     /// in an NDEF TLV, laid out by `Type2Memory.image`; `readOnly` sets the CC and static lock bytes.
@@ -35,6 +32,9 @@ public struct Type2Tag: SimulatedTag {
 
     public var typeName: String { tagType.rawValue }
 
+    /// A PWD_AUTH succeeded since the tag was last selected (NTAG passwords: Type2Tag+Password.swift).
+    var passwordVerified = false
+
     public var activation: TagActivation {
         TagActivation(uid: Array(memory[0...2] + memory[4...7]), atqa: [0x00, 0x44], sak: 0x00)
     }
@@ -51,13 +51,13 @@ public struct Type2Tag: SimulatedTag {
         case (0xA2, 6):
             try write(page: Int(command[1]), Array(command[2...5]))
             return []
+        case (0x1B, 5) where tagType.version != nil:
+            return try passwordAuthentication(Array(command[1...4]))
         case (0x60, 1):
             guard let version = tagType.version else { throw .tagRemoved }
             return version
         case (0x3C, 2) where tagType.version != nil:
             return [UInt8](repeating: 0, count: 32)
-        case (0x1B, 5) where tagType.version != nil:
-            return try passwordAuthentication(Array(command[1...4]))
         default:
             throw .tagRemoved
         }

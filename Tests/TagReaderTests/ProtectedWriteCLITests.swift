@@ -107,10 +107,10 @@ import TestSupport
         let passwords = try Passwords()
         let password = try passwords.file("p", "0a1b2c3d5e6f")
         let daemon = try PCSCDaemon.shared.get()
+        let environment = daemon.environment.merging(["LIBNFC_AUTO_SCAN": "false"]) { $1 }
+        let unsupported = "error: this PC/SC reader reaches the NTAG213 with storage-card commands, which cannot send PWD_AUTH: "
+            + "write a password-protected tag, or protect one, through a libnfc reader\n"
         try await daemon.withCard { card, slot in
-            let environment = daemon.environment.merging(["LIBNFC_AUTO_SCAN": "false"]) { $1 }
-            let unsupported = "error: this PC/SC reader reaches the NTAG213 with storage-card commands, which cannot send PWD_AUTH: "
-                + "write a password-protected tag, or protect one, through a libnfc reader\n"
             card.place(model.tag)
             let write = try await ToolRun(
                 BuiltProducts.tagrouter.path, ["write", "--device", slot.device, "--timeout", "10", "--password-file", password, "--text", "x"],
@@ -118,8 +118,10 @@ import TestSupport
             #expect(write.status == 65)
             #expect(write.stderr == unsupported)
             #expect(card.tag(uid: ReaderCLITests.uid)?.memory == model.tag.memory)
-
-            card.replaceAll(with: [try Type2Tag(.ntag213, uid: [0x04, 1, 2, 3, 4, 5, 6], message: NDEFMessage(records: [.text("open")]).encoded())])
+        }
+        // A card of its own (swapping the tag under pcscd's feet is another test's subject).
+        try await daemon.withCard { card, slot in
+            card.place(try Type2Tag(.ntag213, uid: [0x04, 1, 2, 3, 4, 5, 6], message: NDEFMessage(records: [.text("open")]).encoded()))
             let protect = try await ToolRun(
                 BuiltProducts.tagrouter.path, ["write", "--device", slot.device, "--timeout", "10", "--protect", "--password-file", password, "--text", "x"],
                 environment: environment)

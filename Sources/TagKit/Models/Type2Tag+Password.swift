@@ -29,14 +29,14 @@ extension Type2Tag {
         let locked = configurationLocked && passwordPages.map { page == $0.cfg0 || page == $0.cfg1 } == true
         guard locked || (page >= firstProtectedPage && !passwordVerified) else { return }
         passwordVerified = false
-        throw .refused(status: [0x00])
+        throw Self.nak
     }
 
     /// PWD_AUTH: the PACK when `password` is the tag's PWD; otherwise a NAK.
     mutating func passwordAuthentication(_ password: [UInt8]) throws(TagTransportError) -> [UInt8] {
         guard let pages = passwordPages, password == Array(memory[(pages.pwd * 4)..<(pages.pwd * 4 + 4)]) else {
             passwordVerified = false
-            throw .refused(status: [0x00])
+            throw Self.nak
         }
         passwordVerified = true
         return Array(memory[(pages.pack * 4)..<(pages.pack * 4 + 2)])

@@ -2,8 +2,9 @@ import NDEF
 
 /// An NFC Forum Type 2 tag in memory: NTAG213/215/216 or MIFARE Ultralight.
 /// Answers READ (`30`), FAST_READ (`3A`, NTAG only), WRITE (`A2`), GET_VERSION
-/// (`60`, NTAG only) and READ_SIG (`3C`, Type2Tag+Signature.swift), honouring the static lock bytes (page 2),
-/// the dynamic lock bytes, the one-time-programmable CC, and read-only UID pages.
+/// (`60`, NTAG only), READ_SIG (`3C`, Type2Tag+Signature.swift) and PWD_AUTH (`1B`, NTAG only,
+/// Type2Tag+Password.swift), honouring the static lock bytes (page 2), the dynamic lock bytes,
+/// the one-time-programmable CC, read-only UID pages and the password from AUTH0 on.
 public struct Type2Tag: SimulatedTag {
     /// The chip, which fixes the memory layout (page count, data area size).
     public let tagType: Type2TagType

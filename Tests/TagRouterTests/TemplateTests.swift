@@ -39,7 +39,8 @@ import Testing
 
     static let cases: [Case] = [
         Case(template: "{{urii}}", message: "at character 1: unknown variable 'urii' (did you mean 'uri'?)"),
-        Case(template: "x {{tag.uuid}}", message: "at character 3: unknown variable 'tag.uuid' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups"),
+        Case(template: "x {{tag.uuid}}", message: "at character 3: unknown variable 'tag.uuid' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups, sun, sun.verified, sun.uid, sun.counter, sun.reason"),
+        Case(template: "{{tag.sun.count}}", message: "at character 1: unknown variable 'tag.sun.count' (did you mean 'tag.sun.counter'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups, sun, sun.verified, sun.uid, sun.counter, sun.reason"),
         Case(template: "{{uri.host}}", message: "at character 1: unknown variable 'uri.host': 'uri' has no members"),
         Case(template: "{{uri | uper}}", message: "at character 1: unknown filter 'uper' (did you mean 'upper'?)"),
         Case(template: "{{uri | default}}", message: "at character 1: filter 'default' needs a value: default: \"x\""),
@@ -73,5 +74,14 @@ import Testing
         #expect(try Template("{{tag}}", environment: env).render(variables).hasPrefix("{\"uid\":\"04a224b2c35e80\""))
         #expect(try Template("no variables", environment: env).isConstant)
         #expect(try Template("{{ uri|upper }}", environment: env).render(variables) == "HTTPS://A/B?C=D")
+    }
+
+    /// `tag.sun`'s members are variables, as docs/secure-tags.md promises (they were refused at load).
+    @Test func theSUNCheckRenders() throws {
+        var event = tagEvent(uri: "https://a/b")
+        event.tag?.sun = SUNCheck(uid: "04a224b2c35e80", counter: 61, failure: .replayedCounter)
+        let variables = Template.variables(for: event, route: "r")
+        #expect(try Template("{{tag.sun.verified}} {{tag.sun.counter}} {{tag.sun.reason}} {{tag.sun.uid}}", environment: [:]).render(variables)
+            == "false 61 replayed-counter 04a224b2c35e80")
     }
 }

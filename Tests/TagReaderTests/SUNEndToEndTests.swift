@@ -132,4 +132,38 @@ import TestSupport
             #expect(third.prefix(2) == ["open", "63"], "\(path): \(third)")
         }
     }
+
+    /// `read --config` and `watch --config` show `tag.sun` as `--explain` does: verified with the file's keys,
+    /// the tag's counter one more per read, and a URL whose counter the daemon already accepted refused.
+    @Test(arguments: [Path.libnfc, .pcsc])
+    func readAndWatchWithTheConfigShowTheCheck(path: Path) async throws {
+        try await Self.withReader(path) { field, device, environment in
+            let workspace = try Workspace(device: device, diversified: true)
+            defer { workspace.remove() }
+            func read() async throws -> JSONValue {
+                let run = try await ToolRun(
+                    BuiltProducts.tagrouter.path, ["read", "--direct", "--device", device, "--config", workspace.config, "--timeout", "20"],
+                    environment: environment)
+                #expect(run.status == 0, "\(path): \(run.stderr)")
+                return try JSONValue.parse(run.stdout)
+            }
+            field.place(try Self.tag(counter: 60, diversified: true))
+            let first = try await read()
+            #expect(first.value(atPath: "tag.sun") == ["verified": true, "uid": "04de5f1eacc040", "counter": 61], "\(path): \(first)")
+            #expect(try await read().value(atPath: "tag.sun.counter") == 62, "each read is a new activation: the tag counts it")
+
+            // What a daemon leaves after accepting counter 62: a copy of the first URL (61) is a replay.
+            try #"{"04de5f1eacc040":62}"#.write(toFile: workspace.directory + "/state/sun-counters.json", atomically: true, encoding: .utf8)
+            field.replaceAll(with: [try Self.clone(replaying: try #require(first["uri"]?.stringValue))])
+            let copy = try await read()
+            #expect(copy.value(atPath: "tag.sun") == ["verified": false, "uid": "04de5f1eacc040", "counter": 61, "reason": "replayed-counter"], "\(path): \(copy)")
+
+            guard path == .libnfc else { return }
+            let watch = try RunningTool(BuiltProducts.tagrouter.path, ["watch", "--config", workspace.config], environment: environment)
+            defer { watch.signal(SIGTERM) }
+            field.replaceAll(with: [try Self.tag(counter: 70, diversified: true)])
+            let line = try await watch.waitForStdout(containing: "tag.arrived")
+            #expect(try JSONValue.parse(line.text).value(atPath: "tag.sun") == ["verified": true, "uid": "04de5f1eacc040", "counter": 71])
+        }
+    }
 }

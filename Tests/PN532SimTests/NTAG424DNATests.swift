@@ -1,3 +1,4 @@
+import Foundation
 import NDEF
 import SecureTags
 import TagCore
@@ -57,6 +58,24 @@ import Testing
         let transport = ModelTransport(tag)
         #expect(try #require(SUNVerifier(keys: [Self.factoryKeys]).verify(try Self.read(transport))).get().counter == 0xFF_FFFF)
         #expect(throws: TagDriverError.self) { try Self.read(transport) }
+    }
+
+    /// A tag taken off and placed again without `counter` keeps its counter, as a real one: its next read is no replay.
+    @Test func aTagPlacedAgainGoesOnFromItsCounter() throws {
+        let sim = try PN532Simulator(pacing: .none)
+        defer { sim.close() }
+        let control = SimulatorControl(simulator: sim)
+        let place = #"{"op":"place","type":"ntag424","uid":"04de5f1eacc040"}"#
+        #expect(control.respond(to: place.replacingOccurrences(of: "}", with: #","sun":{"counter":60}}"#)).contains(#""ok":true"#))
+        sim.withField { field in
+            let read: [[UInt8]] = [[0x00, 0xA4, 0x04, 0x00, 0x07] + Type4Tag.applicationID + [0x00], [0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], [0x00, 0xB0, 0x00, 0x00, 0x02]]
+            for apdu in read { _ = try? field.entries[0].tag.exchange(apdu) }
+        }
+        #expect((sim.tags.first as? NTAG424DNATag)?.readCounter == 61)
+        #expect(control.respond(to: #"{"op":"remove"}"#) == #"{"ok":true,"removed":1}"#)
+        #expect(control.respond(to: place).contains(#""ok":true"#))
+        #expect((sim.tags.first as? NTAG424DNATag)?.readCounter == 61)
+        #expect(control.respond(to: #"{"op":"replace","type":"type4","uid":"04de5f1eacc040","sun":{}}"#).contains("sun is for type ntag424, not type4"))
     }
 
     @Test func badPersonalisationsAreRefusedWithTheField() throws {

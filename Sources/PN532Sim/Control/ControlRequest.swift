@@ -42,8 +42,10 @@ struct TagSpec: Decodable {
     /// `ntag424` only: its SUN personalisation.
     var sun: SUNTagSpec?
 
-    /// Builds the model; errors say which field is wrong.
-    func makeTag() throws(ControlError) -> any SimulatedTag {
+    /// Builds the model; errors say which field is wrong. An `ntag424` without a `counter`
+    /// goes on from the one `readCounters` noted for its UID.
+    func makeTag(readCounters: ReadCounterMemory? = nil) throws(ControlError) -> any SimulatedTag {
+        guard sun == nil || type == "ntag424" else { throw ControlError("sun is for type ntag424, not \(type)") }
         let isType2 = Type2TagType(name: type) != nil
         let uidBytes = try uidBytes(defaultLength: type == "type3" ? 8 : isType2 || ["type4", "ntag424", "type1"].contains(type) ? 7 : 4)
         do {
@@ -59,7 +61,7 @@ struct TagSpec: Decodable {
                 if let image { return try Type3Tag(idm: uidBytes, image: try Self.hex(image, field: "image")) }
                 return try Type3Tag(idm: uidBytes, message: try message(), readOnly: readOnly ?? false)
             case "ntag424":
-                return try (sun ?? SUNTagSpec()).makeTag(uid: uidBytes)
+                return try (sun ?? SUNTagSpec()).makeTag(uid: uidBytes, lastCounter: readCounters?.counter(uid: uidBytes))
             case "type4":
                 return try Type4Tag(uid: uidBytes, message: try message(), fileSize: fileSize ?? 2048, writable: !(readOnly ?? false))
             case "mifare-classic-1k", "mifare-classic":

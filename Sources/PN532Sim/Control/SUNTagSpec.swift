@@ -21,10 +21,10 @@ struct SUNTagSpec: Decodable {
 
     static let defaultURL = "https://sun.example/tap"
 
-    func makeTag(uid: [UInt8]) throws(ControlError) -> NTAG424DNATag {
+    /// The tag with `uid`; without `counter`, its read counter is `lastCounter` (the tag was here before) or 0.
+    func makeTag(uid: [UInt8], lastCounter: Int?) throws(ControlError) -> NTAG424DNATag {
         guard uid.count == 7 else { throw ControlError("an ntag424 has a 7-byte UID, not \(uid.count) bytes") }
-        let counter = counter ?? 0
-        guard (0..<NTAG424DNATag.counterLimit).contains(counter) else {
+        if let counter, !(0..<NTAG424DNATag.counterLimit).contains(counter) {
             throw ControlError("sun.counter must be 0 to \(NTAG424DNATag.counterLimit - 1) (a 24-bit read counter), not \(counter)")
         }
         var keys = SUNKeys(id: "simulated", metaRead: try Self.key(metaKey, field: "sun.metaKey"), fileRead: try Self.key(fileKey, field: "sun.fileKey"))
@@ -34,7 +34,7 @@ struct SUNTagSpec: Decodable {
                 systemIdentifier: try TagSpec.hex(diversify.systemIdentifier ?? "", field: "sun.diversify.systemIdentifier"))
         }
         do {
-            return try NTAG424DNATag(mirror: try SUNMirror(keys: keys, uid: uid), url: url ?? Self.defaultURL, readCounter: counter)
+            return try NTAG424DNATag(mirror: try SUNMirror(keys: keys, uid: uid), url: url ?? Self.defaultURL, readCounter: counter ?? lastCounter ?? 0)
         } catch {
             throw ControlError("ntag424: \(error)")
         }

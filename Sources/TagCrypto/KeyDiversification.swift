@@ -14,7 +14,7 @@ public enum KeyDiversification {
         guard (1...maximumInputBytes).contains(input.count) else { throw .inputLength(input.count) }
         guard let cipher = AES128(key: master) else { throw .crypto(.badKey(master.count)) }
         let message = [0x01] + input
-        do {
+        do throws(CryptoError) {
             if message.count > 16 { return try CMAC.aes128(key: master, message) }
             // CMAC(K, "") = E(K, (80 00…) ⊕ K2): deciphering it gives K2.
             var k2 = try cipher.decrypt(try CMAC.aes128(key: master, []))

@@ -130,6 +130,18 @@ import TestSupport
             #expect(copyAfterRestart == ["alarm", "replayed-counter", "62"], "\(path): the counter store survives a restart")
             let third = try await Self.tap(try Self.tag(counter: 62, diversified: diversified), on: field, daemon: daemon)
             #expect(third.prefix(2) == ["open", "63"], "\(path): \(third)")
+
+            // `read` while the daemon runs the reader goes through it; --config adds the check to its answer.
+            // (A PC/SC reader's job waits for the next card: one lying still is not reached again.)
+            guard path == .libnfc else { return }
+            let skip = daemon.stdout.count
+            field.replaceAll(with: [try Self.tag(counter: 63, diversified: diversified)])
+            try await daemon.waitForStdout(containing: "open 64 ", after: skip)
+            let read = try await ToolRun(
+                BuiltProducts.tagrouter.path, ["read", "--control", workspace.directory + "/control.sock", "--config", workspace.config, "--timeout", "20"],
+                environment: environment)
+            #expect(read.status == 0, "\(path): \(read.stderr)")
+            #expect(try JSONValue.parse(read.stdout).value(atPath: "tag.sun") == ["verified": true, "uid": "04de5f1eacc040", "counter": 65], "\(path): \(read.stdout)")
         }
     }
 

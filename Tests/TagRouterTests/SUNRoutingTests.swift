@@ -124,4 +124,21 @@ import Testing
         #expect(error("{ aid: 30-42-zz }").contains("'30-42-zz' is not hex bytes"))
         #expect(error("{ system_identifier: \(String(repeating: "ab", count: 25)) }").contains("AN10922 takes at most 24"))
     }
+
+    /// `check-config`, `read --config` and `watch --config` load with missing secrets as warnings: a key file not
+    /// there yet must leave its set out, not stand in as the all-zero key (which verifies factory-key URLs).
+    @Test func aMissingKeyFileIsNoKeyNotTheZeroKey() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let config = try ConfigLoader(registry: PluginRegistry([LogPlugin.self]), environment: ["HOME": "/tmp"], dryRun: true, missingSecretsAreWarnings: true)
+            .load(text: """
+                state_dir: \(folder)/state
+                sun:
+                  keys:
+                    - { id: factory, meta_key_file: \(folder)/not-yet.key, file_key_file: \(folder)/not-yet.key }
+                routes: [{ actions: [log] }]
+                """, file: "t.yaml")
+        #expect(config.warnings.contains { $0.message.contains("not-yet.key") })
+        let checked = try #require(config.sun).preview(tagEvent(uid: "04de5f1eacc040", uri: Self.url))
+        #expect(checked.tag?.sun?.failure == .unknownKey)
+    }
 }

@@ -107,7 +107,9 @@ enum RunCommand: Command {
         ]
         if let server = try controlServer(control, observer: observer, jobs: readers?.jobs, reload: { reload() }) { members.append(.init("control", server)) }
         if let metrics = config.metrics {
-            do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer))) } catch { throw .runtime(error.description) }
+            // The page names tags the way `tagrouter tags learn` does, then reloads as SIGHUP does.
+            let namer = file.path.map { PageTagNamer(config: $0, reload: { reload() }) }
+            do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer, namer: namer))) } catch { throw .runtime(error.description) }
         }
         members.append(.init("signals", RunSignals(signals: signals, reload: { _ = reload() })))
         // The router drains within shutdown_timeout, then its plugins stop (an exec plugin has 5 s, then

@@ -39,8 +39,8 @@ import Testing
 
     static let cases: [Case] = [
         Case(template: "{{urii}}", message: "at character 1: unknown variable 'urii' (did you mean 'uri'?)"),
-        Case(template: "x {{tag.uuid}}", message: "at character 3: unknown variable 'tag.uuid' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups, sun, sun.verified, sun.uid, sun.counter, sun.reason"),
-        Case(template: "{{tag.sun.count}}", message: "at character 1: unknown variable 'tag.sun.count' (did you mean 'tag.sun.counter'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups, sun, sun.verified, sun.uid, sun.counter, sun.reason"),
+        Case(template: "x {{tag.uuid}}", message: "at character 3: unknown variable 'tag.uuid' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups, signature, genuine, sun, sun.verified, sun.uid, sun.counter, sun.reason"),
+        Case(template: "{{tag.sun.count}}", message: "at character 1: unknown variable 'tag.sun.count' (did you mean 'tag.sun.counter'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups, signature, genuine, sun, sun.verified, sun.uid, sun.counter, sun.reason"),
         Case(template: "{{uri.host}}", message: "at character 1: unknown variable 'uri.host': 'uri' has no members"),
         Case(template: "{{uri | uper}}", message: "at character 1: unknown filter 'uper' (did you mean 'upper'?)"),
         Case(template: "{{uri | default}}", message: "at character 1: filter 'default' needs a value: default: \"x\""),

@@ -46,7 +46,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     public static let eventVariables: Variables = [
         "event": nil, "id": nil, "time": nil, "reader": nil, "node": nil, "tag_id": nil, "ndef_error": nil,
         "uri": nil, "text": nil, "dwell_ms": nil, "message": nil, "route": nil,
-        "tag": ["uid", "uid_dashed", "type", "nfc_forum_type", "atqa", "sak", "ndef_capacity", "writable", "name", "groups",
+        "tag": ["uid", "uid_dashed", "type", "nfc_forum_type", "atqa", "sak", "ndef_capacity", "writable", "name", "groups", "signature", "genuine",
                 "sun", "sun.verified", "sun.uid", "sun.counter", "sun.reason"],
         "ndef": [], "json": [],
     ]

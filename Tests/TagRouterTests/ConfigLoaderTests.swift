@@ -10,9 +10,9 @@ func load(_ text: String, environment: [String: String] = ["HOME": "/tmp"], dire
 }
 
 /// The messages of a config that must fail, one per problem.
-func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) -> [String] {
+func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], directory: String = "/tmp") -> [String] {
     do {
-        _ = try load(text, environment: environment)
+        _ = try load(text, environment: environment, directory: directory)
         return []
     } catch {
         return error.errors.map(\.description)

@@ -134,7 +134,7 @@ struct TemplateParser {
             throw TemplateError(offset: offset, message: "unknown variable '\(path)': '\(root)' has no members")
         }
         if members.isEmpty { return }
-        let member = components[1...].joined(separator: ".")
+        let member = components.dropFirst().joined(separator: ".")
         guard members.contains(member) else {
             let hint = DidYouMean.suggestion(for: member, among: members).map { " (did you mean '\(root).\($0)'?)" } ?? ""
             throw TemplateError(offset: offset, message: "unknown variable '\(path)'\(hint); '\(root)' has " + members.joined(separator: ", "))

@@ -29,6 +29,8 @@ enum CheckConfigCommand: Command {
           --kind KIND        the event kind (default tag.arrived)
           --reference        print the config reference (every key, type, default and
                              meaning) as Markdown: the README's table
+          --man              print that reference as the tagrouter.yaml(5) man page
+                             (roff: `tagrouter check-config --man | man -l -`)
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
@@ -36,6 +38,11 @@ enum CheckConfigCommand: Command {
         if arguments.flag("--reference") {
             try arguments.finish()
             print(ReferenceTable.markdown(ConfigLoader(registry: builtinPlugins)), terminator: "")
+            return
+        }
+        if arguments.flag("--man") {
+            try arguments.finish()
+            print(ConfigManPage.roff(ConfigLoader(registry: builtinPlugins)), terminator: "")
             return
         }
         let explain = arguments.flag("--explain")

@@ -28,21 +28,24 @@ enum CheckConfigCommand: Command {
           --tag-type TYPE    the tag type (default ntag215)
           --kind KIND        the event kind (default tag.arrived)
           --reference        print the config reference (every key, type, default and
-                             meaning) as Markdown: the README's table
+                             meaning) as Markdown: docs/guide/reference.md
+          --reference-index  print the README's index of that reference, one link per
+                             top-level section
           --man              print that reference as the tagrouter.yaml(5) man page
                              (roff: `tagrouter check-config --man | man -l -`)
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        if arguments.flag("--reference") {
+        // Documents made from the option specs, instead of checking a file.
+        let documents: [(flag: String, render: (ConfigLoader) -> String)] = [
+            ("--reference", ReferenceTable.markdown),
+            ("--reference-index", { ReferenceTable.index($0, page: "docs/guide/reference.md") }),
+            ("--man", { ConfigManPage.roff($0) }),
+        ]
+        for document in documents where arguments.flag(document.flag) {
             try arguments.finish()
-            print(ReferenceTable.markdown(ConfigLoader(registry: builtinPlugins)), terminator: "")
-            return
-        }
-        if arguments.flag("--man") {
-            try arguments.finish()
-            print(ConfigManPage.roff(ConfigLoader(registry: builtinPlugins)), terminator: "")
+            print(document.render(ConfigLoader(registry: builtinPlugins)), terminator: "")
             return
         }
         let explain = arguments.flag("--explain")

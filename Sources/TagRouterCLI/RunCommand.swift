@@ -76,7 +76,8 @@ enum RunCommand: Command {
         // reader can show it: watching makes the router build a live record for every event and action.
         let tapFeedback = config.readers.contains { PCSCDevice.names($0.device) && $0.feedback.model != .none } ? TapFeedback(observer: observer) : nil
         defer { tapFeedback?.stop() }
-        let reload: @Sendable () -> ReloadOutcome = {
+        // A SIGHUP and a control client may ask at once: one reload at a time.
+        let reload = SerialReload {
             systemd?.reloading()
             defer { systemd?.reloaded() }
             let next: RouterConfig
@@ -104,7 +105,7 @@ enum RunCommand: Command {
             .init("sources", RunSources(sources: sources, buffer: buffer)),
             .init("router", routing, stop: .drain),
         ]
-        if let server = try controlServer(control, observer: observer, jobs: readers?.jobs, reload: reload) { members.append(.init("control", server)) }
+        if let server = try controlServer(control, observer: observer, jobs: readers?.jobs, reload: { reload() }) { members.append(.init("control", server)) }
         if let metrics = config.metrics {
             do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer))) } catch { throw .runtime(error.description) }
         }

@@ -19,7 +19,7 @@ public struct MetricsSettings: Sendable, Equatable {
         self.fileInterval = fileInterval
     }
 
-    static let spec = OptionSpec("Prometheus metrics and the live page (README \"Metrics\")", [
+    static let spec = OptionSpec("Prometheus metrics and the live page (docs/guide/metrics.md)", [
         Option(
             "listen", .string,
             "`host:port` of the HTTP listener serving `/metrics` and the live page, e.g. `127.0.0.1:9464` (port `0`: any free port, logged); an address other than loopback needs `token_file`"),

@@ -18,12 +18,15 @@ public struct ReferenceSection: Sendable {
     /// One sentence on what the section is for; empty when the spec has none.
     public var summary: String
     public var rows: [Row]
+    /// How deep it is nested: the top level is -1, its own sections and every other table 0, a
+    /// section inside one of those 1, and so on (the README's index lists those up to 0).
+    public var depth: Int
 
     /// Every table: the top level, `tags[]`, the options every action has, each
     /// input, each plugin's section and action; a nested section follows its parent.
     public static func all(_ loader: ConfigLoader) -> [ReferenceSection] {
         var sections: [ReferenceSection] = []
-        append(loader.spec, title: "top level", path: "", skip: Set(loader.registry.plugins.map { $0.name }), to: &sections)
+        append(loader.spec, title: "top level", path: "", depth: -1, skip: Set(loader.registry.plugins.map { $0.name }), to: &sections)
         append(TagEntry.spec, title: "`tags[]`", path: "tags[]", to: &sections)
         append(OptionSpec("options every action accepts besides its own", DeliveryPolicy.options), title: "every action", path: "<action>", to: &sections)
         for source in loader.registry.sources {
@@ -36,7 +39,7 @@ public struct ReferenceSection: Sendable {
         return sections
     }
 
-    private static func append(_ spec: OptionSpec, title: String, path: String, skip: Set<String> = [], to sections: inout [ReferenceSection]) {
+    private static func append(_ spec: OptionSpec, title: String, path: String, depth: Int = 0, skip: Set<String> = [], to sections: inout [ReferenceSection]) {
         var summary = ""
         if !spec.summary.isEmpty {
             summary = spec.summary.prefix(1).uppercased() + spec.summary.dropFirst() + (spec.scalarOption.map { "; a lone value sets `\($0)`" } ?? "") + "."
@@ -52,7 +55,7 @@ public struct ReferenceSection: Sendable {
             default: break
             }
         }
-        sections.append(ReferenceSection(title: title, summary: summary, rows: rows))
-        for (inner, innerTitle, innerPath) in nested { append(inner, title: innerTitle, path: innerPath, to: &sections) }
+        sections.append(ReferenceSection(title: title, summary: summary, rows: rows, depth: depth))
+        for (inner, innerTitle, innerPath) in nested { append(inner, title: innerTitle, path: innerPath, depth: depth + 1, to: &sections) }
     }
 }

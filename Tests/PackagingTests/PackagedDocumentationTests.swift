@@ -73,4 +73,45 @@ import Testing
         let readmeLinks = Self.linkTargets(try await Self.text(folder + "/README.md.gz"))
         #expect(readmeLinks.contains { $0.hasPrefix("docs/") && $0.contains(".md.gz") }, "\(readmeLinks)")
     }
+
+    /// scripts/doc-links.pl on a page with every kind of link, in a tree of its own: installed targets get their
+    /// installed names, others become text; code, absolute URLs and same-page anchors stay as they are.
+    @Test func theLinkRewriteFollowsTheInstallListAndLeavesCodeAlone() async throws {
+        let tree = try TemporaryFolder.make("tagrouter-doc-links")
+        try FileManager.default.createDirectory(atPath: tree + "/docs/guide", withIntermediateDirectories: true)
+        let page = """
+            See [b](b.md#x), [`code` text](../../README.md) and ![img](pic.png).
+            A [two
+            line](../c.md) link, [source](../../Sources/X.swift "title"), [web](https://x.y/a.md), [here](#top).
+            `[in a span](b.md)` and ``a ` [in a span](b.md)``.
+            [log]: ../../CHANGELOG.md
+            [gone]: ../../Package.swift
+            Use [log][] and [this][gone] and [Gone][].
+            ```
+            [in a block](b.md)
+            ```
+            [outside](../../../../outside.md)
+
+            """
+        try page.write(toFile: tree + "/docs/guide/a.md", atomically: true, encoding: .utf8)
+        let entries = [("docs/guide/a.md", "/d/docs/guide/a.md.gz"), ("docs/guide/b.md", "/d/docs/guide/b.md.gz"),
+                       ("README.md", "/d/README.md.gz"), ("docs/c.md", "/d/docs/c.md.gz"), ("CHANGELOG.md", "/d/changelog.gz")]
+        try entries.map { "\($0.1)\t\($0.0)\t644\n" }.joined().write(toFile: tree + "/entries", atomically: true, encoding: .utf8)
+        let script = BuiltProducts.packageRoot.appendingPathComponent("scripts/doc-links.pl").path
+        let run = try await Shell.run("sh", ["-c", "\"$0\" docs/guide/a.md /d/docs/guide/a.md.gz <entries", script], directory: tree)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == """
+            See [b](b.md.gz#x), [`code` text](../../README.md.gz) and img.
+            A [two
+            line](../c.md.gz) link, source, [web](https://x.y/a.md), [here](#top).
+            `[in a span](b.md)` and ``a ` [in a span](b.md)``.
+            [log]: ../../changelog.gz
+            Use [log][] and this and Gone.
+            ```
+            [in a block](b.md)
+            ```
+            outside
+
+            """)
+    }
 }

@@ -55,7 +55,7 @@ let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
     .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "TagCore"]),
     .target(
-        name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC", "CPCSC"],
+        name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags", "CNFC", "CPCSC"],
         swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
     .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "TestSupport"]),

@@ -19,7 +19,7 @@ extension ReaderConfig {
         Option(
             "if_busy", .choice(ReaderConfig.BusyPolicy.allCases.map(\.rawValue)), default: "wait",
             "when another process holds the device: `wait` for it (logged once), or `exit`: end this reader with a `reader.error`"),
-        Option("feedback", .section(ReaderFeedback.spec), "what the reader's LEDs and buzzer show on a tap and its outcome (docs/feedback.md)"),
+        Option("feedback", .section(ReaderFeedback.spec), "what the reader's LEDs and buzzer show, and what this machine plays, on a tap and its outcome (docs/feedback.md)"),
         Option("beep_on_detect", .bool, default: "true", "`false` turns the reader's own detection beep off (ACR122U, ACR1252U, ACR1552U), so the only beep is tagrouter's"),
     ])
 
@@ -30,6 +30,33 @@ extension ReaderConfig {
         reader.name = name
         reader.device = device
         return reader
+    }
+
+    /// Reads a validated reader entry as `init` does, and checks what only the
+    /// whole entry tells: the `feedback.sound` files and player, and what a
+    /// libnfc reader is asked and cannot do — LED patterns, silencing its
+    /// detection beep (warnings).
+    static func load(_ value: ConfigValue, _ errors: inout ConfigErrors) -> ReaderConfig {
+        var reader = ReaderConfig(value)
+        let feedback = value.section("feedback")
+        if feedback.has("sound") { reader.feedback.sound = FeedbackSound.load(feedback.section("sound"), &errors) }
+        guard !reader.isPCSC else { return reader }
+        if let key = ReaderFeedback.patternKeys.first(where: feedback.has) {
+            errors.append(reader.libnfcCannot("show LED patterns", at: feedback, key))
+        }
+        if value.has("beep_on_detect"), !reader.beepOnDetect {
+            errors.append(reader.libnfcCannot("turn its detection beep off", at: value, "beep_on_detect"))
+        }
+        return reader
+    }
+
+    /// The warning that this libnfc reader cannot `what`, at `key` of `section`.
+    private func libnfcCannot(_ what: String, at section: ConfigValue, _ key: String) -> ConfigError {
+        ConfigError(
+            mark: section.node[key]?.mark ?? section.mark, path: "\(section.path).\(key)",
+            message: "reader '\(name)' is a libnfc reader (\(device)), and libnfc has no LED or buzzer call: tagrouter cannot \(what) there; "
+                + "give it `feedback.sound` files to hear the outcome on this machine, or drive an ACR122U through pcscd (`device: \"pcsc:ACS ACR122U*\"`, docs/feedback.md)",
+            isWarning: true)
     }
 
     /// Reads a validated reader entry; absent keys take the spec's defaults.

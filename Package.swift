@@ -53,13 +53,13 @@ let systemd: [Target] = [
 /// Tags: transports, drivers, in-memory models, the PN532 simulator, the libnfc reader loop.
 let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
-    .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "TagCore"]),
+    .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags"]),
     .target(
         name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags", "CNFC", "CPCSC"],
         swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
-    .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "TestSupport"]),
-    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore", "TestSupport"]),
+    .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "SecureTags", "TagCore", "TestSupport"]),
+    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore", "SecureTags", "TestSupport"]),
     .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "TestSupport"], path: "Benchmarks/ReaderBench"),
 ]
 
@@ -74,7 +74,7 @@ let secureTags: [Target] = [
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.
 let routing: [Target] = [
     .target(name: "TagRouter", dependencies: ["TagCore", "SecureTags", "CYAML"]),
-    .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore"]),
+    .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore", "SecureTags"]),
     .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore", "BenchSupport"], path: "Benchmarks/RouterBench"),
     .testTarget(
         name: "RouterEndToEndTests",

@@ -42,20 +42,13 @@ public struct SUNVerifier: Sendable {
         for keySet in keys {
             guard let (uid, counter) = identity(message.identity, keys: keySet) else { continue }
             do {
-                let sessionMAC = try CMAC.aes128(key: keySet.fileRead, Self.sessionVector(0x3C, 0xC3, uid: uid, counter: counter))
-                let mac = try CMAC.aes128(key: sessionMAC, message.macInput)
-                let truncated = stride(from: 1, to: 16, by: 2).map { mac[$0] }
-                guard ConstantTime.equal(truncated, message.mac) else {
+                let session = try SUNSession(fileReadKey: try keySet.fileReadKey(uid: uid), uid: uid, counter: counter)
+                guard ConstantTime.equal(try session.mac(over: message.macInput), message.mac) else {
                     failure = .macMismatch
                     continue
                 }
                 var fileData: [UInt8]?
-                if let encrypted = message.encryptedData {
-                    let sessionENC = try CMAC.aes128(key: keySet.fileRead, Self.sessionVector(0xC3, 0x3C, uid: uid, counter: counter))
-                    let cipher = AES128(key: sessionENC)!
-                    let iv = try cipher.encrypt(Self.littleEndian(counter) + [UInt8](repeating: 0, count: 13))
-                    fileData = try cipher.decrypt(encrypted, iv: iv)
-                }
+                if let encrypted = message.encryptedData { fileData = try session.decryptFileData(encrypted) }
                 return .success(Verified(uid: uid, counter: counter, fileData: fileData, keyID: keySet.id))
             } catch {
                 failure = .malformed
@@ -70,18 +63,7 @@ public struct SUNVerifier: Sendable {
         case .plain(let uid, let counter):
             return (uid, counter)
         case .encrypted(let data):
-            guard let cipher = AES128(key: keys.metaRead), let plain = try? cipher.decrypt(data), plain[0] == 0xC7 else { return nil }
-            let counter = Int(plain[8]) | Int(plain[9]) << 8 | Int(plain[10]) << 16
-            return (Array(plain[1...7]), counter)
+            return PICCData.decrypt(data, metaReadKey: keys.metaRead)
         }
-    }
-
-    /// SV1 (`C3 3C`, encryption) or SV2 (`3C C3`, MAC): label, counter `00 01`, length `00 80`, UID, counter (LSB first).
-    static func sessionVector(_ first: UInt8, _ second: UInt8, uid: [UInt8], counter: Int) -> [UInt8] {
-        [first, second, 0x00, 0x01, 0x00, 0x80] + uid + littleEndian(counter)
-    }
-
-    private static func littleEndian(_ counter: Int) -> [UInt8] {
-        [UInt8(counter & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter >> 16 & 0xFF)]
     }
 }

@@ -1,4 +1,5 @@
 import TagCore
+import TagRouter
 
 /// `tagrouter read`: read the tag on a reader and print its event JSON
 enum ReadCommand: Command {
@@ -6,6 +7,7 @@ enum ReadCommand: Command {
     static let summary = "read the tag on a reader and print its event JSON"
     static let usage = """
         Usage: tagrouter read [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] [--timeout SECONDS] [--wait]
+                              [--config FILE]
 
         Reads the tag lying on the reader, or waits for one, prints its tag.arrived
         event as one line of JSON and exits. Exit status 1 when no tag arrives in time,
@@ -19,6 +21,8 @@ enum ReadCommand: Command {
         \(DaemonTagJob.usage)
           --timeout SECONDS     how long to wait for a tag (default 30)
           --wait                wait (up to the timeout) for a reader that cannot be opened yet
+          --config FILE         check a SUN message with this config's `sun:` keys (`tag.sun`), as
+                                --explain does: against the counters the daemon accepted, not counted
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
@@ -28,16 +32,23 @@ enum ReadCommand: Command {
         let wait = arguments.flag("--wait")
         let readerName = try arguments.option("--reader")
         let direct = arguments.flag("--direct")
+        let configFile = try arguments.option("--config", "-c")
         let control = try ControlOption.clientPath(&arguments)
         try arguments.finish()
+        var checked: @Sendable (TagEvent) -> TagEvent = { $0 }
+        if let configFile {
+            checked = try RunConfigFile(explicit: configFile).loadOrExit(ConfigLoader(registry: builtinPlugins, dryRun: true, missingSecretsAreWarnings: true)).sunPreview
+        }
         if !direct, let reply = try DaemonTagJob.ask(
             "read", JSONObject(["present": true]), control: control, reader: readerName, device: reader.given ? reader.devices[0] : nil, timeout: timeout)
         {
-            print(TerminalText.escaped((reply["event"] ?? reply).serialized()))
+            let json = reply["event"] ?? reply
+            let event = configFile == nil ? nil : try? TagEvent(json: json)
+            print(TerminalText.escaped(event.map(checked)?.jsonText ?? json.serialized()))
             return
         }
         let device = wait || reader.ifBusy == .wait ? reader.devices[0] : try ReaderOptions.opening(reader.devices[0], hint: "(--wait waits for the reader to appear)")
         let event = try await ReaderOptions.firstTag(device: device, timeout: timeout, ifBusy: reader.ifBusy)
-        print(TerminalText.escaped(event.jsonText))
+        print(TerminalText.escaped(checked(event).jsonText))
     }
 }

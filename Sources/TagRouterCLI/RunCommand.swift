@@ -57,6 +57,7 @@ enum RunCommand: Command {
         let jobs = ReaderJobBoard()
         let loader = ConfigLoader(registry: builtinPlugins, dryRun: dryRun, stateDirectory: stateDirectory, tagJobs: eventsFrom == nil ? jobs : nil)
         let config = try file.loadOrExit(loader)
+        jobs.use(tagPassword: config.tagPassword)
         signal(SIGPIPE, SIG_IGN)  // a closed stdout fails the `log` action, it does not kill the daemon
         let buffer = EventBuffer(capacity: config.eventBuffer)
         let progress = ProgressMonitor()
@@ -93,6 +94,7 @@ enum RunCommand: Command {
                 observer.rejected(error)
                 return .rejected(problems: problems)
             }
+            jobs.use(tagPassword: next.tagPassword)
             readers?.reconfigure(next.readers)
             sound?.reconfigure(next.readers)
             routing.reload(to: next)

@@ -14,7 +14,9 @@ enum WatchCommand: Command {
         reader.disconnected, reader.error) as one JSON object per line until interrupted.
         A line can be pasted into `tagrouter check-config --explain --event '…'`; for its
         `reader` to match your routes' `reader:` conditions, watch with --config (the
-        readers and names of that file) or name the reader with --name.
+        readers and names of that file) or name the reader with --name. With --config,
+        a tag's SUN message is checked with the file's `sun:` keys (`tag.sun`), as
+        --explain does: against the counters the daemon accepted, without counting.
 
         \(ReaderOptions.usage)
                                 (repeat it to watch several readers)
@@ -43,10 +45,13 @@ enum WatchCommand: Command {
         try arguments.finish()
 
         var configs: [ReaderConfig]
+        var checked: @Sendable (TagEvent) -> TagEvent = { $0 }
         if let configFile {
             guard !reader.given, names.isEmpty else { throw .usage("--config watches the readers of the file; leave out --device and --name") }
             let file = try RunConfigFile(explicit: configFile)
-            configs = try file.loadOrExit(ConfigLoader(registry: builtinPlugins, dryRun: true, missingSecretsAreWarnings: true)).readers
+            let config = try file.loadOrExit(ConfigLoader(registry: builtinPlugins, dryRun: true, missingSecretsAreWarnings: true))
+            configs = config.readers
+            checked = config.sunPreview
         } else {
             guard names.isEmpty || names.count == reader.devices.count else {
                 throw .usage("give one --name per --device (\(reader.devices.count) devices, \(names.count) names)")
@@ -66,7 +71,7 @@ enum WatchCommand: Command {
         let supervisor = ReaderSupervisor(readers: configs)
         var lastError: String?
         for await event in supervisor.events {
-            print(TerminalText.escaped(event.jsonText))
+            print(TerminalText.escaped(checked(event).jsonText))
             if event.kind == .readerError { lastError = event.message }
         }
         // Readers only end by themselves when they give up on a busy device.

@@ -9,13 +9,17 @@ enum WriteCommand: Command {
     static let name = "write"
     static let summary = "write an NDEF message to a tag"
     static let usage = """
-        Usage: tagrouter write [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] [--timeout SECONDS] RECORD… [--append] [--lock --yes]
-               tagrouter write [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] --from FILE [--append] [--lock --yes]
+        Usage: tagrouter write [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] [--timeout SECONDS] RECORD… [--append]
+                               [--lock --yes | [--protect] --password-file FILE]
+               tagrouter write [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] --from FILE [--append]
+                               [--lock --yes | [--protect] --password-file FILE]
 
         Writes an NDEF message to the tag on the reader (or the next one to arrive),
         then reads it back to verify. Refuses, before writing anything, a message that
         does not fit and a read-only tag. A reader that cannot be opened fails at once,
-        with the reason.
+        with the reason. A password-protected NTAG 213/215/216 is written with
+        --password-file; without it, or with another password, it is refused before
+        anything is written (docs/protected-tags.md).
 
         Records (repeatable; the message holds them in command-line order, as `encode`):
           --uri URI                       a URI record
@@ -38,6 +42,9 @@ enum WriteCommand: Command {
           --timeout SECONDS     how long to wait for a tag (default 30)
           --append              keep the records already on the tag, add these after them
           --lock                make the tag read-only after writing: IRREVERSIBLE, needs --yes
+          --password-file FILE  the NTAG 213/215/216 password to write a protected tag with: 12 hex
+                                digits, PWD then PACK, in a file of mode 600 (docs/protected-tags.md)
+          --protect             after writing, make writes need that password; reading stays open
 
         Example:
           tagrouter write --uri https://www.home-assistant.io/tag/front-door --text "Front door"
@@ -50,6 +57,8 @@ enum WriteCommand: Command {
         let append = arguments.flag("--append")
         let lock = arguments.flag("--lock")
         let confirmed = arguments.flag("--yes")
+        let protect = arguments.flag("--protect")
+        let passwordFile = try arguments.option("--password-file")
         let from = try arguments.option("--from")
         let readerName = try arguments.option("--reader")
         let direct = arguments.flag("--direct")
@@ -59,6 +68,12 @@ enum WriteCommand: Command {
         if lock, !confirmed {
             throw .usage("--lock makes the tag read-only for ever; add --yes to confirm")
         }
+        if protect, passwordFile == nil { throw .usage("--protect needs --password-file FILE: the password to protect the tag with") }
+        if protect, lock { throw .usage("a tag made read-only needs no password: give --protect or --lock, not both") }
+        var password: TagPassword?
+        if let passwordFile {
+            do throws(PrivateFile.Problem) { password = try TagPassword(file: passwordFile) } catch { throw .data(error.message) }
+        }
         let records: [NDEFRecord]
         switch (from, steps.isEmpty) {
         case (let path?, true): records = try WriteSource.records(fromFile: path)
@@ -66,11 +81,12 @@ enum WriteCommand: Command {
         case (nil, true): throw .usage("give the records to write (--uri, --text, --mime, --json, …) or --from FILE")
         case (_?, false): throw .usage("give either records or --from FILE, not both")
         }
-        let order = TagWriteOrder(message: NDEFMessage(records: records).encoded(), append: append, lock: lock)
+        let order = TagWriteOrder(message: NDEFMessage(records: records).encoded(), append: append, lock: lock, protect: protect, password: password)
         if !direct {
-            let fields = JSONObject([
-                "message_hex": .string(Hex.string(order.message)), "append": .bool(append), "lock": .bool(lock), "present": true,
+            var fields = JSONObject([
+                "message_hex": .string(Hex.string(order.message)), "append": .bool(append), "lock": .bool(lock), "protect": .bool(protect), "present": true,
             ])
+            fields["password_hex"] = password.map { .string($0.hex) }
             if let reply = try DaemonTagJob.ask(
                 "write", fields, control: control, reader: readerName, device: reader.given ? reader.devices[0] : nil, timeout: timeout)
             {

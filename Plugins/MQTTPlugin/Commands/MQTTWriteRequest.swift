@@ -5,7 +5,8 @@ import TagCore
 /// A message on `<base_topic>/<reader>/write` (docs/home-assistant.md) as the
 /// job it asks for: the records to write — one record's fields at the top level,
 /// or `records: [...]` in order, after HA's tag URL with a fresh id when
-/// `ha_tag: true` — and `timeout` (seconds), `lock`, `append`. The `token` is checked before.
+/// `ha_tag: true` — and `timeout` (seconds), `lock`, `append`, `protect` (with the daemon's
+/// `tag_password_file`: a message never carries a password). The `token` is checked before.
 struct MQTTWriteRequest {
     var job: TagJob
     /// The fresh Home Assistant tag id written, with `ha_tag: true`.
@@ -33,7 +34,11 @@ struct MQTTWriteRequest {
         if lock, !allowLock {
             throw TagJobRefusal(.badRequest, "locking a tag from MQTT needs `allow_lock: true` in the config's mqtt section")
         }
-        let order = TagWriteOrder(message: NDEFMessage(records: records).encoded(), append: request["append"] == true, lock: lock)
+        if request["password"] != nil || request["password_hex"] != nil {
+            throw TagJobRefusal(.badRequest, "a write request carries no password: the daemon uses its `tag_password_file`")
+        }
+        let order = TagWriteOrder(
+            message: NDEFMessage(records: records).encoded(), append: request["append"] == true, lock: lock, protect: request["protect"] == true)
         job = TagJob(.write(order), timeout: try TagJob.timeout(request["timeout"], field: "timeout", maximum: maximumTimeout), takesPresent: false, origin: "mqtt")
     }
 }

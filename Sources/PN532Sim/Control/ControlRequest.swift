@@ -41,11 +41,15 @@ struct TagSpec: Decodable {
     var image: String?
     var readOnly: Bool?
     var fileSize: Int?
+    /// `ntag424` only: its SUN personalisation.
+    var sun: SUNTagSpec?
 
-    /// Builds the model; errors say which field is wrong.
-    func makeTag() throws(ControlError) -> any SimulatedTag {
+    /// Builds the model; errors say which field is wrong. An `ntag424` without a `counter`
+    /// goes on from the one `readCounters` noted for its UID.
+    func makeTag(readCounters: ReadCounterMemory? = nil) throws(ControlError) -> any SimulatedTag {
+        guard sun == nil || type == "ntag424" else { throw ControlError("sun is for type ntag424, not \(type)") }
         let isType2 = Type2TagType(name: type) != nil
-        let uidBytes = try uidBytes(defaultLength: type == "type3" ? 8 : isType2 || type == "type4" || type == "type1" ? 7 : 4)
+        let uidBytes = try uidBytes(defaultLength: type == "type3" ? 8 : isType2 || ["type4", "ntag424", "type1"].contains(type) ? 7 : 4)
         do {
             if let type2 = Type2TagType(name: type) {
                 var tag: Type2Tag
@@ -64,13 +68,15 @@ struct TagSpec: Decodable {
             case "type3":
                 if let image { return try Type3Tag(idm: uidBytes, image: try Self.hex(image, field: "image")) }
                 return try Type3Tag(idm: uidBytes, message: try message(), readOnly: readOnly ?? false)
+            case "ntag424":
+                return try (sun ?? SUNTagSpec()).makeTag(uid: uidBytes, lastCounter: readCounters?.counter(uid: uidBytes))
             case "type4":
                 return try Type4Tag(uid: uidBytes, message: try message(), fileSize: fileSize ?? 2048, writable: !(readOnly ?? false))
             case "mifare-classic-1k", "mifare-classic":
                 if let image { return try MifareClassicTag(image: try Self.hex(image, field: "image")) }
                 return try MifareClassicTag(uid: uidBytes, message: try message())
             default:
-                throw ControlError("unknown tag type '\(type)'; use ntag213, ntag215, ntag216, mifare-ultralight, type1, type3, type4 or mifare-classic-1k")
+                throw ControlError("unknown tag type '\(type)'; use ntag213, ntag215, ntag216, mifare-ultralight, type1, type3, type4, ntag424 or mifare-classic-1k")
             }
         } catch let error as ControlError {
             throw error

@@ -11,6 +11,7 @@ public struct SimulatorControl: Sendable {
     private let counters: (@Sendable () -> PN532Counters)?
     /// The vpcd card's LED/buzzer log, read and (when asked) cleared.
     private let peripherals: (@Sendable (_ clear: Bool) -> [[UInt8]])?
+    private let readCounters = ReadCounterMemory()
 
     /// Controls the PN532 simulator (with its counters).
     public init(simulator: PN532Simulator) {
@@ -55,12 +56,14 @@ public struct SimulatorControl: Sendable {
     private func handle(_ request: ControlRequest) throws(ControlError) -> ControlResponse {
         switch request.op {
         case "place", "replace":
+            readCounters.remember(simulator.tags)
             let specs = request.tags ?? request.tag.map { [$0] } ?? []
             var tags: [any SimulatedTag] = []
-            for spec in specs { tags.append(try spec.makeTag()) }
+            for spec in specs { tags.append(try spec.makeTag(readCounters: readCounters)) }
             if request.op == "replace" { simulator.replaceAll(with: tags) } else { simulator.place(tags) }
             return ControlResponse(tags: tags.map(TagSummary.init))
         case "remove":
+            readCounters.remember(simulator.tags)
             guard let uid = request.uid else {
                 let count = simulator.tags.count
                 simulator.removeAll()

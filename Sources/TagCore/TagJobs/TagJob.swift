@@ -51,18 +51,24 @@ extension TagJob {
 }
 
 /// What to write: an encoded NDEF message, after the tag's own records with
-/// `append`, and whether to make the tag read-only afterwards.
+/// `append`, and whether to make the tag read-only or password-protected afterwards.
 public struct TagWriteOrder: Sendable, Equatable {
     /// The NDEF message's bytes.
     public var message: [UInt8]
     public var append: Bool
     /// Make the tag permanently read-only after writing. Irreversible.
     public var lock: Bool
+    /// Make later writes need `password` (NTAG 213/215/216; reading stays open).
+    public var protect: Bool
+    /// The password a protected tag is written with, and that `protect` sets.
+    public var password: TagPassword?
 
-    public init(message: [UInt8], append: Bool = false, lock: Bool = false) {
+    public init(message: [UInt8], append: Bool = false, lock: Bool = false, protect: Bool = false, password: TagPassword? = nil) {
         self.message = message
         self.append = append
         self.lock = lock
+        self.protect = protect
+        self.password = password
     }
 }
 

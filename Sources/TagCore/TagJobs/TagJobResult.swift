@@ -28,14 +28,17 @@ public struct TagWriteReport: Sendable, Equatable {
     /// The driver read the message back and found what it wrote.
     public var verified: Bool
     public var locked: Bool
+    /// The tag's writes need the password now (it was protected, or authenticated to).
+    public var protected: Bool
 
-    public init(reader: String, tag: TagInfo, records: Int, bytes: Int, verified: Bool, locked: Bool) {
+    public init(reader: String, tag: TagInfo, records: Int, bytes: Int, verified: Bool, locked: Bool, protected: Bool = false) {
         self.reader = reader
         self.tag = tag
         self.records = records
         self.bytes = bytes
         self.verified = verified
         self.locked = locked
+        self.protected = protected
     }
 
     /// `wrote 2 records (40 bytes) to ntag215 04a224b2c35e80, read back and verified`.
@@ -56,6 +59,7 @@ public struct TagWriteReport: Sendable, Equatable {
         json["bytes"] = .int(Int64(bytes))
         json["verified"] = .bool(verified)
         json["locked"] = .bool(locked)
+        json["protected"] = .bool(protected)
         json["summary"] = .string(summary(showingUID: showingUID))
         return json
     }
@@ -63,6 +67,7 @@ public struct TagWriteReport: Sendable, Equatable {
     private func summary(showingUID: Bool) -> String {
         "wrote \(records) record\(records == 1 ? "" : "s") (\(bytes) bytes) to \(tag.type)" + (showingUID ? " \(tag.uid.hex)" : "")
             + (verified ? ", read back and verified" : "") + (locked ? "; the tag is now read-only" : "")
+            + (protected ? "; writes to it need the password" : "")
     }
 }
 
@@ -74,6 +79,10 @@ public struct TagJobRefusal: Error, Sendable, Equatable, CustomStringConvertible
         case tooLarge = "too_large"
         /// The tag refuses writes.
         case readOnly = "read_only"
+        /// The tag's writes need a password and none was given.
+        case passwordProtected = "password_protected"
+        /// The tag refused the password, or answered another PACK than the password's.
+        case wrongPassword = "wrong_password"
         /// No tag came within the timeout.
         case noTag = "no_tag"
         /// The tag left the field before the job was done.

@@ -63,6 +63,12 @@ public enum TagDriverError: Error, Equatable, Sendable, CustomStringConvertible 
     case unexpectedAnswer(String)
     /// This kind of tag cannot do that through tagrouter.
     case unsupported(String)
+    /// An NTAG 21x whose password guards writes from `firstProtectedPage` on, and no password was given.
+    case passwordRequired(tagType: String, firstProtectedPage: Int)
+    /// PWD_AUTH answered NAK: the tag holds another password.
+    case passwordRefused(tagType: String)
+    /// PWD_AUTH succeeded but the tag answered another PACK than the one it was protected with.
+    case packMismatch(got: [UInt8], expected: [UInt8])
 
     public var description: String {
         switch self {
@@ -75,11 +81,17 @@ public enum TagDriverError: Error, Equatable, Sendable, CustomStringConvertible 
         case .verifyFailed(let offset): return "read-back after writing differs at byte \(offset); the tag may be faulty or was moved"
         case .unexpectedAnswer(let detail): return "tag answered unexpectedly: \(detail)"
         case .unsupported(let detail): return detail
+        case .passwordRequired(let tagType, let page):
+            return "this \(Self.displayName(tagType)) is password-protected (writes from page \(page) on need its password)"
+        case .passwordRefused(let tagType):
+            return "the \(Self.displayName(tagType)) refused the password (PWD_AUTH answered NAK): it was protected with another one"
+        case .packMismatch(let got, let expected):
+            return "tag answered PACK \(Hex.string(got)), expected \(Hex.string(expected)): not the tag you protected, or a different password"
         }
     }
 
     /// `ntag215` → `NTAG215`, `mifare-classic-1k` → `MIFARE Classic 1K`, `type4` → `Type 4 tag`.
-    static func displayName(_ type: String) -> String {
+    public static func displayName(_ type: String) -> String {
         if type.hasPrefix("ntag") { return type.uppercased() }
         if ["type1", "type3", "type4"].contains(type) { return "Type \(type.suffix(1)) tag" }
         if type.hasPrefix("mifare-") {

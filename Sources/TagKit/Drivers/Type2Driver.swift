@@ -121,7 +121,7 @@ public struct Type2Driver: NDEFTagDriver {
         try transport.exchange([0x3C, 0x00], expecting: 32)
     }
 
-    private func writePage(_ page: Int, _ data: [UInt8]) throws(TagDriverError) {
+    func writePage(_ page: Int, _ data: [UInt8]) throws(TagDriverError) {
         _ = try transport.exchange([0xA2, UInt8(page)] + data)
     }
 }

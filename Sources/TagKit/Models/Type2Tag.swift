@@ -2,8 +2,9 @@ import NDEF
 
 /// An NFC Forum Type 2 tag in memory: NTAG213/215/216 or MIFARE Ultralight.
 /// Answers READ (`30`), FAST_READ (`3A`, NTAG only), WRITE (`A2`), GET_VERSION
-/// (`60`, NTAG only) and READ_SIG (`3C`, Type2Tag+Signature.swift), honouring the static lock bytes (page 2),
-/// the dynamic lock bytes, the one-time-programmable CC, and read-only UID pages.
+/// (`60`, NTAG only), READ_SIG (`3C`, Type2Tag+Signature.swift) and PWD_AUTH (`1B`, NTAG only,
+/// Type2Tag+Password.swift), honouring the static lock bytes (page 2), the dynamic lock bytes,
+/// the one-time-programmable CC, read-only UID pages and the password from AUTH0 on.
 public struct Type2Tag: SimulatedTag {
     /// The chip, which fixes the memory layout (page count, data area size).
     public let tagType: Type2TagType
@@ -34,11 +35,14 @@ public struct Type2Tag: SimulatedTag {
 
     public var typeName: String { tagType.rawValue }
 
+    /// A PWD_AUTH succeeded since the tag was last selected (NTAG passwords: Type2Tag+Password.swift).
+    var passwordVerified = false
+
     public var activation: TagActivation {
         TagActivation(uid: Array(memory[0...2] + memory[4...7]), atqa: [0x00, 0x44], sak: 0x00)
     }
 
-    public mutating func reset() {}
+    public mutating func reset() { passwordVerified = false }
 
     public mutating func exchange(_ command: [UInt8]) throws(TagTransportError) -> [UInt8] {
         guard let code = command.first else { throw .tagRemoved }
@@ -50,6 +54,8 @@ public struct Type2Tag: SimulatedTag {
         case (0xA2, 6):
             try write(page: Int(command[1]), Array(command[2...5]))
             return []
+        case (0x1B, 5) where tagType.version != nil:
+            return try passwordAuthentication(Array(command[1...4]))
         case (0x60, 1):
             guard let version = tagType.version else { throw .tagRemoved }
             return version
@@ -63,24 +69,24 @@ public struct Type2Tag: SimulatedTag {
     static let nak: TagTransportError = .refused(status: [0x00])
 
     private func pageBytes(_ page: Int) -> ArraySlice<UInt8> {
-        if let lockPage = tagType.dynamicLockPage, page == lockPage + 3 {
-            return [0, 0, 0, 0]  // PWD always reads as zeros
-        }
+        if isSecret(page: page) { return [0, 0, 0, 0] }  // PWD and PACK always read as zeros
         return memory[(page * 4)..<(page * 4 + 4)]
     }
 
     private func read(page: Int) throws(TagTransportError) -> [UInt8] {
-        guard page < tagType.pageCount else { throw Self.nak }
-        return (0..<4).flatMap { pageBytes((page + $0) % tagType.pageCount) }
+        let pages = (0..<4).map { (page + $0) % tagType.pageCount }
+        guard page < tagType.pageCount, pages.allSatisfy(mayRead) else { throw Self.nak }
+        return pages.flatMap { pageBytes($0) }
     }
 
     private func fastRead(from start: Int, to end: Int) throws(TagTransportError) -> [UInt8] {
-        guard start <= end, end < tagType.pageCount else { throw Self.nak }
+        guard start <= end, end < tagType.pageCount, (start...end).allSatisfy(mayRead) else { throw Self.nak }
         return (start...end).flatMap { pageBytes($0) }
     }
 
     private mutating func write(page: Int, _ data: [UInt8]) throws(TagTransportError) {
         guard page >= 2, page < tagType.pageCount, !isLocked(page: page) else { throw Self.nak }
+        try checkPasswordProtection(writing: page)
         let base = page * 4
         if page == 2 {
             memory[base + 2] |= data[2]

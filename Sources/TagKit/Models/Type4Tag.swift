@@ -46,6 +46,18 @@ public struct Type4Tag: SimulatedTag {
 
     public var memory: [UInt8] { capabilityContainer + ndefFile }
 
+    /// Whether the NDEF file is the selected one (the next READ BINARY reads it).
+    public var isNDEFFileSelected: Bool { selectedFile == .ndef }
+
+    /// Overwrites the NDEF file's bytes from `offset` on, as a tag's own firmware does
+    /// (NTAG 424 DNA mirroring SUN data); false when they would not fit.
+    @discardableResult
+    public mutating func overwriteNDEFFile(at offset: Int, with bytes: [UInt8]) -> Bool {
+        guard offset >= 0, offset + bytes.count <= ndefFile.count else { return false }
+        ndefFile.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
+        return true
+    }
+
     public mutating func reset() {
         applicationSelected = false
         selectedFile = nil

@@ -4,7 +4,8 @@ import TagCore
 /// The daemon's readers as a `TagJobRunner`: one `TagJobQueue` per reader name,
 /// kept across reloads (a reader restarted with new settings takes the jobs
 /// waiting for it). A job names its reader by name or by device; one for a
-/// reader that is not configured is refused at once.
+/// reader that is not configured is refused at once. A write that brings no
+/// password gets the daemon's (`tag_password_file`), if it has one.
 public final class ReaderJobBoard: TagJobRunner {
     private struct Entry {
         var deviceKey: String
@@ -12,6 +13,7 @@ public final class ReaderJobBoard: TagJobRunner {
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    private let tagPassword = Mutex<TagPassword?>(nil)
 
     public init() {}
 
@@ -27,6 +29,11 @@ public final class ReaderJobBoard: TagJobRunner {
             entries[reader.name] = Entry(deviceKey: key, queue: queue)
             return queue
         }
+    }
+
+    /// The password for writes that bring none (the config's, after each load).
+    public func use(tagPassword password: TagPassword?) {
+        tagPassword.withLock { $0 = password }
     }
 
     /// Has a queue for each of `readers` and no other: the jobs waiting for any other reader are refused.
@@ -45,6 +52,15 @@ public final class ReaderJobBoard: TagJobRunner {
 
     @discardableResult
     public func submit(_ job: TagJob, reader: String?, answer: @escaping @Sendable (TagJobResult) -> Void) -> TagJobHandle {
+        var job = job
+        if case .write(var order) = job.work, order.password == nil {
+            order.password = tagPassword.withLock { $0 }
+            job.work = .write(order)
+            if order.protect, order.password == nil {
+                answer(.refused(TagJobRefusal(.badRequest, "protecting a tag needs a password, and the daemon has none: set `tag_password_file` in its config")))
+                return TagJobHandle {}
+            }
+        }
         let (queue, known) = entries.withLock { entries in
             let queue: TagJobQueue?
             if let reader {

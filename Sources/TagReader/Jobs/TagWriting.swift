@@ -3,8 +3,9 @@ import TagCore
 import TagKit
 
 /// Writes an NDEF message to an identified tag — after the tag's own records
-/// with `append` — verifies it (the driver reads it back), and locks it when
-/// asked. `tagrouter write --direct` and the daemon's reader threads share it.
+/// with `append` — verifies it (the driver reads it back), and locks or
+/// password-protects it when asked; a protected tag is authenticated to first
+/// (TagPasswordAccess). `tagrouter write --direct` and the daemon's reader threads share it.
 public enum TagWriting {
     /// Writes `order` to `tag` through `driver`, or says why not: the refusal's
     /// reason tells a message too large, a read-only tag, a tag that left.
@@ -14,6 +15,7 @@ public enum TagWriting {
         do {
             var message = order.message
             var records = try count(order.message, what: "the message to write")
+            let wasProtected = try TagPasswordAccess.prepare(order, driver: driver, tagType: tag.type)
             if order.append, let existing = try driver.read().message, !existing.isEmpty {
                 let old: [NDEFRecord]
                 do {
@@ -26,8 +28,11 @@ public enum TagWriting {
                 records = old.count + new.count
             }
             try driver.write(message: message)
+            try TagPasswordAccess.finish(order, driver: driver)
             if order.lock { try driver.lock() }
-            return TagWriteReport(reader: reader, tag: tag, records: records, bytes: message.count, verified: true, locked: order.lock)
+            return TagWriteReport(
+                reader: reader, tag: tag, records: records, bytes: message.count, verified: true, locked: order.lock,
+                protected: wasProtected || order.protect)
         } catch let error as TagDriverError {
             throw refusal(error)
         } catch let error as TagJobRefusal {
@@ -52,6 +57,8 @@ public enum TagWriting {
             return TagJobRefusal(.tagLeft, "the tag left the field before the write was done and verified; hold it still and write again")
         case .doesNotFit: return TagJobRefusal(.tooLarge, error.description)
         case .readOnly: return TagJobRefusal(.readOnly, error.description)
+        case .passwordRequired: return TagJobRefusal(.passwordProtected, error.description)
+        case .passwordRefused, .packMismatch: return TagJobRefusal(.wrongPassword, error.description)
         case .unsupported, .notFormatted: return TagJobRefusal(.unsupported, error.description)
         case .malformed: return TagJobRefusal(.damaged, error.description)
         case .transport, .verifyFailed, .unexpectedAnswer: return TagJobRefusal(.failed, error.description)

@@ -53,6 +53,7 @@ public struct ConfigLoader: Sendable {
             Option("event_buffer", .int(1...1_000_000), default: "1000", "events waiting between the sources and the router, in each of two lanes: local readers' events, routed first (when full a reader's oldest event is dropped, counted, logged), and inputs' events (when full an input waits)"),
             Option("metrics", .section(MetricsSettings.spec), "Prometheus metrics and the live page; absent: no listener, no file"),
             Option("sun", .section(SUNSettings.spec), "NTAG 424 DNA SUN verification (`tag.sun`); absent: SUN URLs are not checked"),
+            TagPasswordSetting.option,
         ]
         for plugin in registry.plugins {
             if let section = plugin.sectionSpec { options.append(Option(plugin.name, .section(section), "settings shared by every `\(plugin.name)` action")) }
@@ -113,11 +114,13 @@ public struct ConfigLoader: Sendable {
         let tags = TagRegistry.load(root["tags"], context: context, errors: &errors)
         let metrics = top.has("metrics") ? MetricsSettings.load(top.section("metrics"), &errors) : nil
         let sun = top.has("sun") ? SUNSettings.load(top.section("sun"), stateDirectory: pluginContext.stateDirectory, dryRun: dryRun, &errors) : nil
+        let tagPassword = TagPasswordSetting.load(top, &errors)
         if !errors.isEmpty { throw errors }
         var config = RouterConfig(
             file: file, readers: readers, inputs: inputs, stateDirectory: pluginContext.stateDirectory,
             shutdownTimeout: top.duration("shutdown_timeout"), eventBuffer: top.int("event_buffer"),
             plugins: plugins, routes: routes, tags: tags, metrics: metrics, sun: sun)
+        config.tagPassword = tagPassword
         for warning in plugins.flatMap({ $0.plugin.warnings(routes: routes) }) + inputs.flatMap(\.source.warnings) + tags.unused(by: routes) {
             errors.append(warning)
         }

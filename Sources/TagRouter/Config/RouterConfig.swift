@@ -25,6 +25,8 @@ public struct RouterConfig: Sendable {
     public var metrics: MetricsSettings?
     /// The SUN check of tag arrivals (`sun:`); nil when the section is absent.
     public var sun: SUNCheckpoint?
+    /// The password write requests protect NTAG 21x tags with and write protected ones with (`tag_password_file`).
+    public var tagPassword: TagPassword?
     /// What loads but deserves a look, sorted by position (a named tag no route
     /// selects, HA discovery with no route publishing): `check-config` prints them, `run` logs them.
     public var warnings: [ConfigError] = []

@@ -15,10 +15,17 @@ enum SUNSettings {
         Option("ctr", .oneOrMany(.string), default: "[ctr]", "the read counter mirrored in the clear"),
     ])
 
+    static let diversifySpec = OptionSpec(
+        "per-tag K_SDMFileRead keys (NXP AN10922): file_key_file holds the master key; a tag's key is the AES-CMAC of 01 ‖ UID ‖ aid ‖ system_identifier", [
+        Option("aid", .string, default: "\"\"", "hex bytes after the UID in the diversification input (e.g. an application ID)"),
+        Option("system_identifier", .string, default: "\"\"", "hex bytes after aid (e.g. a system name's ASCII: 4e585020416275 is \"NXP Abu\"); aid and this hold at most 24 bytes together"),
+    ])
+
     static let keySpec = OptionSpec("one set of keys, as the tags' SDM settings name them", [
         Option("id", .string, required: true, "a name for the set, in logs (never the key)"),
         Option("meta_key_file", .secretFile, required: true, "file holding K_SDMMetaRead as 32 hex digits (decrypts the PICC data); readable by the daemon's user only"),
-        Option("file_key_file", .secretFile, required: true, "file holding K_SDMFileRead as 32 hex digits (the MAC and file data); readable by the daemon's user only"),
+        Option("file_key_file", .secretFile, required: true, "file holding K_SDMFileRead as 32 hex digits (the MAC and file data), or with diversify its master key; readable by the daemon's user only"),
+        Option("diversify", .section(diversifySpec), "derive each tag's K_SDMFileRead from file_key_file and its UID (AN10922); absent: every tag has that key"),
     ])
 
     static let spec = OptionSpec("NTAG 424 DNA Secure Unique NFC (docs/secure-tags.md): tags whose URL proves each tap", [
@@ -31,8 +38,11 @@ enum SUNSettings {
         var keys: [SUNKeys] = []
         for entry in section.list("keys") {
             let id = entry.optionalString("id") ?? ""
-            guard let meta = key(entry, "meta_key_file", &errors), let file = key(entry, "file_key_file", &errors) else { continue }
-            keys.append(SUNKeys(id: id, metaRead: meta, fileRead: file))
+            // Each is checked (and its problem reported) even when another is missing.
+            let meta = key(entry, "meta_key_file", &errors), file = key(entry, "file_key_file", &errors)
+            let diversification = diversification(entry, &errors)
+            guard let meta, let file else { continue }
+            keys.append(SUNKeys(id: id, metaRead: meta, fileRead: file, diversification: diversification))
         }
         let names = section.section("parameters")
         let parameters = SUNParameters(
@@ -52,10 +62,32 @@ enum SUNSettings {
         return SUNCheckpoint(verifier: SUNVerifier(keys: keys, parameters: parameters), counters: counters)
     }
 
+    /// The AN10922 diversification `entry` asks for: nil without `diversify:` (or with its errors in `errors`).
+    private static func diversification(_ entry: ConfigValue, _ errors: inout ConfigErrors) -> SUNKeyDiversification? {
+        guard entry.has("diversify") else { return nil }
+        let section = entry.section("diversify")
+        var parts: [[UInt8]] = []
+        for key in ["aid", "system_identifier"] {
+            let text = section.string(key)
+            guard let bytes = text.isEmpty ? [] : TagUID(text)?.bytes else {
+                errors.append(contentsOf: section.error(key, "'\(text)' is not hex bytes (two digits a byte)"))
+                return nil
+            }
+            parts.append(bytes)
+        }
+        guard parts[0].count + parts[1].count <= SUNKeyDiversification.maximumExtraBytes else {
+            errors.append(contentsOf: section.error(nil, "aid and system_identifier are \(parts[0].count + parts[1].count) bytes; with the 7-byte UID, AN10922 takes at most \(SUNKeyDiversification.maximumExtraBytes)"))
+            return nil
+        }
+        return SUNKeyDiversification(applicationID: parts[0], systemIdentifier: parts[1])
+    }
+
     /// The 16-byte key in the file `key` names: 32 hex digits, in a regular file others cannot read.
     private static func key(_ entry: ConfigValue, _ key: String, _ errors: inout ConfigErrors) -> [UInt8]? {
         guard let child = entry.child(key), let path = child.stringValue.map({ entry.context.resolve($0) }) else { return nil }
-        if entry.context.missingSecretsAreWarnings, access(path, F_OK) != 0 { return [UInt8](repeating: 0, count: 16) }
+        // Not there yet (check-config elsewhere; its warning is given): the set is left out. An all-zero stand-in
+        // would verify URLs made with the factory keys.
+        if entry.context.missingSecretsAreWarnings, access(path, F_OK) != 0 { return nil }
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             errors.append(contentsOf: entry.error(key, "\(path) is not a regular file; put the key (32 hex digits) in one"))

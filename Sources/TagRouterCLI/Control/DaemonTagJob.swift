@@ -58,7 +58,7 @@ enum DaemonTagJob {
     /// The exit status a refusal deserves: 65 when the tag or the message is the problem, else 1.
     static func failure(_ refusal: TagJobRefusal) -> CLIError {
         switch refusal.reason {
-        case .tooLarge, .readOnly, .unsupported, .damaged, .badRequest: return .data(refusal.message)
+        case .tooLarge, .readOnly, .passwordProtected, .wrongPassword, .unsupported, .damaged, .badRequest: return .data(refusal.message)
         case .noTag, .tagLeft, .noReader, .cancelled, .busy, .failed: return .runtime(refusal.message)
         }
     }

@@ -31,18 +31,21 @@ enum CheckConfigCommand: Command {
                              meaning) as Markdown: docs/guide/reference.md
           --reference-index  print the README's index of that reference, one link per
                              top-level section
+          --man              print that reference as the tagrouter.yaml(5) man page
+                             (roff: `tagrouter check-config --man | man -l -`)
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        if arguments.flag("--reference") {
+        // Documents made from the option specs, instead of checking a file.
+        let documents: [(flag: String, render: (ConfigLoader) -> String)] = [
+            ("--reference", ReferenceTable.markdown),
+            ("--reference-index", { ReferenceTable.index($0, page: "docs/guide/reference.md") }),
+            ("--man", { ConfigManPage.roff($0) }),
+        ]
+        for document in documents where arguments.flag(document.flag) {
             try arguments.finish()
-            print(ReferenceTable.markdown(ConfigLoader(registry: builtinPlugins)), terminator: "")
-            return
-        }
-        if arguments.flag("--reference-index") {
-            try arguments.finish()
-            print(ReferenceTable.index(ConfigLoader(registry: builtinPlugins), page: "docs/guide/reference.md"), terminator: "")
+            print(document.render(ConfigLoader(registry: builtinPlugins)), terminator: "")
             return
         }
         let explain = arguments.flag("--explain")

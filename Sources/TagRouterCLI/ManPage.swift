@@ -1,3 +1,5 @@
+import TagCore
+
 /// `tagrouter(1)` in man(7) roff: the tool's `--help` text, then every command's
 /// `--help` text verbatim, then the files and environment the daemon reads.
 struct ManPage {
@@ -24,21 +26,25 @@ struct ManPage {
         lines += Self.verbatim(toolUsage)
         lines.append(".SH COMMANDS")
         for command in commands {
-            lines.append(".SS \(Self.escape(command.name))")
-            lines.append(Self.escape(command.summary))
+            lines.append(".SS \(Roff.line(command.name))")
+            lines.append(Roff.line(command.summary))
             lines += Self.verbatim(command.usage)
         }
         lines += [
             ".SH FILES",
             ".TP", #".I /etc/tagrouter/tagrouter.yaml"#,
             "The configuration of the system service; the user service reads",
-            #".I ~/.config/tagrouter/tagrouter.yaml"#, "first.",
+            #".I ~/.config/tagrouter/tagrouter.yaml"#, "first. Every key it may hold is in",
+            #".BR tagrouter.yaml (5)."#,
             ".TP", #".I /etc/tagrouter/environment"#,
             "NAME=value lines the service puts in its environment, for secrets used as {{env.NAME}}.",
             ".TP", #".I /var/lib/tagrouter"#,
             "Spools and plugin state of the system service.",
             ".TP", #".I /usr/share/doc/tagrouter/examples"#,
             "Example configurations: Home Assistant, Node\\-RED, webhooks, scripts.",
+            ".TP", #".I /usr/share/doc/tagrouter/README.md.gz"#,
+            "The user documentation, with the guides it links to under",
+            #".IR /usr/share/doc/tagrouter/docs ."#,
             ".SH ENVIRONMENT",
             ".TP", ".B CONFIGURATION_DIRECTORY",
             "Searched first for tagrouter.yaml (systemd sets it from ConfigurationDirectory=).",
@@ -49,6 +55,7 @@ struct ManPage {
             ".SH EXIT STATUS",
             "0 success, 64 bad arguments, 65 bad data (a tag, a message, a config file), 1 any other failure.",
             ".SH SEE ALSO",
+            #".BR tagrouter.yaml (5),"#,
             #".BR systemctl (1),"#,
             #".BR journalctl (1),"#,
             #".BR nfc\-list (1)"#,
@@ -58,25 +65,6 @@ struct ManPage {
 
     /// A help text as a no-fill block, so its columns stay where they are.
     static func verbatim(_ text: String) -> [String] {
-        [".nf"] + text.split(separator: "\n", omittingEmptySubsequences: false).map { escape(String($0)) } + [".fi"]
-    }
-
-    /// Text that roff prints as written: backslashes and hyphens escaped, other than
-    /// ASCII as `\[uXXXX]`, a leading `.` or `'` (a roff request) defused, and no
-    /// line left empty inside a block.
-    static func escape(_ line: String) -> String {
-        var escaped = ""
-        for scalar in line.unicodeScalars {
-            switch scalar {
-            case "\\": escaped += "\\e"
-            case "-": escaped += "\\-"
-            case _ where !scalar.isASCII:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                escaped += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        if escaped.isEmpty { return ".sp" }
-        return escaped.first == "." || escaped.first == "'" ? "\\&" + escaped : escaped
+        [".nf"] + text.split(separator: "\n", omittingEmptySubsequences: false).map { Roff.line($0) } + [".fi"]
     }
 }

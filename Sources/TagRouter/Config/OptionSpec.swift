@@ -78,7 +78,7 @@ public indirect enum OptionType: Sendable {
         case .bool: return "boolean"
         case .duration: return "duration"
         case .template: return "template"
-        case .choice(let words): return words.joined(separator: " \\| ")
+        case .choice(let words): return words.joined(separator: " | ")
         case .secretFile: return "file path"
         case .list(.section): return "list of mappings"
         case .list(let element): return "list of \(element.displayName)"

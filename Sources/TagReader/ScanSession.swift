@@ -16,6 +16,8 @@ struct ScanSession {
     private var selected: TagUID?
     /// How long to sleep before the next `step`; nil to call it at once (it blocks in the device).
     private(set) var pauseBeforeNextStep: Duration?
+    /// With `fast` polling, which of the other modulations the next look adds to type A.
+    private var fastTurn = 0
 
     /// `adopting`: the arrivals of tags the previous reader reported lying on this
     /// one (see `ScanModel.adopt`); their later events keep those arrivals' identity.
@@ -72,23 +74,20 @@ struct ScanSession {
     }
 
     /// The tags in the field now. With nothing held, auto-poll blocks in the
-    /// PN532's InAutoPoll and list-passive takes one quick look; with tags held,
-    /// an inventory answers for all of them.
+    /// PN532's InAutoPoll, list-passive takes one quick look at every modulation
+    /// and fast one at type A and at FeliCa or Jewel by turns; with tags held, an
+    /// inventory answers for all of them.
     private mutating func observe() throws(NFCError) -> [NFCTarget] {
         if model.isHolding { return try inventory() }
-        if config.polling == .listPassive {
-            // Nothing is held, so nothing in the field is halted: no field reset. One
-            // tag at most, which libnfc then leaves selected for the read; a second
-            // one placed at the same moment is found by the next inventory.
-            for modulation in NFCTarget.Modulation.allCases {
-                let targets = try device.listPassiveTargets(modulation, max: 1)
-                if let target = targets.first {
-                    selected = target.uid
-                    return [target]
-                }
-            }
-            selected = nil
-            return []
+        switch config.polling {
+        case .listPassive:
+            return try quickLook(NFCTarget.Modulation.allCases)
+        case .fast:
+            let others = NFCTarget.Modulation.allCases.filter { $0 != .iso14443A }
+            fastTurn = (fastTurn + 1) % others.count
+            return try quickLook([.iso14443A, others[fastTurn]])
+        case .autoPoll:
+            break
         }
         let polled = try device.autoPoll(pollCount: config.autoPollRounds, period: 1)
         switch (polled.count, polled.target) {
@@ -100,6 +99,21 @@ struct ScanSession {
         default:
             return try inventory()
         }
+    }
+
+    /// One selection per modulation in turn, up to the first tag. Nothing is held, so
+    /// nothing in the field is halted: no field reset. One tag at most, which libnfc
+    /// leaves selected for the read; a second one placed at the same moment is found
+    /// by the next inventory.
+    private mutating func quickLook(_ modulations: [NFCTarget.Modulation]) throws(NFCError) -> [NFCTarget] {
+        for modulation in modulations {
+            if let target = try device.selectAny(modulation) {
+                selected = target.uid
+                return [target]
+            }
+        }
+        selected = nil
+        return []
     }
 
     /// Resets the field (so halted tags answer again) and lists the tags of every

@@ -49,7 +49,8 @@ extension ReaderLoopTests {
         let log: EventLog
 
         init(ignoreOnConnect: Bool = false, hold: Duration? = nil, polling: ReaderConfig.Polling = .autoPoll, placed: [any SimulatedTag] = []) throws {
-            sim = try PN532Simulator(pacing: .none)
+            // A reader that polls without pausing gets the chip's timing, not a spin.
+            sim = try PN532Simulator(pacing: polling == .fast ? .radio : .none)
             sim.place(placed)
             var config = ReaderLoopTests.config(sim.connstring, ignoreOnConnect: ignoreOnConnect, hold: hold)
             config.polling = polling
@@ -91,6 +92,26 @@ extension ReaderLoopTests {
         try await bench.log.wait(for: 4)
         bench.sim.remove(uid: Self.uidB)
         #expect(Array(try await bench.log.kinds(5).dropFirst(3)) == ["tag.removed 04a224b2c35e80", "tag.removed 04112233445566"])
+    }
+
+    @Test(arguments: ReaderConfig.Polling.allCases)
+    func theSameTagTappedAgainArrivesAgain(polling: ReaderConfig.Polling) async throws {
+        let bench = try Bench(polling: polling)
+        defer { bench.close() }
+        try await bench.log.wait(for: 1)
+        let tag = try Self.ntag215(Self.uidA, [.uri("https://example.com/a")])
+        bench.sim.place(tag)
+        try await bench.log.wait(for: 2)
+        bench.sim.removeAll()
+        try await bench.log.wait(for: 3)
+        bench.sim.place(tag)
+        let again = try await bench.log.wait(for: 4)[3]
+        #expect(again.uri == "https://example.com/a")
+        bench.sim.removeAll()
+        #expect(try await bench.log.kinds(5) == [
+            "reader.connected", "tag.arrived 04a224b2c35e80", "tag.removed 04a224b2c35e80",
+            "tag.arrived 04a224b2c35e80", "tag.removed 04a224b2c35e80",
+        ])
     }
 
     @Test func aSecondTagJoiningAHeldOneArrivesAlone() async throws {

@@ -173,7 +173,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
         Case(yaml: "routes: {name: r}", message: "t.yaml:1:9: routes: expected a list, got a mapping"),
         Case(yaml: "readers: [front-door]", message: "t.yaml:1:11: readers[0]: expected a mapping with keys name, device, cooldown, exit_delay, ignore_on_connect, hold, poll_interval, polling, watchdog, if_busy, feedback, beep_on_detect, got \"front-door\""),
         Case(yaml: "readers: [{name: a}, {name: a}]", message: "t.yaml:1:29: readers[1].name: reader name 'a' is already used at line 1"),
-        Case(yaml: "readers: [{polling: fast}]", message: "t.yaml:1:21: readers[0].polling: expected auto-poll or list-passive, got \"fast\""),
+        Case(yaml: "readers: [{polling: faster}]", message: "t.yaml:1:21: readers[0].polling: expected auto-poll, list-passive or fast, got \"faster\" (did you mean 'fast'?)"),
         Case(yaml: "routes: [{actions: [{probe: {qos: one}}]}]", message: "t.yaml:1:35: routes[0].actions[0].probe.qos: expected 0, 1 or 2, got \"one\""),
         Case(yaml: "routes: [{actions: [{probe: {qos: \"1\"}}]}]", message: "t.yaml:1:35: routes[0].actions[0].probe.qos: expected 0, 1 or 2, got \"1\""),
         Case(yaml: "routes: [{actions: [{log: {queue: 0}}]}]", message: "t.yaml:1:35: routes[0].actions[0].log.queue: expected an integer from 1 to 1000000, got 0"),

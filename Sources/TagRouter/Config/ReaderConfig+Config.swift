@@ -14,7 +14,7 @@ extension ReaderConfig {
         Option("poll_interval", .duration, default: "100ms", "how often a held tag is checked (and the field polled with `list-passive`)"),
         Option(
             "polling", .choice(ReaderConfig.Polling.allCases.map(\.rawValue)), default: "auto-poll",
-            "`auto-poll`: the PN532 polls, no CPU while waiting; `list-passive`: works with every libnfc driver"),
+            "libnfc readers: `auto-poll`: the PN532 polls, no CPU while waiting; `list-passive`: works with every libnfc driver; `fast`: a tag seen within milliseconds, for steady bus traffic and a little CPU (docs/reader.md)"),
         Option("watchdog", .duration, default: "10s", "a reader that makes no progress this long is reopened"),
         Option(
             "if_busy", .choice(ReaderConfig.BusyPolicy.allCases.map(\.rawValue)), default: "wait",

@@ -16,7 +16,7 @@ struct ScanSession {
     private var selected: TagUID?
     /// How long to sleep before the next `step`; nil to call it at once (it blocks in the device).
     private(set) var pauseBeforeNextStep: Duration?
-    /// With `fast` polling, which of the other modulations the next look adds to type A.
+    /// With `fast` polling, where the looks are in their round (`observe`).
     private var fastTurn = 0
 
     /// `adopting`: the arrivals of tags the previous reader reported lying on this
@@ -75,17 +75,22 @@ struct ScanSession {
 
     /// The tags in the field now. With nothing held, auto-poll blocks in the
     /// PN532's InAutoPoll, list-passive takes one quick look at every modulation
-    /// and fast one at type A and at FeliCa or Jewel by turns; with tags held, an
-    /// inventory answers for all of them.
+    /// and fast one at a single modulation; with tags held, an inventory answers
+    /// for all of them.
     private mutating func observe() throws(NFCError) -> [NFCTarget] {
         if model.isHolding { return try inventory() }
         switch config.polling {
-        case .listPassive:
+        // With fast polling too, what lies there at connection (`ignore_on_connect`) is every modulation's.
+        case .listPassive,
+             .fast where model.awaitsFirstLook:
             return try quickLook(NFCTarget.Modulation.allCases)
         case .fast:
+            // Type A (NTAG, MIFARE, Type 4: most tags) three looks in four, FeliCa and
+            // Jewel by turns in the fourth: a look at another modulation makes a type A
+            // tag wait for its end (~18 ms).
             let others = NFCTarget.Modulation.allCases.filter { $0 != .iso14443A }
-            fastTurn = (fastTurn + 1) % others.count
-            return try quickLook([.iso14443A, others[fastTurn]])
+            fastTurn = (fastTurn + 1) % (4 * others.count)
+            return try quickLook([fastTurn % 4 == 3 ? others[fastTurn / 4] : .iso14443A])
         case .autoPoll:
             break
         }

@@ -147,6 +147,24 @@ extension ReaderLoopTests {
         #expect(try await bench.log.kinds(3) == ["reader.connected", "tag.arrived 04112233445566", "tag.removed 04112233445566"])
     }
 
+    /// Fast polling looks at FeliCa and Jewel only now and then; its first look after
+    /// connecting takes every modulation, or a FeliCa card lying there would "arrive".
+    @Test(arguments: ReaderConfig.Polling.allCases)
+    func ignoreOnConnectSilencesAFeliCaCardAlreadyLyingThere(polling: ReaderConfig.Polling) async throws {
+        let felica = try Type3Tag(idm: [0x01, 0x2E, 0x3A, 0x4B, 0x5C, 0x6D, 0x7E, 0x8F], message: [])
+        let bench = try Bench(ignoreOnConnect: true, polling: polling, placed: [felica])
+        defer { bench.close() }
+        try await bench.log.wait(for: 1)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while bench.sim.counters.activations == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        bench.sim.place(try Self.ntag215(Self.uidB, [.uri("https://example.com/b")]))
+        try await bench.log.wait(for: 2)
+        bench.sim.remove(uid: Self.uidB)
+        #expect(try await bench.log.kinds(3) == ["reader.connected", "tag.arrived 04112233445566", "tag.removed 04112233445566"])
+    }
+
     @Test func aTagAlreadyLyingThereArrivesWithoutIgnoreOnConnect() async throws {
         let bench = try Bench(placed: [try Self.ntag215(Self.uidA, [.uri("https://example.com/a")])])
         defer { bench.close() }

@@ -88,6 +88,7 @@ public struct ConfigLoader: Sendable {
         let top = OptionValidator(context: context).validate(root, as: .section(spec), path: "", errors: &errors)
         let readers = top.list("readers").map(ReaderConfig.init)
         checkUnique(top.list("readers"), key: "name", what: "reader", &errors)
+        for warning in top.list("readers").flatMap(ReaderConfig.warnings) { errors.append(warning) }
         var sections: [String: ConfigValue] = [:]
         for plugin in registry.plugins { sections[plugin.name] = section(of: plugin, in: top) }
         let pluginContext = PluginContext(

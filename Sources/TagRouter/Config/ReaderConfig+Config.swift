@@ -32,6 +32,20 @@ extension ReaderConfig {
         return reader
     }
 
+    /// What loads but deserves a look in a validated reader entry: `polling` on a PC/SC
+    /// reader, which pcscd watches itself (`SCardGetStatusChange` returns as soon as it
+    /// sees a card), so no value makes it faster. A warning, so a reader moved from
+    /// libnfc to `pcsc:` keeps loading.
+    static func warnings(_ value: ConfigValue) -> [ConfigError] {
+        guard value.has("polling"), value.string("device").hasPrefix("pcsc:") else { return [] }
+        let message = "applies to libnfc readers; pcscd watches a PC/SC reader's slot and tells tagrouter at once, so it changes nothing here (docs/reader.md)"
+        return value.error("polling", message).errors.map { error in
+            var warning = error
+            warning.isWarning = true
+            return warning
+        }
+    }
+
     /// Reads a validated reader entry; absent keys take the spec's defaults.
     public init(_ value: ConfigValue) {
         self.init(

@@ -55,7 +55,7 @@ let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
     .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "TagCore"]),
     .target(
-        name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "CNFC", "CPCSC"],
+        name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags", "CNFC", "CPCSC"],
         swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
     .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "TestSupport"]),
@@ -109,7 +109,7 @@ let plugins: [Target] = [
     .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "TestSupport", "mqtt-bench"]),
 ]
 
-/// How the release `tagrouter` is linked, for a smaller resident set (docs/memory.md): lld places the functions the
+/// How the release `tagrouter` is linked, for a smaller resident set (docs/development/memory.md): lld places the functions the
 /// daemon runs first in `.text` (scripts/release/tagrouter.order, written by scripts/release/link-order.sh), so they
 /// share a few pages instead of pulling in code around them page by page; relative relocations are packed (DT_RELR)
 /// instead of a megabyte of `.rela.dyn` read at every start. A symbol the list names that no longer exists is skipped.

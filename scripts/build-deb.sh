@@ -59,7 +59,7 @@ Maintainer: $(dpkg-parsechangelog -l packaging/debian/changelog -S Maintainer)
 Installed-Size: $(du -k -s --exclude=DEBIAN "$root" | cut -f1)
 Depends: adduser, $depends
 Recommends: $dlopened
-Suggests: mosquitto, pcscd
+Suggests: mosquitto, pcscd, alsa-utils | pipewire-bin | pulseaudio-utils
 Section: utils
 Priority: optional
 Description: NFC tag taps to actions: MQTT, Home Assistant, scripts, webhooks

@@ -26,6 +26,7 @@ if [ "$mode" != --build ]; then
     python3 python3-venv
     python3-jsonschema                     # tests check every event kind against docs/event.schema.json
     libnotify-bin                          # notify-send, for `open` with `confirm: true`
+    alsa-utils                             # aplay: readers[].feedback.sound played into ALSA's null device
     chromium chromium-driver               # the live page tested in a real headless browser
     fakeroot lintian                       # `make deb`'s checks (Tests/PackagingTests)
   )

@@ -22,7 +22,7 @@ enum EventJSONBench {
     }
 
     /// `router-bench --event-json-calls N [tree]`: N conversions and nothing else,
-    /// untimed, for callgrind (docs/profiling.md): two counts' difference over the
+    /// untimed, for callgrind (docs/development/profiling.md): two counts' difference over the
     /// difference of N is the instructions per event, start-up excluded. `tree`:
     /// through the `JSONValue` tree (`event.json.serialized()`, the `log` action's way).
     static func calls(_ count: Int, tree: Bool) -> Int {

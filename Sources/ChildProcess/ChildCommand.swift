@@ -1,4 +1,5 @@
 import Glibc
+import TagCore
 
 /// What to start: the argument vector (never a shell string), the complete
 /// environment the child sees, and the directory it starts in.
@@ -70,14 +71,8 @@ public struct ChildCommand: Sendable, Hashable, CustomStringConvertible {
     func resolvedProgram() throws(ChildProcessError) -> String {
         guard let program = arguments.first, !program.isEmpty else { throw .emptyCommand }
         if program.contains("/") { return program }
-        let searchPath = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for directory in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
-            let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + program
-            var info = stat()
-            if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 {
-                return candidate
-            }
-        }
-        throw .notFound(program: program, searchPath: searchPath)
+        let searchPath = environment["PATH"] ?? ExecutableSearch.defaultPath
+        guard let found = ExecutableSearch.find(program, in: searchPath) else { throw .notFound(program: program, searchPath: searchPath) }
+        return found
     }
 }

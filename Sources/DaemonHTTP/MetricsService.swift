@@ -16,17 +16,24 @@ public final class MetricsService: Service {
     /// Binds the listener now and loads libmicrohttpd for it, so that a daemon that cannot listen (the port
     /// taken, the address not on this machine, the library not installed) says why and does not start.
     /// Without a listener nothing loads libmicrohttpd.
-    public init(_ settings: MetricsSettings, observer: DaemonObserver) throws(HTTPError) {
+    /// `namer` names tags for the page when `allow_naming` is on; nil: the daemon has no config file to write.
+    public init(_ settings: MetricsSettings, observer: DaemonObserver, namer: (any TagNamer)? = nil) throws(HTTPError) {
         self.settings = settings
         self.observer = observer
         socket = try settings.listen.map { address throws(HTTPError) in try ListeningSocket(address) }
         let recent = socket.map { _ in RecentRecords(observer: observer) }
         self.recent = recent
-        server = try recent.map { recent throws(HTTPError) in
-            let load = ListenerLoad()
-            let site = Site(observer: observer, token: settings.token.map(BearerToken.init), recent: recent, load: load)
-            return try HTTPServer(handle: site.respond, load: load)
+        guard let socket, let recent else {
+            server = nil
+            return
         }
+        let load = ListenerLoad()
+        let off = settings.allowsNaming
+            ? "naming tags from the page needs a config file to write; this daemon runs the embedded default"
+            : "naming tags from the page is off: set `metrics.allow_naming: true` (docs/http.md \"Naming tags from the page\"), or use `tagrouter tags learn`"
+        let naming = NamingEndpoint(namer: settings.allowsNaming ? namer : nil, off: off, address: socket.address)
+        let site = Site(observer: observer, token: settings.token.map(BearerToken.init), recent: recent, load: load, origin: OriginCheck(address: socket.address), naming: naming)
+        server = try HTTPServer(handle: site.respond, load: load)
     }
 
     /// Where the listener is bound (the chosen port when the settings said 0); nil without one.

@@ -5,7 +5,7 @@ import TagCore
 /// first time the daemon talks to systemd, which it does only when systemd is
 /// there (`NOTIFY_SOCKET` set, stderr the `JOURNAL_STREAM`): a daemon run
 /// any other way maps neither libsystemd nor the compression and crypto
-/// libraries it links (~0.8 MB resident: docs/memory.md).
+/// libraries it links (~0.8 MB resident: docs/development/memory.md).
 struct LibSystemd: Sendable {
     let notify: tagrouter_sd_notify_fn
     let watchdogEnabled: tagrouter_sd_watchdog_enabled_fn

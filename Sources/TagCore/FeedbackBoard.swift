@@ -1,34 +1,37 @@
 import Synchronization
 
-/// Where the router tells a reader how a tap ended: a reader that can show
-/// feedback registers a sink under its name, and the router posts the outcome
-/// moment for that reader. A sink must return at once (it queues): neither side
-/// ever waits on the other, and a post for a reader without a sink is dropped.
+/// Where the router tells a reader how a tap ended: whatever shows feedback
+/// for a reader (its LEDs and buzzer, the host's sound) registers a sink under
+/// its name, and the router posts the outcome moment for that reader to every
+/// one of them. A sink must return at once (it queues): neither side ever
+/// waits on the other, and a post for a reader without a sink is dropped.
 public final class FeedbackBoard: Sendable {
     /// The board of this process: the daemon's router and readers meet here.
     public static let shared = FeedbackBoard()
 
-    private let sinks = Mutex<[String: (id: Int, sink: @Sendable (ReaderFeedback.Moment) -> Void)]>([:])
+    private let sinks = Mutex<[String: [(id: Int, sink: @Sendable (ReaderFeedback.Moment) -> Void)]]>([:])
     private let nextID = Atomic<Int>(0)
 
     public init() {}
 
-    /// Makes `sink` receive the moments posted for `reader`; returns the id `unregister` takes.
+    /// Makes `sink` receive the moments posted for `reader` (beside its other sinks); returns the id `unregister` takes.
     public func register(reader: String, _ sink: @escaping @Sendable (ReaderFeedback.Moment) -> Void) -> Int {
         let id = nextID.add(1, ordering: .relaxed).newValue
-        sinks.withLock { $0[reader] = (id, sink) }
+        sinks.withLock { $0[reader, default: []].append((id, sink)) }
         return id
     }
 
-    /// Removes `reader`'s sink if it is still the one `id` registered.
+    /// Removes the sink `id` registered for `reader`.
     public func unregister(reader: String, id: Int) {
         sinks.withLock { sinks in
-            if sinks[reader]?.id == id { sinks[reader] = nil }
+            sinks[reader]?.removeAll { $0.id == id }
+            if sinks[reader]?.isEmpty == true { sinks[reader] = nil }
         }
     }
 
-    /// Hands `moment` to `reader`'s sink, if it has one.
+    /// Hands `moment` to each of `reader`'s sinks.
     public func post(_ moment: ReaderFeedback.Moment, reader: String) {
-        sinks.withLock { $0[reader]?.sink }?(moment)
+        let targets = sinks.withLock { $0[reader]?.map(\.sink) ?? [] }
+        for sink in targets { sink(moment) }
     }
 }

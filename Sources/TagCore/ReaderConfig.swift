@@ -54,6 +54,12 @@ public struct ReaderConfig: Sendable, Equatable {
     /// False: the reader's own beep on detection is turned off, so the only beep is tagrouter's.
     public var beepOnDetect = true
 
+    /// What starts a `device` that names a PC/SC reader (`pcsc:auto`, `pcsc:ACS ACR1252*`); any other is libnfc's.
+    public static let pcscPrefix = "pcsc:"
+
+    /// True when the reader is reached through pcscd, false for a libnfc reader.
+    public var isPCSC: Bool { device.hasPrefix(Self.pcscPrefix) }
+
     /// Every setting given: their defaults are declared once, in the router's
     /// `readers:` spec (`ReaderConfig.withDefaults(name:device:)` there).
     public init(

@@ -1,5 +1,5 @@
 /// What a reader shows a person at the door: one LED/buzzer pattern per
-/// moment of a tap (`readers[].feedback`). The router's spec declares the
+/// moment of a tap (`readers[].feedback`), and the host's sound for it. The router's spec declares the
 /// defaults; the reader module turns a pattern into its model's bytes.
 public struct ReaderFeedback: Sendable, Equatable {
     /// The moment a pattern answers.
@@ -30,10 +30,13 @@ public struct ReaderFeedback: Sendable, Equatable {
     public var model: Model
     /// Per moment, what to show; a moment without a pattern shows nothing.
     public var patterns: [Moment: FeedbackPattern]
+    /// What the host plays for each moment (any reader, libnfc ones too); nil: no sound.
+    public var sound: FeedbackSound?
 
-    public init(model: Model = .none, patterns: [Moment: FeedbackPattern] = [:]) {
+    public init(model: Model = .none, patterns: [Moment: FeedbackPattern] = [:], sound: FeedbackSound? = nil) {
         self.model = model
         self.patterns = patterns
+        self.sound = sound
     }
 }
 

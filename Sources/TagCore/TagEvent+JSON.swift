@@ -169,6 +169,7 @@ extension TagInfo {
         public static let uid = "uid", uidDashed = "uid_dashed", type = "type", nfcForumType = "nfc_forum_type"
         public static let atqa = "atqa", sak = "sak", ndefCapacity = "ndef_capacity", writable = "writable"
         public static let name = "name", groups = "groups", sun = "sun"
+        public static let signature = "signature", genuine = "genuine"
     }
 
     /// The member names of the `tag.sun` object.
@@ -203,10 +204,13 @@ extension TagInfo {
                 if let failure = sun.failure { object.member(SUNField.reason, string: failure.rawValue) }
             }
         }
+        if let signature { sink.member(Field.signature, string: TagUID(bytes: signature).hex) }
+        if let genuine { sink.member(Field.genuine, genuine.json) }
     }
 
     /// Reads the `tag` object; `uid` is required, `type` defaults to `unknown`.
-    /// `sun` is not read: only this daemon's own check may say a tag is verified.
+    /// `sun` and `genuine` are not read: only this daemon's own checks may say a
+    /// tag is verified or genuine (`signature` is read, for the router to check).
     public init(json: JSONValue) throws(EventDecodingError) {
         guard case .object(let object) = json else { throw Members.missingUID }
         var members = Members()
@@ -221,7 +225,7 @@ extension TagInfo {
     struct Members {
         static let missingUID = EventDecodingError(description: "tag.uid must be hex digits such as 04a224b2")
 
-        var uid, type, nfcForumType, atqa, sak, ndefCapacity, writable, name, groups: JSONValue?
+        var uid, type, nfcForumType, atqa, sak, ndefCapacity, writable, name, groups, signature: JSONValue?
 
         /// Spelled out name by name, as the event's members are (see there why).
         mutating func take(_ key: JSONKey, _ value: JSONValue) {
@@ -234,6 +238,7 @@ extension TagInfo {
             else if key.is(Field.writable) { writable = value }
             else if key.is(Field.name) { name = value }
             else if key.is(Field.groups) { groups = value }
+            else if key.is(Field.signature) { signature = value }
         }
     }
 
@@ -247,6 +252,7 @@ extension TagInfo {
             writable: { if case .bool(let value)? = members.writable { value } else { nil } }(),
             name: members.name?.stringValue,
             groups: { if case .array(let groups)? = members.groups { groups.compactMap(\.stringValue) } else { [] } }())
+        signature = members.signature?.stringValue.flatMap { TagUID($0)?.bytes }
     }
 }
 

@@ -103,6 +103,10 @@ public struct TagInfo: Sendable, Equatable {
     /// What checking the tag's SUN message found (`sun:` in the config), for a
     /// tag whose URI carries one; worked out here, never read from a message.
     public var sun: SUNCheck?
+    /// The tag's NXP originality signature (READ_SIG, 32 bytes), when the reader read one.
+    public var signature: [UInt8]?
+    /// What checking `signature` against NXP's public keys found; nil when nobody checked.
+    public var genuine: GenuineCheck?
 
     public init(
         uid: TagUID, type: String, nfcForumType: Int? = nil, atqa: [UInt8] = [], sak: UInt8? = nil,

@@ -43,6 +43,12 @@ public enum TagIdentity {
         type.hasPrefix("ntag") || type == "mifare-ultralight-ev1"
     }
 
+    /// Whether a Type 2 tag of this type carries NXP's originality signature
+    /// (READ_SIG, `3C 00`): the chips GET_VERSION names, the same as answer FAST_READ.
+    public static func hasOriginalitySignature(_ type: String) -> Bool {
+        supportsFastRead(type)
+    }
+
     private static func type2Name(getVersion version: [UInt8]?) -> String {
         guard let version, version.count == 8, version[1] == 0x04 else { return "mifare-ultralight" }
         switch (version[2], version[6]) {

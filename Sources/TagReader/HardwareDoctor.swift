@@ -26,7 +26,7 @@ public struct HardwareDoctor: Sendable {
         if readers.isEmpty && serial.isEmpty && buses.isEmpty {
             checks.append(.failed(
                 "readers: no known USB reader, serial port, I²C or SPI device",
-                fix: "plug the reader in (USB readers that work: README \"Hardware\"), then `tagrouter devices`"))
+                fix: "plug the reader in (USB readers that work: docs/guide/hardware.md), then `tagrouter devices`"))
         }
         for reader in readers {
             checks.append(access(reader.node, what: "USB reader \(reader.name)", blocking: true))

@@ -1,3 +1,4 @@
+import SecureTags
 import TagCore
 import TagKit
 
@@ -28,8 +29,19 @@ enum TagInspector {
         return Identified(info: info, driver: driver)
     }
 
-    /// Reads an identified tag's NDEF message through its driver (libnfc and PC/SC alike).
+    /// Reads an identified tag's NDEF message through its driver (libnfc and PC/SC
+    /// alike), then its originality signature when it has one.
     static func read(_ tag: Identified) -> TagReadout {
+        var readout = readNDEF(tag)
+        if TagIdentity.hasOriginalitySignature(readout.info.type), let driver = tag.driver as? Type2Driver {
+            // Last, so that a chip which NAKs READ_SIG (and goes idle) has been read already; one exchange.
+            if readout.ndefError != TagReadout.removedDuringRead { readout.info.signature = try? driver.originalitySignature() }
+            readout.info.genuine = OriginalityCheck.verdict(uid: readout.info.uid, signature: readout.info.signature)
+        }
+        return readout
+    }
+
+    private static func readNDEF(_ tag: Identified) -> TagReadout {
         guard let driver = tag.driver else {
             return TagReadout(info: tag.info, ndefError: "tagrouter reads no NDEF from \(tag.info.type) tags")
         }

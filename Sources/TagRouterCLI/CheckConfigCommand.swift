@@ -28,7 +28,9 @@ enum CheckConfigCommand: Command {
           --tag-type TYPE    the tag type (default ntag215)
           --kind KIND        the event kind (default tag.arrived)
           --reference        print the config reference (every key, type, default and
-                             meaning) as Markdown: the README's table
+                             meaning) as Markdown: docs/guide/reference.md
+          --reference-index  print the README's index of that reference, one link per
+                             top-level section
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
@@ -36,6 +38,11 @@ enum CheckConfigCommand: Command {
         if arguments.flag("--reference") {
             try arguments.finish()
             print(ReferenceTable.markdown(ConfigLoader(registry: builtinPlugins)), terminator: "")
+            return
+        }
+        if arguments.flag("--reference-index") {
+            try arguments.finish()
+            print(ReferenceTable.index(ConfigLoader(registry: builtinPlugins), page: "docs/guide/reference.md"), terminator: "")
             return
         }
         let explain = arguments.flag("--explain")

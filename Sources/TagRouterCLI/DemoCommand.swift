@@ -24,7 +24,7 @@ enum DemoCommand: Command {
         Options:
           --print-config   print the demo config and exit (its routes are a start for your own)
 
-        Next steps: `tagrouter doctor` checks a real reader; docs/simulator.md runs
+        Next steps: `tagrouter doctor` checks a real reader; docs/guide/simulator.md runs
         your own config on the simulator.
         """
 
@@ -148,7 +148,7 @@ enum DemoCommand: Command {
             narrator.say("""
 
                 Next: `\(Self.invocation) demo --print-config` shows the routes used here; `\(Self.invocation) doctor` checks
-                a real reader; `tagrouter simulate` (docs/simulator.md) tries your own config without one.
+                a real reader; `tagrouter simulate` (docs/guide/simulator.md) tries your own config without one.
                 """)
         }
     }

@@ -62,21 +62,25 @@ enum RunCommand: Command {
         let progress = ProgressMonitor()
         let readers: ReaderSource?
         let sources: [any Service]
+        // The host's sound plays at the readers this daemon runs (not for events read from a file).
+        let sound = eventsFrom == nil ? HostSound(config.readers) : nil
         if let eventsFrom {
             readers = nil
             sources = [ConfiguredInput(kind: EventsInput.name, path: "--events-from", source: try EventsInput(path: eventsFrom)).service(into: buffer)]
         } else {
-            readers = ReaderSource(config.readers, buffer: buffer, jobs: jobs, monitor: progress)
+            readers = ReaderSource(config.readers, buffer: buffer, jobs: jobs, monitor: progress, sound: sound)
             sources = [readers!] + config.inputs.map { $0.service(into: buffer) }
         }
         let observer = DaemonObserver(eventBuffer: buffer)
         let routing = RoutingService(config: config, events: buffer, dryRun: dryRun, observer: observer)
         let systemd = RunSystemd(observer: observer, monitor: progress)
-        // Each tap's outcome goes back to its reader's LEDs and buzzer (readers[].feedback). Only when a
-        // reader can show it: watching makes the router build a live record for every event and action.
-        let tapFeedback = config.readers.contains { PCSCDevice.names($0.device) && $0.feedback.model != .none } ? TapFeedback(observer: observer) : nil
+        // Each tap's outcome goes back to its reader's LEDs and buzzer, and to the host's sound (readers[].feedback).
+        // Only when a reader can show or play it: watching makes the router build a live record for every event and action.
+        let showsOutcomes = config.readers.contains { ($0.isPCSC && $0.feedback.model != .none) || (sound != nil && $0.feedback.sound != nil) }
+        let tapFeedback = showsOutcomes ? TapFeedback(observer: observer) : nil
         defer { tapFeedback?.stop() }
-        let reload: @Sendable () -> ReloadOutcome = {
+        // A SIGHUP and a control client may ask at once: one reload at a time.
+        let reload = SerialReload {
             systemd?.reloading()
             defer { systemd?.reloaded() }
             let next: RouterConfig
@@ -90,6 +94,7 @@ enum RunCommand: Command {
                 return .rejected(problems: problems)
             }
             readers?.reconfigure(next.readers)
+            sound?.reconfigure(next.readers)
             routing.reload(to: next)
             Log.info("config reloaded", summary(next, file: file.name))
             // The metrics listener and file keep what they started with.
@@ -104,9 +109,12 @@ enum RunCommand: Command {
             .init("sources", RunSources(sources: sources, buffer: buffer)),
             .init("router", routing, stop: .drain),
         ]
-        if let server = try controlServer(control, observer: observer, jobs: readers?.jobs, reload: reload) { members.append(.init("control", server)) }
+        if let sound { members.append(.init("sound", sound)) }
+        if let server = try controlServer(control, observer: observer, jobs: readers?.jobs, reload: { reload() }) { members.append(.init("control", server)) }
         if let metrics = config.metrics {
-            do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer))) } catch { throw .runtime(error.description) }
+            // The page names tags the way `tagrouter tags learn` does, then reloads as SIGHUP does.
+            let namer = file.path.map { PageTagNamer(config: $0, reload: { reload() }) }
+            do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer, namer: namer))) } catch { throw .runtime(error.description) }
         }
         members.append(.init("signals", RunSignals(signals: signals, reload: { _ = reload() })))
         // The router drains within shutdown_timeout, then its plugins stop (an exec plugin has 5 s, then

@@ -17,12 +17,15 @@ final class ReaderSource: Service {
     /// Per reader, the tags it reported arriving and not yet removed.
     private let present = Mutex<[String: [TagEvent]]>([:])
     private let monitor: ProgressMonitor?
+    private let sound: HostSound?
 
-    /// `monitor`: told how long each reader thread has gone without progress (the systemd watchdog asks it).
-    init(_ readers: [ReaderConfig], buffer: EventBuffer, jobs: ReaderJobBoard, monitor: ProgressMonitor? = nil) {
+    /// `monitor`: told how long each reader thread has gone without progress (the systemd watchdog asks it);
+    /// `sound`: told of each arrival, before it is routed.
+    init(_ readers: [ReaderConfig], buffer: EventBuffer, jobs: ReaderJobBoard, monitor: ProgressMonitor? = nil, sound: HostSound? = nil) {
         self.buffer = buffer
         self.jobs = jobs
         self.monitor = monitor
+        self.sound = sound
         wanted = Mutex((readers, Latch()))
     }
 
@@ -82,6 +85,7 @@ final class ReaderSource: Service {
             case .tagHeld, .tagTapped, .readerConnected, .readerDisconnected, .readerError: break
             }
         }
+        if event.kind == .tagArrived { sound?.arrived(reader: event.reader) }
         buffer.offer(event)
     }
 }

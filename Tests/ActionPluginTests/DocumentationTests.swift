@@ -7,32 +7,37 @@ import TagRouter
 import Testing
 import WebhookPlugin
 
-/// The README and the shipped examples stay true to the plugins' option specs.
+/// The guide's Actions page (docs/guide/actions.md) and the shipped examples stay true to the plugins'
+/// option specs: each plugin's section links to its options in the generated reference, which is the
+/// one place they are described, and its examples load.
 @Suite struct DocumentationTests {
     static let plugins: [(any ActionPlugin.Type, heading: String)] = [
-        (MQTTPlugin.self, "### `mqtt`"), (ShellPlugin.self, "### `shell`"), (OpenURLPlugin.self, "### `open`"),
-        (WebhookPlugin.self, "### `webhook`"), (ExecPlugin.self, "### `exec` — writing a plugin in any language"),
+        (MQTTPlugin.self, "## `mqtt`"), (ShellPlugin.self, "## `shell`"), (OpenURLPlugin.self, "## `open`"),
+        (WebhookPlugin.self, "## `webhook`"), (ExecPlugin.self, "## `exec` — writing a plugin in any language"),
     ]
 
     @Test(arguments: plugins.map(\.heading))
-    func readmeDocumentsEveryOption(heading: String) throws {
+    func theGuideLinksToTheOptionsOnceInTheReference(heading: String) throws {
         let plugin = try #require(Self.plugins.first { $0.heading == heading }?.0)
-        let section = try Self.readmeSection(heading)
-        for name in Self.optionNames(plugin.actionSpec) + (plugin.sectionSpec.map(Self.optionNames) ?? []) {
-            #expect(section.contains("`\(name)`"), "README \(heading) does not document `\(name)`")
+        let section = try Self.guideSection(heading)
+        #expect(section.contains("](reference.md#--\(plugin.name)-action)"), "docs/guide/actions.md \(heading) does not link to its options")
+        if plugin.sectionSpec != nil {
+            #expect(section.contains("](reference.md#\(plugin.name)-section)"), "docs/guide/actions.md \(heading) does not link to its section's options")
         }
+        #expect(!section.contains("| --- |"), "docs/guide/actions.md \(heading) has a table: options are described once, in the reference")
     }
 
     @Test(arguments: plugins.map(\.heading))
-    func readmeConfigExamplesLoad(heading: String) throws {
-        let section = try Self.readmeSection(heading)
+    func theGuidesConfigExamplesLoad(heading: String) throws {
+        let section = try Self.guideSection(heading)
         let blocks = section.components(separatedBy: "```yaml\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
+        #expect(!blocks.isEmpty, "docs/guide/actions.md \(heading) has no example")
         let sandbox = try Sandbox()
         try sandbox.write("webhook.key", "secret")
         try sandbox.write("mqtt-password", "secret")
         let loader = ConfigLoader(registry: PluginRegistry(Self.plugins.map(\.0)), environment: ["HA_WEBHOOK_ID": "id", "HOME": sandbox.path], dryRun: true)
         for block in blocks where block.contains("routes:") {
-            #expect(throws: Never.self, "README \(heading):\n\(block)") { try loader.load(text: block, file: "README.md", directory: sandbox.path) }
+            #expect(throws: Never.self, "docs/guide/actions.md \(heading):\n\(block)") { try loader.load(text: block, file: "actions.md", directory: sandbox.path) }
         }
     }
 
@@ -48,19 +53,11 @@ import WebhookPlugin
         #expect(config.actions.map(\.plugin) == ["webhook"])
     }
 
-    /// The README from `heading` to the next heading.
-    private static func readmeSection(_ heading: String) throws -> String {
-        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
-        let start = try #require(readme.range(of: heading + "\n"))
-        let rest = readme[start.upperBound...]
-        return String(rest[..<(rest.range(of: "\n### ")?.lowerBound ?? rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex)])
-    }
-
-    /// Option names as the README writes them (`hmac.secret_file` for nested sections).
-    private static func optionNames(_ spec: OptionSpec) -> [String] {
-        spec.options.flatMap { option -> [String] in
-            if case .section(let nested) = option.type { return optionNames(nested).map { "\(option.name).\($0)" } }
-            return [option.name]
-        }
+    /// docs/guide/actions.md from `heading` to the next heading of its level or above.
+    private static func guideSection(_ heading: String) throws -> String {
+        let guide = try String(contentsOfFile: repositoryRoot + "/docs/guide/actions.md", encoding: .utf8)
+        let start = try #require(guide.range(of: "\n" + heading + "\n"))
+        let rest = guide[start.upperBound...]
+        return String(rest[..<(rest.range(of: "\n## ")?.lowerBound ?? rest.range(of: "\n# ")?.lowerBound ?? rest.endIndex)])
     }
 }

@@ -25,9 +25,9 @@ final class Browser {
         return .zero
     }
 
-    /// How many elements match `css` now.
-    func count(_ css: String) async throws -> Int {
-        let reply = try await command(["op": "count", "css": .string(css)])
+    /// How many elements match `css` now (of them, how many are displayed, when `visible`).
+    func count(_ css: String, visible: Bool = false) async throws -> Int {
+        let reply = try await command(["op": "count", "css": .string(css), "visible": .bool(visible)])
         guard case .int(let count)? = reply["count"] else { throw TestFailure(description: "browser: no count in \(reply.serialized())") }
         return Int(count)
     }

@@ -87,7 +87,7 @@ struct HTTPLimitsEndToEndTests {
         connection.send("POST /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\nabc")
         try connection.readUntilClosed(timeout: .seconds(10))
         #expect(connection.text.hasPrefix("HTTP/1.1 405"), "\(connection.text.prefix(200))")
-        #expect(connection.text.contains("method not allowed: the listener is read-only; use GET"))
+        #expect(connection.text.contains("method not allowed: the listener is read-only but for POST /api/tags; use GET"))
         daemon.signal(SIGTERM)
         #expect(try await daemon.termination().status == .exited(0))
     }

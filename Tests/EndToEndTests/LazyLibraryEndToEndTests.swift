@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The C libraries the daemon opens only when a feature needs them (docs/memory.md): a daemon that does
+/// The C libraries the daemon opens only when a feature needs them (docs/development/memory.md): a daemon that does
 /// not use one does not map it, nor what it links (GnuTLS behind libmicrohttpd, gcrypt and zstd behind
 /// libsystemd), and one that does use it works (the metrics and systemd suites test what it does).
 @Suite(.timeLimit(.minutes(2)))

@@ -6,7 +6,7 @@ one JSON reply per line on stdout ({"ready": true} first, once the browser runs)
   {"op": "wait", "css": C, "text": T, "visible": B, "timeout": S}
         until an element matching C whose textContent holds T (and is displayed, when B) is there;
         replies {"ok": true, "elapsed": seconds} or {"ok": false, "error": ..., "page": the page's text}
-  {"op": "count", "css": C}              replies {"ok": true, "count": how many elements match C now}
+  {"op": "count", "css": C, "visible": B} replies {"ok": true, "count": how many elements match C now (and are displayed, when B)}
   {"op": "type", "css": C, "text": T}     clear the field C and type T
   {"op": "click", "css": C}
   {"op": "screenshot", "path": P}
@@ -53,7 +53,8 @@ def handle(driver, command):
     elif op == "wait":
         return wait(driver, command)
     elif op == "count":
-        return {"ok": True, "count": len(driver.find_elements(By.CSS_SELECTOR, command["css"]))}
+        found = driver.find_elements(By.CSS_SELECTOR, command["css"])
+        return {"ok": True, "count": len([e for e in found if e.is_displayed()] if command.get("visible") else found)}
     elif op == "type":
         field = driver.find_element(By.CSS_SELECTOR, command["css"])
         field.clear()

@@ -4,10 +4,11 @@ import TagCore
 import Testing
 import TestSupport
 
-/// The events README.md and docs/*.md show are events tagrouter prints: every ```json
+/// The events README.md and docs/**/*.md show are events tagrouter prints: every ```json
 /// block parses, and each one with an `event` member conforms to the schema and is
 /// exactly what `TagEvent.json` writes for the same event (members, order, derived
-/// fields), with records that are what the NDEF codec makes of their bytes.
+/// fields), with records that are what the NDEF codec makes of their bytes; and the
+/// later events of a tag's presence carry what its arrival did, as the daemon's do.
 @Suite struct DocumentedEventsTests {
     /// A ```json block of a Markdown file, and where it starts (`README.md:749`).
     struct Block: Sendable, CustomStringConvertible {
@@ -18,7 +19,7 @@ import TestSupport
 
     static let blocks: [Block] = {
         let root = BuiltProducts.packageRoot
-        let docs = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)) ?? []
+        let docs = FileManager.default.enumerator(atPath: root.appendingPathComponent("docs").path)?.compactMap { $0 as? String } ?? []
         let files = ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
         return files.flatMap { file in
             let text = (try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)) ?? ""
@@ -59,7 +60,26 @@ import TestSupport
 
     @Test func theDocsShowEvents() throws {
         #expect(Self.blocks.count >= 5)
-        #expect(Set(try Self.events().map { $0.block.location.prefix { $0 != ":" } }) == ["README.md", "docs/plugins.md"])
+        #expect(Set(try Self.events().map { $0.block.location.prefix { $0 != ":" } }) == ["README.md", "docs/guide/events.md", "docs/plugins.md"])
+    }
+
+    /// A `tag.tapped`, `tag.held` or `tag.removed` shown after an arrival of the same UID, in the same
+    /// file, carries the arrival's `tag` and `tag_id` (the daemon copies them; a removal never has the raw UID as `tag_id`).
+    @Test func presenceEventsCarryTheirArrivalsTagAndTagID() throws {
+        var arrivals: [String: JSONValue] = [:]
+        var checked = 0
+        for (block, event) in try Self.events() {
+            let file = String(block.location.prefix { $0 != ":" })
+            guard case .string(let kind)? = event["event"], case .string(let uid)? = event["tag"]?["uid"] else { continue }
+            if kind == "tag.arrived" {
+                arrivals[file + " " + uid] = event
+            } else if ["tag.tapped", "tag.held", "tag.removed"].contains(kind), let arrival = arrivals[file + " " + uid] {
+                #expect(event["tag_id"] == arrival["tag_id"], "\(block): \(kind) has tag_id \(event["tag_id"]?.serialized() ?? "none"); its arrival has \(arrival["tag_id"]?.serialized() ?? "none")")
+                #expect(event["tag"] == arrival["tag"], "\(block): \(kind) has not its arrival's tag")
+                checked += 1
+            }
+        }
+        #expect(checked >= 2)
     }
 
     @Test(arguments: blocks)

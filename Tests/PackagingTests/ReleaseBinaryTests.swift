@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// What the release binary links: FoundationEssentials, never Foundation with its ICU data — that is what keeps
-/// the binary at a quarter of its former size and the daemon's code pages few (docs/memory.md). One stray
+/// the binary at a quarter of its former size and the daemon's code pages few (docs/development/memory.md). One stray
 /// `import Foundation` in any linked module brings it all back, and nothing else would notice.
 @Suite struct ReleaseBinaryTests {
     @Test func linksFoundationEssentialsButNeitherFoundationNorICU() async throws {

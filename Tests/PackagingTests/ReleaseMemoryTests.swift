@@ -4,7 +4,7 @@ import Testing
 
 /// The memory budget of issue 13, held by the release build: `tagrouter run` with a reader and an `mqtt` action
 /// stays within 16 MB resident. Most of that is the binary's code mapped in 64 KB at a time; the release link puts the
-/// code the daemon runs together (scripts/release/tagrouter.order, docs/memory.md). A stale order file, a linker
+/// code the daemon runs together (scripts/release/tagrouter.order, docs/development/memory.md). A stale order file, a linker
 /// change or a module that drags in Foundation again shows here as megabytes.
 @Suite struct ReleaseMemoryTests {
     static let budgetKiB = 16_000
@@ -46,7 +46,7 @@ import Testing
             _ = try await subscriber.waitFor(count: index) { $0.topic == "memory/removed/door" }
         }
         let resident = try #require(daemon.residentKiB, "no VmRSS for the daemon")
-        #expect(resident <= Self.budgetKiB, "tagrouter run holds \(resident) kB after \(Self.taps) taps; the budget is \(Self.budgetKiB) kB (docs/memory.md)")
+        #expect(resident <= Self.budgetKiB, "tagrouter run holds \(resident) kB after \(Self.taps) taps; the budget is \(Self.budgetKiB) kB (docs/development/memory.md)")
 
         daemon.signal(SIGTERM)
         #expect(try await daemon.termination().status == .exited(0))

@@ -212,26 +212,53 @@ import Testing
     }
 }
 
-/// The README's config reference is what the specs generate.
+/// The config reference (docs/guide/reference.md) and the README's index of it are what the specs generate.
 @Suite struct ReferenceTableTests {
-    @Test func readmeReferenceMatchesTheSpecs() async throws {
+    static let root = ExampleConfigTests.repositoryRoot
+
+    /// The text of `file` between `<!-- name:start -->` and `<!-- name:end -->`.
+    static func block(_ name: String, of file: String) throws -> String {
+        let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
+        let start = try #require(text.range(of: "<!-- \(name):start -->\n"), "\(file) has no \(name) block")
+        let end = try #require(text.range(of: "<!-- \(name):end -->"), "\(file) has no end of its \(name) block")
+        return String(text[start.upperBound..<end.lowerBound])
+    }
+
+    /// What `tagrouter check-config <flag>` prints.
+    static func generated(_ flag: String) async throws -> String {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let daemon = try Daemon(["check-config", "--reference"], directory: scratch.path)
+        let daemon = try Daemon(["check-config", flag], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 0)
-        let generated = daemon.stdout.joined(separator: "\n") + "\n"
-        let readme = try String(contentsOfFile: ExampleConfigTests.repositoryRoot + "/README.md", encoding: .utf8)
-        let start = try #require(readme.range(of: "<!-- reference:start -->\n"))
-        let end = try #require(readme.range(of: "<!-- reference:end -->"))
-        #expect(String(readme[start.upperBound..<end.lowerBound]) == generated,
-                "README's reference is stale: replace the text between the reference markers with `tagrouter check-config --reference`")
+        return daemon.stdout.joined(separator: "\n") + "\n"
+    }
+
+    @Test func theGuidesReferenceMatchesTheSpecs() async throws {
+        let generated = try await Self.generated("--reference")
+        #expect(try Self.block("reference", of: "docs/guide/reference.md") == generated,
+                "docs/guide/reference.md is stale: replace the text between the reference markers with `tagrouter check-config --reference`")
         #expect(generated.contains("`routes[].match.uid`"))
-        // Every built-in action has its own README section with an example.
+        // Every built-in action has its own section in the guide's Actions page.
+        let guide = try String(contentsOfFile: Self.root + "/docs/guide/actions.md", encoding: .utf8)
         let actions = generated.split(separator: "\n").filter { $0.hasPrefix("#### `- ") && $0.hasSuffix("` action") }.map { $0.dropFirst(8).prefix { $0 != "`" } }
         #expect(actions.contains("log"))
         for action in actions {
-            #expect(readme.contains("\n### `\(action)`"), "README has no section for the `\(action)` action")
+            #expect(guide.contains("\n## `\(action)`"), "docs/guide/actions.md has no section for the `\(action)` action")
         }
+    }
+
+    @Test func theReadmesIndexMatchesTheSpecs() async throws {
+        let generated = try await Self.generated("--reference-index")
+        #expect(try Self.block("reference-index", of: "README.md") == generated,
+                "README's reference index is stale: replace the text between the reference-index markers with `tagrouter check-config --reference-index`")
+        // One link per top-level section of the reference, none for the nested ones.
+        let reference = try await Self.generated("--reference")
+        let headings = reference.split(separator: "\n").filter { $0.hasPrefix("#### ") }
+        let links = generated.split(separator: "\n")
+        #expect(links.count >= 15 && links.count < headings.count)
+        #expect(links.allSatisfy { $0.hasPrefix("- [") && $0.contains("](docs/guide/reference.md#") })
+        #expect(links.contains { $0.hasPrefix("- [`readers[]`](docs/guide/reference.md#readers)") })
+        #expect(!links.contains { $0.contains("readers[].feedback") })
     }
 }

@@ -72,6 +72,45 @@ import WebhookPlugin
             + "cannot read 'config/examples/node-red.key': there is no such file; create it with the secret alone in it (mode 600, owned by the user tagrouter runs as)")
     }
 
+    /// The YAML configs the README and the user guide show (blocks with `routes:`), indentation removed.
+    static var documentedConfigs: [(place: String, text: String)] {
+        let guide = ((try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot + "/docs/guide")) ?? []).filter { $0.hasSuffix(".md") }.sorted()
+        return (["README.md"] + guide.map { "docs/guide/" + $0 }).flatMap { file -> [(place: String, text: String)] in
+            let text = (try? String(contentsOfFile: repositoryRoot + "/" + file, encoding: .utf8)) ?? ""
+            var blocks: [(place: String, text: String)] = []
+            var open: (line: Int, indent: Int, lines: [Substring])?
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let trimmed = line.drop { $0 == " " }
+                if let current = open {
+                    if trimmed == "```" {
+                        blocks.append(("\(file):\(current.line)", current.lines.joined(separator: "\n") + "\n"))
+                        open = nil
+                    } else {
+                        open?.lines.append(line.dropFirst(min(current.indent, line.count - trimmed.count)))
+                    }
+                } else if trimmed == "```yaml" {
+                    open = (number + 1, line.count - trimmed.count, [])
+                }
+            }
+            return blocks.filter { $0.text.contains("routes:") }
+        }
+    }
+
+    /// "A config written from the docs worked first time": every one passes `check-config` as shown.
+    @Test func everyConfigTheDocsShowPassesCheckConfig() async throws {
+        let configs = Self.documentedConfigs
+        #expect(configs.contains { $0.place.hasPrefix("README.md:") })
+        #expect(configs.contains { $0.place.hasPrefix("docs/guide/first-config.md:") })
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        for (place, text) in configs {
+            let file = try scratch.write("tagrouter.yaml", text)
+            let check = try Daemon(["check-config", file], directory: scratch.path, environment: ["HOME": scratch.path])
+            defer { check.stop() }
+            #expect(try await check.exitStatus() == 0, "\(place): \(check.stderr.joined(separator: "\n"))")
+        }
+    }
+
     @Test func theReadmeNamesEveryExample() async throws {
         let readme = try String(contentsOfFile: Self.repositoryRoot + "/README.md", encoding: .utf8)
         for file in Self.shippedExamples { #expect(readme.contains("config/examples/\(file)"), "README does not mention \(file)") }

@@ -10,9 +10,9 @@ func load(_ text: String, environment: [String: String] = ["HOME": "/tmp"], dire
 }
 
 /// The messages of a config that must fail, one per problem.
-func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) -> [String] {
+func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], directory: String = "/tmp") -> [String] {
     do {
-        _ = try load(text, environment: environment)
+        _ = try load(text, environment: environment, directory: directory)
         return []
     } catch {
         return error.errors.map(\.description)
@@ -90,7 +90,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"]) 
         #expect(found.contains("t.yaml:10:35: routes[0].actions[0].probe.qos: expected 0, 1 or 2, got 3"))
         #expect(found.contains("t.yaml:11:30: routes[0].actions[1].probe: unknown key 'qso' (did you mean 'qos'?)"))
         #expect(found.contains("t.yaml:12:9: routes[0].actions[2]: unknown action 'mqttt'; actions are log, probe"))
-        #expect(found.contains("t.yaml:13:27: routes[0].actions[3].log.template: template: unknown variable 'tag.uidd' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups"))
+        #expect(found.contains("t.yaml:13:27: routes[0].actions[3].log.template: template: unknown variable 'tag.uidd' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups, signature, genuine"))
         #expect(found.contains { $0.hasPrefix("t.yaml:14:9: routes[0].actions[4]: expected one `<action>: <options>` pair") })
         #expect(found.contains("t.yaml:15:15: routes[0].continue: expected true or false, got \"maybe\""))
         #expect(found.contains("t.yaml:16:11: routes[1].name: route name 'r' is already used at line 5"))

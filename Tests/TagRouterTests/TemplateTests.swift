@@ -13,6 +13,16 @@ import Testing
         #expect(try Template("{{uri | json}}").render(variables) == "\"spotify:track:1 x\"")
     }
 
+    /// What the SUN check found reaches a template, member by member (docs/secure-tags.md promises them).
+    @Test func rendersTheSUNCheck() throws {
+        var tag = TagInfo(uid: TagUID("04:DE:5F:1E:AC:C0:40")!, type: "ntag424")
+        tag.sun = SUNCheck(uid: "04de5f1eacc040", counter: 61, failure: .replayedCounter)
+        let variables = Template.variables(for: TagEvent(kind: .tagArrived, reader: "door", tag: tag), route: "r")
+        #expect(try Template("{{tag.sun.verified}} {{tag.sun.counter}} {{tag.sun.reason}} {{tag.sun.uid}}").render(variables) == "false 61 replayed-counter 04de5f1eacc040")
+        #expect(throws: TemplateError.self) { try Template("{{tag.sun.count}}") }
+        #expect(throws: TemplateError.self) { try Template("{{tag.uid.x}}") }
+    }
+
     @Test func displayMasksEnvironmentValuesAndSecretsButRenderUsesThem() throws {
         let event = TagEvent(kind: .tagArrived, reader: "door", tag: TagInfo(uid: TagUID("04:A2")!, type: "ntag215"))
         let variables = Template.variables(for: event, route: "r")
@@ -39,7 +49,7 @@ import Testing
 
     static let cases: [Case] = [
         Case(template: "{{urii}}", message: "at character 1: unknown variable 'urii' (did you mean 'uri'?)"),
-        Case(template: "x {{tag.uuid}}", message: "at character 3: unknown variable 'tag.uuid' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups"),
+        Case(template: "x {{tag.uuid}}", message: "at character 3: unknown variable 'tag.uuid' (did you mean 'tag.uid'?); 'tag' has uid, uid_dashed, type, nfc_forum_type, atqa, sak, ndef_capacity, writable, name, groups, signature, genuine, sun, sun.verified, sun.uid, sun.counter, sun.reason"),
         Case(template: "{{uri.host}}", message: "at character 1: unknown variable 'uri.host': 'uri' has no members"),
         Case(template: "{{uri | uper}}", message: "at character 1: unknown filter 'uper' (did you mean 'upper'?)"),
         Case(template: "{{uri | default}}", message: "at character 1: filter 'default' needs a value: default: \"x\""),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rewrites scripts/release/tagrouter.order: the functions `tagrouter run` executes with a reader and an `mqtt`
 # action, in the order they are first called. The release link (Package.swift, `releaseLinkLayout`) places them
-# first in `.text`, so the daemon's code shares a few pages (docs/memory.md). Recorded with callgrind while
+# first in `.text`, so the daemon's code shares a few pages (docs/development/memory.md). Recorded with callgrind while
 # Benchmarks/EndToEndBench drives the daemon as `scripts/bench/e2e-mqtt.sh` does (simulator, broker, taps);
 # only the `run` process is recorded. Run it after large changes to the code the daemon runs, or a new toolchain,
 # then rebuild (`scripts/build-release.sh`) and compare the daemon's memory with `scripts/bench/e2e-mqtt.sh`.

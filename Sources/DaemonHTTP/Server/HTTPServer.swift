@@ -23,14 +23,14 @@ final class HTTPServer: Sendable {
     static let requestMemory = 32 * 1024
 
     private let library: MicroHTTPD
-    private let handle: @Sendable (HTTPRequest) -> HTTPResponse
+    private let handle: @Sendable (HTTPRequest) -> HTTPReply
     private let daemon = Mutex<RunningDaemon?>(nil)
     fileprivate let connections: ConnectionGuard
     private let load: ListenerLoad
     private let streams = Mutex<(open: [ObjectIdentifier: any ResponseStream], stopping: Bool)>(([:], false))
 
     /// Loads libmicrohttpd, if no server did yet; fails when it is not installed. `load` counts what the server turns away.
-    init(handle: @escaping @Sendable (HTTPRequest) -> HTTPResponse, load: ListenerLoad) throws(HTTPError) {
+    init(handle: @escaping @Sendable (HTTPRequest) -> HTTPReply, load: ListenerLoad) throws(HTTPError) {
         switch MicroHTTPD.shared {
         case .success(let library): self.library = library
         case .failure(let unavailable): throw HTTPError("cannot serve HTTP: \(unavailable)")
@@ -61,11 +61,46 @@ final class HTTPServer: Sendable {
         if let running = daemon.withLock({ state in defer { state = nil }; return state }) { library.stopDaemon(running.pointer) }
     }
 
-    fileprivate func respond(_ connection: OpaquePointer, url: String, method: String) -> MHD_Result {
-        let request = HTTPRequest(
+    /// Answers the request whose headers are in, or keeps `body` (libmicrohttpd's pointer for this
+    /// request) to read its body into, when the site asks for it.
+    fileprivate func respond(
+        _ connection: OpaquePointer, url: String, method: String, body: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    ) -> MHD_Result {
+        var request = HTTPRequest(
             method: method, path: String(url.prefix { $0 != "?" }),
             authorization: library.lookupConnectionValue(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) })
-        return send(handle(request), on: connection)
+        for name in HTTPRequest.headerNames {
+            if let value = library.lookupConnectionValue(connection, .HEADER_KIND, name) { request.headers[name.lowercased()] = String(cString: value) }
+        }
+        switch handle(request) {
+        case .answer(let response):
+            return send(response, on: connection)
+        case .readBody(let limit, let answer):
+            // libmicrohttpd takes an answer only before the body or after all of it: the length is checked first.
+            guard let length = request[header: "Content-Length"].flatMap({ Int($0) }) else {
+                return send(.text(411, "length required: send the body with a Content-Length (at most \(limit) bytes)", headers: [("Connection", "close")]), on: connection)
+            }
+            guard length <= limit else { return send(Self.bodyTooLarge(limit), on: connection) }
+            guard let body else { return .NO }
+            body.pointee = Unmanaged.passRetained(PendingBody(limit: limit, answer: answer)).toOpaque()
+            return .YES
+        }
+    }
+
+    /// The next piece of a body being read (`size` bytes at `data`), or its end (`size` 0): then the site's answer.
+    /// More than the limit (which the Content-Length checked first rules out) closes the connection, nothing kept.
+    fileprivate func read(_ body: PendingBody, data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>?, on connection: OpaquePointer) -> MHD_Result {
+        let count = size?.pointee ?? 0
+        size?.pointee = 0
+        guard count > 0 else { return send(body.answer(body.bytes), on: connection) }
+        guard body.bytes.count + count <= body.limit, let data else { return .NO }
+        body.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: count))
+        return .YES
+    }
+
+    /// The answer to a body longer than the site takes, refused before it is read.
+    private static func bodyTooLarge(_ limit: Int) -> HTTPResponse {
+        .text(413, "payload too large: this request takes at most \(limit) bytes of body", headers: [("Connection", "close")])
     }
 
     /// The answer to a live page past `streamLimit`.
@@ -164,6 +199,19 @@ private struct RunningDaemon: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 
+/// A request body being read for the site, held in libmicrohttpd's per-request pointer
+/// (retained) from the request's headers until it ends; used on the connection's thread only.
+private final class PendingBody {
+    let limit: Int
+    let answer: @Sendable ([UInt8]) -> HTTPResponse
+    var bytes: [UInt8] = []
+
+    init(limit: Int, answer: @escaping @Sendable ([UInt8]) -> HTTPResponse) {
+        self.limit = limit
+        self.answer = answer
+    }
+}
+
 /// A stream as libmicrohttpd holds it: retained until the response is freed.
 private final class StreamBox: Sendable {
     let stream: any ResponseStream
@@ -180,13 +228,17 @@ private func identity(of connection: OpaquePointer) -> UInt {
     UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
 }
 
-/// libmicrohttpd calls this once the request's headers are in: it is answered at once (the listener
-/// takes no bodies: one sent with a request is not read, and the connection is closed after the answer).
-private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, _, _ in
+/// libmicrohttpd calls this once the request's headers are in: it is answered at once unless the site
+/// reads its body (then again for each piece of it, and once at its end). A body the site does not
+/// ask for is not read, and the connection is closed after the answer.
+private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, data, size, body in
     guard let context, let connection else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    if let pending = body?.pointee {
+        return server.read(Unmanaged<PendingBody>.fromOpaque(pending).takeUnretainedValue(), data: data, size: size, on: connection)
+    }
     server.connections.requestStarted(identity(of: connection))
-    return server.respond(connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET")
+    return server.respond(connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET", body: body)
 }
 
 private let connectionNotifier: MHD_NotifyConnectionCallback = { context, connection, _, code in
@@ -195,7 +247,11 @@ private let connectionNotifier: MHD_NotifyConnectionCallback = { context, connec
     server.connection(connection, opened: code == .CONNECTION_NOTIFY_STARTED)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { context, connection, _, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { context, connection, body, _ in
+    if let pending = body?.pointee {
+        Unmanaged<PendingBody>.fromOpaque(pending).release()
+        body?.pointee = nil
+    }
     guard let context, let connection else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
     server.connections.requestEnded(identity(of: connection))

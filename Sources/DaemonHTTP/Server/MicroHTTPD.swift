@@ -4,7 +4,7 @@ import TagCore
 /// libmicrohttpd's entry points, opened with `dlopen` and looked up by name the
 /// first time a metrics or page listener starts, so that a daemon without one
 /// maps neither libmicrohttpd nor the GnuTLS chain it links (~2.3 MB resident:
-/// docs/memory.md). The CMicroHTTPD module gives the headers and links nothing.
+/// docs/development/memory.md). The CMicroHTTPD module gives the headers and links nothing.
 struct MicroHTTPD: @unchecked Sendable {  // `startDaemon`, `getConnectionInfo` are code addresses, immutable and shared like the functions
     /// `MHD_start_daemon`, variadic: called through `tagrouter_mhd_start` in the module's shim.
     let startDaemon: UnsafeMutableRawPointer

@@ -30,10 +30,12 @@ struct ControlRequest: Decodable {
 }
 
 /// A tag to put in the field: its type, UID, and content as an NDEF message
-/// (`ndef` hex or `records`), or a raw memory `image`.
+/// (`ndef` hex or `records`), or a raw memory `image`; for an NTAG, the
+/// originality `signature` READ_SIG answers (64 hex digits; none: it NAKs).
 struct TagSpec: Decodable {
     var type: String
     var uid: String?
+    var signature: String?
     var ndef: String?
     var records: [RecordSpec]?
     var image: String?
@@ -46,8 +48,14 @@ struct TagSpec: Decodable {
         let uidBytes = try uidBytes(defaultLength: type == "type3" ? 8 : isType2 || type == "type4" || type == "type1" ? 7 : 4)
         do {
             if let type2 = Type2TagType(name: type) {
-                if let image { return try Type2Tag(type2, image: try Self.hex(image, field: "image")) }
-                return try Type2Tag(type2, uid: uidBytes, message: try message(), readOnly: readOnly ?? false)
+                var tag: Type2Tag
+                if let image {
+                    tag = try Type2Tag(type2, image: try Self.hex(image, field: "image"))
+                } else {
+                    tag = try Type2Tag(type2, uid: uidBytes, message: try message(), readOnly: readOnly ?? false)
+                }
+                tag.signature = try originalitySignature(for: type2)
+                return tag
             }
             switch type {
             case "type1":
@@ -69,6 +77,15 @@ struct TagSpec: Decodable {
         } catch {
             throw ControlError("\(type): \(error)")
         }
+    }
+
+    /// `signature` as bytes: 32 of them, on a chip that has READ_SIG.
+    private func originalitySignature(for type: Type2TagType) throws(ControlError) -> [UInt8]? {
+        guard let signature else { return nil }
+        guard type.version != nil else { throw ControlError("signature: an original MIFARE Ultralight has no originality signature; use ntag213, ntag215 or ntag216") }
+        let bytes = try Self.hex(signature, field: "signature")
+        guard bytes.count == 32 else { throw ControlError("signature is NXP's 32-byte originality signature (64 hex digits), not \(bytes.count) bytes") }
+        return bytes
     }
 
     private func uidBytes(defaultLength: Int) throws(ControlError) -> [UInt8] {

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// A timer task per request costs memory long after the request: a cancelled
 /// `Task.sleep` keeps its task and timer (~0.3–0.8 KiB) until the time it was to
-/// wake (Swift 6.3 on Linux; docs/fuzz-and-soak.md), so a 30 s timeout at 200
+/// wake (Swift 6.3 on Linux; docs/development/fuzz-and-soak.md), so a 30 s timeout at 200
 /// requests/s holds 6,000 of them. Here one sleeping task serves every deadline:
 /// it wakes at the deadline it slept for, sleeps again when the deadline was
 /// moved later meanwhile, fires when it is due, and ends when none is set.

@@ -2,7 +2,7 @@ import Glibc
 
 /// A C library opened with `dlopen` when a feature first needs it, rather than linked: a daemon that never
 /// uses the feature never maps the library nor what the library itself loads (libcurl for webhooks,
-/// libmicrohttpd for the metrics listener, libsystemd under systemd: see docs/memory.md). Its entry points
+/// libmicrohttpd for the metrics listener, libsystemd under systemd: see docs/development/memory.md). Its entry points
 /// are looked up by name; the module that wraps it keeps the C headers for the types, and links nothing.
 /// The handle is never closed: the library stays mapped for the life of the process once it was needed.
 public struct SharedLibrary: @unchecked Sendable {

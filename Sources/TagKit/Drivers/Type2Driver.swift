@@ -116,6 +116,11 @@ public struct Type2Driver: NDEFTagDriver {
         return Array(area.prefix(size))
     }
 
+    /// The 32-byte originality signature READ_SIG (`3C 00`) answers (NTAG 21x, Ultralight EV1).
+    public func originalitySignature() throws(TagDriverError) -> [UInt8] {
+        try transport.exchange([0x3C, 0x00], expecting: 32)
+    }
+
     private func writePage(_ page: Int, _ data: [UInt8]) throws(TagDriverError) {
         _ = try transport.exchange([0xA2, UInt8(page)] + data)
     }

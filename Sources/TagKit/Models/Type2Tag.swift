@@ -2,12 +2,14 @@ import NDEF
 
 /// An NFC Forum Type 2 tag in memory: NTAG213/215/216 or MIFARE Ultralight.
 /// Answers READ (`30`), FAST_READ (`3A`, NTAG only), WRITE (`A2`), GET_VERSION
-/// (`60`, NTAG only) and READ_SIG (`3C`), honouring the static lock bytes (page 2),
+/// (`60`, NTAG only) and READ_SIG (`3C`, Type2Tag+Signature.swift), honouring the static lock bytes (page 2),
 /// the dynamic lock bytes, the one-time-programmable CC, and read-only UID pages.
 public struct Type2Tag: SimulatedTag {
     /// The chip, which fixes the memory layout (page count, data area size).
     public let tagType: Type2TagType
     public private(set) var memory: [UInt8]
+    /// What READ_SIG answers (32 bytes, NXP's originality signature); nil: the chip NAKs it.
+    public var signature: [UInt8]?
 
     /// A fresh, NFC Forum–formatted tag holding `message` (encoded NDEF message bytes)
     /// in an NDEF TLV, laid out by `Type2Memory.image`; `readOnly` sets the CC and static lock bytes.
@@ -52,13 +54,13 @@ public struct Type2Tag: SimulatedTag {
             guard let version = tagType.version else { throw .tagRemoved }
             return version
         case (0x3C, 2) where tagType.version != nil:
-            return [UInt8](repeating: 0, count: 32)
+            return try readSignature()
         default:
             throw .tagRemoved
         }
     }
 
-    private static let nak: TagTransportError = .refused(status: [0x00])
+    static let nak: TagTransportError = .refused(status: [0x00])
 
     private func pageBytes(_ page: Int) -> ArraySlice<UInt8> {
         if let lockPage = tagType.dynamicLockPage, page == lockPage + 3 {

@@ -1,10 +1,11 @@
 import Glibc
+import TagCore
 
 /// A `device:` that names a PC/SC reader: `pcsc:auto` (the first reader pcscd
 /// has) or `pcsc:<glob>` matched against pcscd's reader names
 /// (`pcsc:ACS ACR1252*`, `pcsc:*Omnikey*`).
 public struct PCSCDevice: Sendable, Equatable {
-    static let prefix = "pcsc:"
+    static let prefix = ReaderConfig.pcscPrefix
 
     /// The glob, nil for `auto`.
     public let pattern: String?

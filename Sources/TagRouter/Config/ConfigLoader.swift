@@ -86,9 +86,9 @@ public struct ConfigLoader: Sendable {
         let root = try YAMLParser.parse(text, file: file)
         var errors = ConfigErrors()
         let top = OptionValidator(context: context).validate(root, as: .section(spec), path: "", errors: &errors)
-        let readers = top.list("readers").map(ReaderConfig.init)
+        var readers: [ReaderConfig] = []
+        for reader in top.list("readers") { readers.append(ReaderConfig.load(reader, &errors)) }
         checkUnique(top.list("readers"), key: "name", what: "reader", &errors)
-        for warning in top.list("readers").flatMap(ReaderConfig.warnings) { errors.append(warning) }
         var sections: [String: ConfigValue] = [:]
         for plugin in registry.plugins { sections[plugin.name] = section(of: plugin, in: top) }
         let pluginContext = PluginContext(

@@ -11,15 +11,18 @@ public struct MetricsSettings: Sendable, Equatable {
     /// The textfile; nil: none is written.
     public var file: String?
     public var fileInterval: Duration
+    /// The live page may name and rename tags (`allow_naming`): on with a token, off without one unless asked for.
+    public var allowsNaming: Bool
 
-    public init(listen: ListenAddress?, token: String? = nil, file: String? = nil, fileInterval: Duration) {
+    public init(listen: ListenAddress?, token: String? = nil, file: String? = nil, fileInterval: Duration, allowsNaming: Bool? = nil) {
         self.listen = listen
         self.token = token
         self.file = file
         self.fileInterval = fileInterval
+        self.allowsNaming = allowsNaming ?? (token != nil)
     }
 
-    static let spec = OptionSpec("Prometheus metrics and the live page (README \"Metrics\")", [
+    static let spec = OptionSpec("Prometheus metrics and the live page (docs/guide/metrics.md)", [
         Option(
             "listen", .string,
             "`host:port` of the HTTP listener serving `/metrics` and the live page, e.g. `127.0.0.1:9464` (port `0`: any free port, logged); an address other than loopback needs `token_file`"),
@@ -28,6 +31,10 @@ public struct MetricsSettings: Sendable, Equatable {
             "file holding a bearer token that `/metrics` and `/api/*` then require (`Authorization: Bearer <token>`); the page asks for it. A regular file, mode 600, of 16 to 4096 visible ASCII characters (`openssl rand -hex 32`)"),
         Option("file", .string, "also write the metrics to this file, atomically, for node_exporter's textfile collector (name it `*.prom`)"),
         Option("file_interval", .duration, default: "15s", "how often `file` is rewritten"),
+        Option(
+            "allow_naming", .bool,
+            "the live page may name and rename tags, writing the tags file and reloading (docs/http.md \"Naming tags from the page\"). "
+                + "Default: on with `token_file` (the token guards it), off without: then every user of this machine could name tags"),
     ])
 
     /// The settings from a validated `metrics:` section; nil with the problems in `errors` when they are wrong.
@@ -66,6 +73,6 @@ public struct MetricsSettings: Sendable, Equatable {
         }
         return MetricsSettings(
             listen: listen, token: token, file: section.optionalString("file").map { section.context.resolve($0) },
-            fileInterval: fileInterval)
+            fileInterval: fileInterval, allowsNaming: section.optionalBool("allow_naming"))
     }
 }

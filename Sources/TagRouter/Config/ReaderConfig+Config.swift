@@ -19,7 +19,7 @@ extension ReaderConfig {
         Option(
             "if_busy", .choice(ReaderConfig.BusyPolicy.allCases.map(\.rawValue)), default: "wait",
             "when another process holds the device: `wait` for it (logged once), or `exit`: end this reader with a `reader.error`"),
-        Option("feedback", .section(ReaderFeedback.spec), "what the reader's LEDs and buzzer show on a tap and its outcome (docs/feedback.md)"),
+        Option("feedback", .section(ReaderFeedback.spec), "what the reader's LEDs and buzzer show, and what this machine plays, on a tap and its outcome (docs/feedback.md)"),
         Option("beep_on_detect", .bool, default: "true", "`false` turns the reader's own detection beep off (ACR122U, ACR1252U, ACR1552U), so the only beep is tagrouter's"),
     ])
 
@@ -32,18 +32,40 @@ extension ReaderConfig {
         return reader
     }
 
-    /// What loads but deserves a look in a validated reader entry: `polling` on a PC/SC
-    /// reader, which pcscd watches itself (`SCardGetStatusChange` returns as soon as it
-    /// sees a card), so no value makes it faster. A warning, so a reader moved from
-    /// libnfc to `pcsc:` keeps loading.
-    static func warnings(_ value: ConfigValue) -> [ConfigError] {
-        guard value.has("polling"), value.string("device").hasPrefix("pcsc:") else { return [] }
-        let message = "applies to libnfc readers; pcscd watches a PC/SC reader's slot and tells tagrouter at once, so it changes nothing here (docs/reader.md)"
-        return value.error("polling", message).errors.map { error in
-            var warning = error
-            warning.isWarning = true
-            return warning
+    /// Reads a validated reader entry as `init` does, and checks what only the
+    /// whole entry tells: the `feedback.sound` files and player, what a libnfc
+    /// reader is asked and cannot do — LED patterns, silencing its detection beep —
+    /// and a `polling` on a PC/SC reader, which pcscd watches itself (warnings).
+    static func load(_ value: ConfigValue, _ errors: inout ConfigErrors) -> ReaderConfig {
+        var reader = ReaderConfig(value)
+        let feedback = value.section("feedback")
+        if feedback.has("sound") { reader.feedback.sound = FeedbackSound.load(feedback.section("sound"), &errors) }
+        guard !reader.isPCSC else {
+            // SCardGetStatusChange returns as soon as pcscd sees a card: no polling makes that sooner.
+            if value.has("polling") {
+                errors.append(ConfigError(
+                    mark: value.node["polling"]?.mark ?? value.mark, path: "\(value.path).polling",
+                    message: "applies to libnfc readers; pcscd watches a PC/SC reader's slot and tells tagrouter at once, so it changes nothing here (docs/reader.md)",
+                    isWarning: true))
+            }
+            return reader
         }
+        if let key = ReaderFeedback.patternKeys.first(where: feedback.has) {
+            errors.append(reader.libnfcCannot("show LED patterns", at: feedback, key))
+        }
+        if value.has("beep_on_detect"), !reader.beepOnDetect {
+            errors.append(reader.libnfcCannot("turn its detection beep off", at: value, "beep_on_detect"))
+        }
+        return reader
+    }
+
+    /// The warning that this libnfc reader cannot `what`, at `key` of `section`.
+    private func libnfcCannot(_ what: String, at section: ConfigValue, _ key: String) -> ConfigError {
+        ConfigError(
+            mark: section.node[key]?.mark ?? section.mark, path: "\(section.path).\(key)",
+            message: "reader '\(name)' is a libnfc reader (\(device)), and libnfc has no LED or buzzer call: tagrouter cannot \(what) there; "
+                + "give it `feedback.sound` files to hear the outcome on this machine, or drive an ACR122U through pcscd (`device: \"pcsc:ACS ACR122U*\"`, docs/feedback.md)",
+            isWarning: true)
     }
 
     /// Reads a validated reader entry; absent keys take the spec's defaults.

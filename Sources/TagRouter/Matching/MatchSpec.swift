@@ -18,6 +18,8 @@ enum MatchSpec {
         Option("known", .bool, "`true`: the tag is in `tags:`; `false`: it is not (the \"rejected\" route)"),
         Option("sun", .oneOrMany(.choice(["verified", "failed"] + SUNCheck.Failure.allCases.map(\.rawValue))),
             "the tag's SUN check (`sun:`): `verified`, `failed`, or a reason (`mac-mismatch`, `replayed-counter`, …)"),
+        Option("genuine", .oneOrMany(.choice(GenuineCheck.allCases.map(\.rawValue))),
+            "the tag's NXP originality signature (`tag.genuine`): `true`, `false`, or `unknown` (an NTAG 21x / Ultralight EV1 that did not give it)"),
         Option("record", .section(OptionSpec("a condition on the first record", [
             Option("tnf", .oneOrMany(.int(0...7)), "type name format (1 well-known, 2 MIME, 3 absolute URI, 4 external)"),
             Option("type", .oneOrMany(.string), "glob on the record type (`U`, `T`, `android.com:pkg`)"),

@@ -127,6 +127,9 @@ public struct Matcher: Sendable {
         add("sun", missing: "no SUN message on the tag (or no `sun:` section)", glob) { event in
             event.tag?.sun.map { sun in sun.failure.map { ["failed", $0.rawValue] } ?? ["verified"] } ?? []
         }
+        add("genuine", missing: "no originality check (only NTAG 21x and Ultralight EV1 read by a libnfc reader carry one)", glob) {
+            $0.tag?.genuine.map { [$0.rawValue] } ?? []
+        }
         if match.declares("record"), case let record = match.section("record"), record.has("tnf") || record.has("type") {
             conditions.append(Self.recordCondition(record, anyRecord: anyRecord))
         }

@@ -1,3 +1,4 @@
+import SecureTags
 import TagCore
 
 /// Routes events to actions: tries the compiled routes in order (the first
@@ -152,7 +153,7 @@ public final class Router: Sendable {
     func dispatch(_ event: TagEvent, waitForRoom: Bool, acceptance: Acceptance? = nil) async -> [String] {
         defer { acceptance?.release() }
         // The SUN counter is written ahead here, once per arrival; explain only previews it.
-        let event = config.tags.resolve(config.sun?.check(event) ?? event)
+        let event = config.tags.resolve(OriginalityCheck.checked(config.sun?.check(event) ?? event))
         for plugin in config.plugins { plugin.observe(event) }
         let matching = matchingRoutes(event)
         let routes = config.routes
@@ -186,7 +187,7 @@ public final class Router: Sendable {
     /// Every route's verdict on `event`, and what the actions of those that match would do.
     /// The SUN check is previewed: nothing is counted.
     public func explain(_ event: TagEvent) -> [RouteExplanation] {
-        explain(resolved: config.tags.resolve(config.sun?.preview(event) ?? event))
+        explain(resolved: config.tags.resolve(OriginalityCheck.checked(config.sun?.preview(event) ?? event)))
     }
 
     /// `explain` of an event already checked and named (as `dispatch` has it).

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import FoundationEssentials
 import Dispatch
+import SecureTags
 import Synchronization
 import TagCore
 
@@ -282,7 +283,8 @@ final class Spool: Sendable {
             guard let json = try? JSONValue.parse(String(decoding: line, as: UTF8.self)),
                 let event = try? TagEvent(json: json["event"] ?? .null)
             else { return nil }
-            deliveries.append(Delivery(event: event, route: json["route"]?.stringValue ?? ""))
+            // `genuine` is never read from JSON: worked out again from the signature, as routing had it.
+            deliveries.append(Delivery(event: OriginalityCheck.checked(event), route: json["route"]?.stringValue ?? ""))
         }
         return deliveries.isEmpty ? nil : deliveries
     }

@@ -11,6 +11,8 @@ public struct TagEntry: Sendable {
     let content: Matcher?
     /// The tag counts as this entry only when its SUN message is verified (`require_sun`).
     let requiresSUN: Bool
+    /// The tag counts as this entry only when its originality signature is NXP's (`require_genuine`).
+    let requiresGenuine: Bool
     public let mark: SourceMark
 
     /// The keys of `match:` that look at a tag's content, the ones a tag entry takes.
@@ -26,6 +28,8 @@ public struct TagEntry: Sendable {
         Option("groups", .list(.string), default: "[]", "groups the tag is in, for `match: {group: …}`"),
         Option("require_sun", .bool, default: "false",
             "the tag has this name only when its SUN message is verified (`sun:`): a clone with the same UID, or a copied URL, stays unknown"),
+        Option("require_genuine", .bool, default: "false",
+            "the tag has this name only when its NXP originality signature is valid (`tag.genuine: true`): a plain clone stays unknown, a magic card replaying a copied signature does not"),
     ])
 
     /// Compiles a validated entry; a UID that does not parse is reported at its position.
@@ -34,6 +38,7 @@ public struct TagEntry: Sendable {
         name = value.optionalString("name") ?? ""
         groups = value.strings("groups")
         requiresSUN = value.bool("require_sun")
+        requiresGenuine = value.bool("require_genuine")
         tagIDs = value.optionalStrings("tag_id") ?? []
         var uids: [TagUID] = []
         for (index, text) in (value.optionalStrings("uid") ?? []).enumerated() {

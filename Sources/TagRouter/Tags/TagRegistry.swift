@@ -52,8 +52,11 @@ public final class TagRegistry: Sendable {
         return named
     }
 
-    /// True unless `entry` requires a verified SUN message and this presence did not bring one.
+    /// True unless `entry` requires a genuine chip and this event's is not (every event
+    /// of a presence carries the arrival's verdict), or a verified SUN message and this
+    /// presence did not bring one.
     private func proves(_ event: TagEvent, uid: TagUID, for entry: TagEntry) -> Bool {
+        if entry.requiresGenuine, event.tag?.genuine != .genuine { return false }
         guard entry.requiresSUN else { return true }
         let presence = Presence(reader: event.reader, uid: uid)
         switch event.kind {

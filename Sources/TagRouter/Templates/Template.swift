@@ -38,14 +38,16 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The top-level variables a template may name, each with its known members
-    /// (nil: none; empty: walked freely, as `ndef.records.0.text` or `topic.1`).
+    /// (nil: none; empty: walked freely, as `ndef.records.0.text` or `topic.1`;
+    /// a dotted member names a member's member, as `sun.counter`).
     public typealias Variables = [String: [String]?]
 
     /// The variables of templates over an event (the event's JSON members, `route`, `json`).
     public static let eventVariables: Variables = [
         "event": nil, "id": nil, "time": nil, "reader": nil, "node": nil, "tag_id": nil, "ndef_error": nil,
         "uri": nil, "text": nil, "dwell_ms": nil, "message": nil, "route": nil,
-        "tag": ["uid", "uid_dashed", "type", "nfc_forum_type", "atqa", "sak", "ndef_capacity", "writable", "name", "groups"],
+        "tag": ["uid", "uid_dashed", "type", "nfc_forum_type", "atqa", "sak", "ndef_capacity", "writable", "name", "groups", "signature", "genuine", "sun"]
+            + [TagInfo.SUNField.verified, TagInfo.SUNField.uid, TagInfo.SUNField.counter, TagInfo.SUNField.reason].map { "sun." + $0 },
         "ndef": [], "json": [],
     ]
 

@@ -134,8 +134,8 @@ struct TemplateParser {
             throw TemplateError(offset: offset, message: "unknown variable '\(path)': '\(root)' has no members")
         }
         if members.isEmpty { return }
-        let member = components[1]
-        guard members.contains(member), components.count == 2 else {
+        let member = components.dropFirst().joined(separator: ".")
+        guard members.contains(member) else {
             let hint = DidYouMean.suggestion(for: member, among: members).map { " (did you mean '\(root).\($0)'?)" } ?? ""
             throw TemplateError(offset: offset, message: "unknown variable '\(path)'\(hint); '\(root)' has " + members.joined(separator: ", "))
         }

@@ -23,7 +23,8 @@ enum TagsCommand: Command {
         writes it to the tags the config uses — its `tags:` block, or the file
         `tags: {file: …}` names — keeping the file's comments and order, and reloads
         the daemon. A known tag is renamed. --name and --groups skip the questions.
-        rename and forget change the file the same way and reload.
+        rename and forget change the file the same way and reload. The live page
+        offers learn on its tap cards too (`metrics.allow_naming`, docs/http.md).
 
         Options:
           --config FILE       the config (default: the running daemon's, else the usual search)
@@ -75,46 +76,30 @@ enum TagsCommand: Command {
         let event = reply["event"] ?? .null
         var shown = "\(uid.hex) (\(event.value(atPath: "tag.type")?.plainText ?? "unknown type"))"
         if let uri = event["uri"]?.stringValue { shown += " \(uri)" } else if let text = event["text"]?.stringValue { shown += " \(JSONValue.string(text).serialized())" }
-        let known = tags.entries.first { entry in Self.uids(entry).contains(uid) }?["name"]?.scalar
+        let known = tags.name(of: uid)
         print("Tag: " + TerminalText.escaped(shown))
         print(known.map { "Known as '\(TerminalText.escaped($0))'." } ?? "Not known yet.")
-        guard let name = name ?? ask(known == nil ? "Name: " : "New name (Enter keeps '\(known!)'): "), !name.isEmpty else {
+        guard let name = name ?? ask(known == nil ? "Name: " : "New name (Enter keeps '\(known!)'): "), !name.isEmpty, name != known else {
             print("Nothing written.")
             return false
         }
-        if let known {
-            guard name != known else {
-                print("Nothing written.")
-                return false
-            }
-            try tags.write(try tags.renaming(known, to: name))
-            print(TerminalText.escaped("renamed '\(known)' to '\(name)' in \(tags.path)"))
-            return true
-        }
-        let groupText = groups ?? ask("Groups (comma-separated, Enter for none): ") ?? ""
-        let groupList = groupText.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
-        if tags.entries.contains(where: { $0["name"]?.scalar == name }) { throw .usage("the name '\(name)' is already used in \(tags.path); pick another") }
-        try tags.write(try tags.adding(name: name, uid: uid, groups: groupList))
-        print(TerminalText.escaped("added '\(name)' (\(uid.hex)) to \(tags.path)"))
+        let groupText = known != nil ? "" : groups ?? ask("Groups (comma-separated, Enter for none): ") ?? ""
+        let naming = try tags.naming(uid, as: name, groups: TagsFile.groups(groupText))
+        guard let text = naming.text else { return false }
+        try tags.write(text)
+        print(TerminalText.escaped(naming.message))
         return true
     }
 
     /// One line of `tags list`: the name, its UIDs and tag ids, its groups.
     private static func line(_ entry: ConfigNode) -> String {
         var parts = [entry["name"]?.scalar ?? "?"]
-        parts += Self.values(entry["uid"]) + Self.values(entry["tag_id"]).map { "tag_id \($0)" }
+        parts += TagsFile.scalars(entry["uid"]) + TagsFile.scalars(entry["tag_id"]).map { "tag_id \($0)" }
         if entry["match"] != nil { parts.append("(by content)") }
-        let groups = Self.values(entry["groups"])
+        let groups = TagsFile.scalars(entry["groups"])
         if !groups.isEmpty { parts.append("groups: " + groups.joined(separator: ", ")) }
         return parts.joined(separator: "  ")
     }
-
-    private static func values(_ node: ConfigNode?) -> [String] {
-        guard let node else { return [] }
-        return node.elements?.compactMap(\.scalar) ?? node.scalar.map { [$0] } ?? []
-    }
-
-    private static func uids(_ entry: ConfigNode) -> [TagUID] { values(entry["uid"]).compactMap { TagUID($0) } }
 
     /// Prints `prompt` and reads a line (trimmed); nil at the end of the input.
     private static func ask(_ prompt: String) -> String? {

@@ -49,8 +49,9 @@ struct TagsFile {
     /// The entries' nodes, in file order.
     var entries: [ConfigNode] { list?.elements ?? [] }
 
-    /// The text with an entry for `name` added after the last entry.
+    /// The text with an entry for `name` added after the last entry (a name `check(newName:)` refuses is refused).
     func adding(name: String, uid: TagUID, groups: [String]) throws(CLIError) -> String {
+        try check(newName: name)
         var entry = "{ name: \(Self.quoted(name)), uid: \(Self.quoted(uid.hex))"
         if !groups.isEmpty { entry += ", groups: [\(groups.map(Self.quoted).joined(separator: ", "))]" }
         entry += " }"
@@ -76,9 +77,10 @@ struct TagsFile {
         return lines.joined(separator: "\n")
     }
 
-    /// The text with the entry named `old` called `new`.
+    /// The text with the entry named `old` called `new` (a name `check(newName:)` refuses is refused).
     func renaming(_ old: String, to new: String) throws(CLIError) -> String {
         let entry = try self.entry(named: old)
+        try check(newName: new)
         guard let name = entry["name"] else { throw .data("\(entry.mark): the tag '\(old)' has no name to change") }
         var lines = lines
         let index = name.mark.line - 1

@@ -1,0 +1,48 @@
+import TagCore
+import TagRouter
+
+/// Naming a tag read from a reader, as `tags learn` and the live page both do it:
+/// a tag the file knows by its UID is renamed (its groups kept), another gets
+/// a new entry. Names are checked the same way for both, before anything is written.
+extension TagsFile {
+    /// What naming a tag changes: the file's new text (nil: nothing to change) and what that did, in a sentence.
+    struct Naming {
+        let text: String?
+        let message: String
+    }
+
+    /// The most characters a name may have.
+    static let nameLimit = 100
+
+    /// The name of the entry listing `uid`, when one does.
+    func name(of uid: TagUID) -> String? {
+        entries.first { entry in Self.scalars(entry["uid"]).contains { TagUID($0) == uid } }?["name"]?.scalar
+    }
+
+    /// The text naming the tag `uid` `name`: the entry listing it renamed, else a new entry in `groups`.
+    func naming(_ uid: TagUID, as name: String, groups: [String]) throws(CLIError) -> Naming {
+        guard let known = self.name(of: uid) else {
+            return Naming(text: try adding(name: name, uid: uid, groups: groups), message: "added '\(name)' (\(uid.hex)) to \(path)")
+        }
+        guard name != known else { return Naming(text: nil, message: "the tag is already called '\(name)'; nothing written") }
+        return Naming(text: try renaming(known, to: name), message: "renamed '\(known)' to '\(name)' in \(path)")
+    }
+
+    /// The scalars of a one-or-many value (`uid: a` or `uid: [a, b]`).
+    static func scalars(_ node: ConfigNode?) -> [String] {
+        guard let node else { return [] }
+        return node.elements?.compactMap(\.scalar) ?? node.scalar.map { [$0] } ?? []
+    }
+
+    /// Refuses a name that is empty, longer than `nameLimit` or used by another entry.
+    func check(newName name: String) throws(CLIError) {
+        if name.trimmingWhitespace().isEmpty { throw .usage("a tag needs a name; type one") }
+        if name.count > Self.nameLimit { throw .usage("the name has \(name.count) characters; a tag name has at most \(Self.nameLimit)") }
+        if entries.contains(where: { $0["name"]?.scalar == name }) { throw .usage("the name '\(name)' is already used in \(path); pick another") }
+    }
+
+    /// Groups as typed (`family, guests`): split at commas, trimmed, empty ones left out.
+    static func groups(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
+    }
+}

@@ -5,10 +5,14 @@ import TagKit
 import TestSupport
 
 // The reader's figures on a paced PN532 simulator (115200 baud, RF timing,
-// InAutoPoll slots): detection latency (tag placed → `tag.arrived` printed by
-// `tagrouter watch`), idle CPU and resident memory, for both polling modes,
-// beside libnfc's own `nfc-poll` on the same simulator. Prints a Markdown table;
-// progress goes to stderr.
+// InAutoPoll slots, InListPassiveTarget attempts), per polling mode, the default
+// (auto-poll) first as the baseline: `tagrouter run` reads the simulator and routes
+// every arrival to a `feedback: success` action; `tagrouter events` follows it.
+// Measured: tag placed → its `tag.arrived` record on the event stream, placed → the
+// feedback action's delivery record (a libnfc reader has no LEDs: this is the
+// moment the pattern is handed to the reader's feedback), and with no tag the
+// daemon's CPU and the serial line's traffic. Beside them libnfc's own `nfc-poll`
+// on the same simulator. Prints a Markdown table; progress goes to stderr.
 //
 // Usage: reader-bench TAGROUTER_BINARY [TAPS] [IDLE_SECONDS]
 
@@ -28,16 +32,20 @@ let tag = try Type2Tag(.ntag215, uid: uid, message: message)
 
 func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
-/// Median and 99th percentile in milliseconds, and the taps that got no event in time.
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+/// Median and 90th percentile in milliseconds, and the taps that got no record in time.
 func summary(_ samples: [Duration], missed: Int) -> String {
     guard !samples.isEmpty else { return "no event (\(missed) missed)" }
     let sorted = samples.sorted()
-    func ms(_ duration: Duration) -> String { String(format: "%.1f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000) }
-    let p99 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
-    return "\(ms(sorted[sorted.count / 2])) / \(ms(p99)) ms" + (missed > 0 ? " (\(missed) missed)" : "")
+    let p90 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.9).rounded(.up)) - 1)]
+    let text = String(format: "%.1f / %.1f ms", milliseconds(sorted[sorted.count / 2]), milliseconds(p90))
+    return text + (missed > 0 ? " (\(missed) missed)" : "")
 }
 
-/// A random pause so taps land at every phase of the polling period.
+/// A random pause so taps land at every phase of the polling.
 func jitter() async throws { try await Task.sleep(for: .milliseconds(Int.random(in: 50...350))) }
 
 /// Asks `tool` to stop and waits until it has.
@@ -46,45 +54,102 @@ func stop(_ tool: RunningTool) async throws {
     _ = try await tool.termination()
 }
 
-/// `tagrouter watch` in one polling mode: latency over `taps`, then idle CPU and memory.
-func measureTagrouter(polling: String) async throws -> (latency: String, cpu: String, rss: String) {
+struct Timeout: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Waits until `condition` holds (checked every 10 ms); throws after 20 s.
+func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw Timeout(description: "timed out waiting for \(what)") }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+/// What one polling mode costs and gives.
+struct Figures {
+    var arrival = "", feedback = "", cpu = "", traffic = "", rss = ""
+}
+
+/// The daemon's config: one reader on `device` in `polling` mode, every arrival shown as `success`.
+func config(device: String, polling: String, directory: String) -> String {
+    """
+    state_dir: \(directory)/state
+    readers:
+      - name: bench
+        device: "\(device)"
+        polling: \(polling)
+        cooldown: 0s
+        exit_delay: 0s
+    routes:
+      - name: tap
+        actions: [{ feedback: success }]
+    """
+}
+
+/// `tagrouter run` in one polling mode, followed by `tagrouter events`: latencies over `taps`, then the idle costs.
+func measureDaemon(polling: String) async throws -> Figures {
     let sim = try PN532Simulator(pacing: .uart115200)
     defer { sim.close() }
-    let watch = try RunningTool(tagrouter, ["watch", "--device", sim.connstring, "--exit-delay", "0", "--polling", polling])
-    try await watch.waitForStdout(containing: "reader.connected")
-    var samples: [Duration] = []
+    let directory = NSTemporaryDirectory() + "reader-bench-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try config(device: sim.connstring, polling: polling, directory: directory).write(toFile: directory + "/tagrouter.yaml", atomically: true, encoding: .utf8)
+    let socket = directory + "/control.sock"
+    let daemon = try RunningTool(
+        tagrouter, ["run", "--config", directory + "/tagrouter.yaml", "--control", socket],
+        environment: ["LIBNFC_AUTO_SCAN": "false"], directory: directory)
+    defer { daemon.signal(SIGTERM) }
+    try await waitUntil("the control socket") { FileManager.default.fileExists(atPath: socket) }
+    let events = try RunningTool(tagrouter, ["events", "--json", "--control", socket])
+    defer { events.signal(SIGTERM) }
+    try await events.waitForStderr(containing: "following the events")
+    // The reader polls once it is connected.
+    try await waitUntil("the reader's first poll") { sim.counters.commands.keys.contains { $0 == "InAutoPoll" || $0 == "InListPassiveTarget" } }
+
+    var arrivals: [Duration] = [], feedbacks: [Duration] = []
     var missed = 0
     for _ in 0..<taps {
         try await jitter()
-        let seen = watch.stdout.count
+        let seen = events.stdout.count
         let placed = ContinuousClock.now
         sim.place(tag)
         do {
-            samples.append(try await watch.waitForStdout(containing: "tag.arrived", after: seen).arrival - placed)
+            arrivals.append(try await events.waitForStdout(containing: "\"tag.arrived\"", after: seen).arrival - placed)
+            feedbacks.append(try await events.waitForStdout(containing: "\"tap.0.feedback\"", after: seen).arrival - placed)
         } catch {
             missed += 1
-            note("tagrouter \(polling): \(error)")
+            note("\(polling): \(error)")
         }
         sim.removeAll()
-        _ = try? await watch.waitForStdout(containing: "tag.removed", after: seen, timeout: .seconds(2))
-        note("tagrouter \(polling): tap \(samples.count + missed), \(samples.last.map { "\($0)" } ?? "")")
+        _ = try? await events.waitForStdout(containing: "\"tag.removed\"", after: seen, timeout: .seconds(2))
+        note("\(polling): tap \(arrivals.count + missed), arrival \(arrivals.last.map { "\($0)" } ?? "-"), feedback \(feedbacks.last.map { "\($0)" } ?? "-")")
     }
-    let (cpu, rss) = try await idle(watch)
-    try await stop(watch)
-    return (summary(samples, missed: missed), cpu, rss)
-}
 
-/// CPU (percent of one core) over `idleSeconds` with no tag, and resident memory.
-func idle(_ tool: RunningTool) async throws -> (cpu: String, rss: String) {
-    let before = tool.cpuTime ?? .zero
+    let cpuBefore = daemon.cpuTime ?? .zero
+    let trafficBefore = sim.counters
+    let started = ContinuousClock.now
     try await Task.sleep(for: .seconds(idleSeconds))
-    let used = (tool.cpuTime ?? .zero) - before
-    let percent = (Double(used.components.seconds) + Double(used.components.attoseconds) / 1e18) / Double(idleSeconds) * 100
-    return (String(format: "%.2f %%", percent), "\((tool.residentKiB ?? 0) / 1024) MiB")
+    let elapsed = milliseconds(ContinuousClock.now - started) / 1000
+    let cpu = milliseconds((daemon.cpuTime ?? .zero) - cpuBefore) / 1000 / elapsed * 100
+    let trafficAfter = sim.counters
+    let bytes = Double(trafficAfter.bytesIn + trafficAfter.bytesOut - trafficBefore.bytesIn - trafficBefore.bytesOut) / elapsed
+    let commands = Double(trafficAfter.commands.values.reduce(0, +) - trafficBefore.commands.values.reduce(0, +)) / elapsed
+    // 10 bit times a byte: the line carries 11,520 bytes/s each way.
+    let busiest = Double(max(trafficAfter.bytesIn - trafficBefore.bytesIn, trafficAfter.bytesOut - trafficBefore.bytesOut)) / elapsed
+    let figures = Figures(
+        arrival: summary(arrivals, missed: missed), feedback: summary(feedbacks, missed: missed),
+        cpu: String(format: "%.2f %%", cpu),
+        traffic: String(format: "%.1f commands/s, %.0f bytes/s (%.1f %% of the busier direction)", commands, bytes, busiest / 11_520 * 100),
+        rss: "\((daemon.residentKiB ?? 0) / 1024) MiB")
+    try await stop(events)
+    try await stop(daemon)
+    return figures
 }
 
-/// libnfc's `nfc-poll` (InAutoPoll, 300 ms period, 5 modulations), started afresh for every tap.
-func measureNFCPoll() async throws -> (latency: String, cpu: String, rss: String) {
+/// libnfc's `nfc-poll` (InAutoPoll, 300 ms period, 5 modulations), started afresh for every tap: detection only.
+func measureNFCPoll() async throws -> (latency: String, cpu: String) {
     let sim = try PN532Simulator(pacing: .uart115200)
     defer { sim.close() }
     let environment = ["LIBNFC_DEVICE": sim.connstring, "LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"]
@@ -108,20 +173,29 @@ func measureNFCPoll() async throws -> (latency: String, cpu: String, rss: String
     }
     let poll = try RunningTool("/usr/bin/stdbuf", ["-oL", "/usr/bin/nfc-poll"], environment: environment)
     try await poll.waitForStdout(containing: "NFC device will poll")
-    let (cpu, rss) = try await idle(poll)
+    let before = poll.cpuTime ?? .zero
+    try await Task.sleep(for: .seconds(idleSeconds))
+    let cpu = milliseconds((poll.cpuTime ?? .zero) - before) / 1000 / Double(idleSeconds) * 100
     try await stop(poll)
-    return (summary(samples, missed: missed), cpu, rss)
+    return (summary(samples, missed: missed), String(format: "%.2f %%", cpu))
 }
 
-let autoPoll = try await measureTagrouter(polling: "auto-poll")
-let listPassive = try await measureTagrouter(polling: "list-passive")
+var measured: [Figures] = []
+for mode in ["auto-poll", "fast", "list-passive"] { measured.append(try await measureDaemon(polling: mode)) }
 let nfcPoll = try await measureNFCPoll()
+let figures = measured
+
+func row(_ label: String, _ value: (Figures) -> String, baseline: String) -> String {
+    "| \(label) | " + figures.map(value).joined(separator: " | ") + " | \(baseline) |"
+}
 print("""
     ### Reader (PN532 simulator at 115200 baud, NTAG215 with one URI record)
 
-    | figure | tagrouter (auto-poll) | tagrouter (list-passive, 100 ms) | baseline: nfc-poll |
-    | --- | --- | --- | --- |
-    | detection latency, placed → event, median / p99 (\(taps) taps; nfc-poll \(baselineTaps)) | \(autoPoll.latency) | \(listPassive.latency) | \(nfcPoll.latency) |
-    | idle CPU, % of one core over \(idleSeconds) s, reader attached, no tag | \(autoPoll.cpu) | \(listPassive.cpu) | \(nfcPoll.cpu) |
-    | resident memory | \(autoPoll.rss) | \(listPassive.rss) | \(nfcPoll.rss) |
+    | figure | baseline: `polling: auto-poll` (default) | `polling: fast` | `polling: list-passive` (100 ms) | libnfc `nfc-poll` (detection only) |
+    | --- | --- | --- | --- | --- |
+    \(row("placed → `tag.arrived` on the event stream, median / p90 (\(taps) taps; nfc-poll \(baselineTaps))", \.arrival, baseline: nfcPoll.latency))
+    \(row("placed → feedback action delivered, median / p90", \.feedback, baseline: "–"))
+    \(row("idle CPU, % of one core over \(idleSeconds) s, reader attached, no tag", \.cpu, baseline: nfcPoll.cpu))
+    \(row("serial line while idle (both ways)", \.traffic, baseline: "–"))
+    \(row("resident memory of the daemon", \.rss, baseline: "–"))
     """)

@@ -34,8 +34,21 @@ extension PN532Chip {
                                         kind: .listPassive(maxTargets: maxTargets, selection: selection),
                                         started: now, deadline: nil))
         }
+        guard pacing.modelsRadio else { return .reply([0x00], after: .zero) }
+        // Each attempt sends the request and waits for an answer; a tag entering the
+        // field meanwhile answers the next attempt (`resume`).
         let attempts = Int(passiveActivationRetries) + 1
-        return .reply([0x00], after: pacing.modelsRadio ? .milliseconds(attempts * 5) : .zero)
+        return .waiting(PendingPoll(code: PN532Command.inListPassiveTarget.rawValue,
+                                    kind: .listPassive(maxTargets: maxTargets, selection: selection),
+                                    started: now, deadline: now + Self.activationAttempt * attempts))
+    }
+
+    /// How long one passive activation attempt takes when no tag answers.
+    static let activationAttempt = Duration.milliseconds(5)
+
+    /// Whether an activation with `selection` would find a tag in `field` now.
+    func sees(_ field: RFField, _ selection: Selection) -> Bool {
+        field.entries.contains { !$0.halted && targetData($0.tag.activation, number: 1, selection) != nil }
     }
 
     mutating func autoPoll(_ params: [UInt8], field: inout RFField, now: ContinuousClock.Instant) -> ChipOutcome {
@@ -79,7 +92,9 @@ extension PN532Chip {
             answer += data
         }
         answer[0] = UInt8(targets.count)
-        return targets.isEmpty ? [] : answer
+        if targets.isEmpty { return [] }
+        activations += 1
+        return answer
     }
 
     /// A tag's TargetData (`Tg` first), with InAutoPoll's type and length before it; nil when `selection` skips it.

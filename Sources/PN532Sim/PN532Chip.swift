@@ -1,7 +1,7 @@
 import TagKit
 
 /// A command the chip cannot answer yet: InAutoPoll, or InListPassiveTarget
-/// with endless retries, waiting for a tag to enter the field.
+/// still retrying, waiting for a tag to enter the field.
 struct PendingPoll: Sendable {
     enum Kind: Sendable {
         case autoPoll(types: [UInt8], period: Duration)
@@ -13,7 +13,7 @@ struct PendingPoll: Sendable {
     var started: ContinuousClock.Instant
     /// When the chip gives up and answers "no target"; nil: it polls for ever.
     var deadline: ContinuousClock.Instant?
-    /// When InAutoPoll's next polling slot reports a tag that has entered the field.
+    /// When the next polling slot or activation attempt reports a tag that has entered the field.
     var answerAt: ContinuousClock.Instant?
 }
 
@@ -44,6 +44,8 @@ struct PN532Chip: Sendable {
     var targets: [Int] = []
     var tagExchanges = 0
     var tagTimeouts = 0
+    /// Activations that found at least one tag.
+    var activations = 0
 
     init(pacing: Pacing) { self.pacing = pacing }
 
@@ -119,24 +121,39 @@ struct PN532Chip: Sendable {
     {
         switch pending.kind {
         case .listPassive(let maxTargets, let selection):
-            let found = activate(field: &field, maxTargets: maxTargets, selection)
-            if !found.isEmpty { return (found, nil) }
+            guard pacing.modelsRadio, let deadline = pending.deadline else {
+                let found = activate(field: &field, maxTargets: maxTargets, selection)
+                if !found.isEmpty { return (found, nil) }
+                break
+            }
+            // Finite retries: a tag that entered answers the next attempt, if one is left.
+            if let answerAt = answerTime(&pending, sees: sees(field, selection), slot: Self.activationAttempt, now: now), answerAt < deadline {
+                if answerAt > now { return (nil, answerAt) }
+                return (activate(field: &field, maxTargets: maxTargets, selection), nil)
+            }
         case .autoPoll(let types, let period):
-            let eligible = field.entries.contains { !$0.halted && Self.pollType($0.tag.activation, types) != nil }
-            if !eligible {
-                pending.answerAt = nil
-            } else {
-                if pending.answerAt == nil {
-                    // The tag is seen at the first polling slot after it arrived.
-                    let slots = ((now - pending.started) / period).rounded(.up)
-                    pending.answerAt = pacing.modelsRadio ? pending.started + period * slots : now
-                }
-                if let answerAt = pending.answerAt, answerAt > now { return (nil, answerAt) }
+            if let answerAt = answerTime(&pending, sees: sees(field, .autoPoll(types: types)), slot: period, now: now) {
+                if answerAt > now { return (nil, answerAt) }
                 return (activate(field: &field, maxTargets: 2, .autoPoll(types: types)), nil)
             }
         }
         if let deadline = pending.deadline, deadline <= now { return ([0x00], nil) }
         return (nil, pending.deadline)
+    }
+
+    /// When a waiting command answers for the tag it `sees` now: at the first slot (polling
+    /// period, activation attempt) that starts after the tag arrived; at once without radio
+    /// timing. Nil while it sees none.
+    private func answerTime(_ pending: inout PendingPoll, sees: Bool, slot: Duration, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        guard sees else {
+            pending.answerAt = nil
+            return nil
+        }
+        if pending.answerAt == nil {
+            let slots = ((now - pending.started) / slot).rounded(.up)
+            pending.answerAt = pacing.modelsRadio ? pending.started + slot * slots : now
+        }
+        return pending.answerAt
     }
 
     // MARK: - Commands

@@ -19,6 +19,8 @@ public struct PN532Counters: Sendable, Equatable, Codable {
     public var abortedCommands = 0
     /// Exchanges with tags (InDataExchange, InCommunicateThru) and how many timed out.
     public var tagExchanges = 0, tagTimeouts = 0
+    /// Activations that found a tag (InListPassiveTarget, InAutoPoll, answered with targets).
+    public var activations = 0
 
     public init() {}
 }

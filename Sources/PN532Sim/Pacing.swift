@@ -17,6 +17,9 @@ public struct Pacing: Sendable, Equatable {
     /// Everything at once, for tests: InAutoPoll still waits for a tag (or for
     /// its last polling period to end) rather than answering "none" at once.
     public static let none = Pacing(baudRate: nil, modelsRadio: false)
+    /// The chip's and the radio's time without the UART's, for tests of a reader that
+    /// polls without pausing: an empty field costs each InListPassiveTarget its attempts.
+    public static let radio = Pacing(baudRate: nil, modelsRadio: true)
 
     /// Time `count` bytes take on the UART.
     func transfer(_ count: Int) -> Duration {

@@ -169,6 +169,7 @@ final class SimulatorEngine: Sendable {
             state.lastResponse = frame
             state.counters.tagExchanges = state.chip.tagExchanges
             state.counters.tagTimeouts = state.chip.tagTimeouts
+            state.counters.activations = state.chip.activations
         }
         send(frame)
     }

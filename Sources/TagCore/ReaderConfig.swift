@@ -11,6 +11,11 @@ public struct ReaderConfig: Sendable, Equatable {
         /// One `nfc_initiator_list_passive_targets` every `pollInterval`, the thread
         /// sleeping in between. Works on every libnfc driver, costs a little CPU.
         case listPassive = "list-passive"
+        /// Low latency: one InListPassiveTarget after another with no pause (type A at
+        /// every look, FeliCa and Jewel by turns in between), the thread waiting only on
+        /// the UART. A tag is seen within milliseconds; costs steady bus traffic and a
+        /// little CPU (docs/reader.md "Waiting for a tag").
+        case fast
     }
 
     /// What a reader does when another process holds its device (`DeviceLock`).
@@ -39,6 +44,7 @@ public struct ReaderConfig: Sendable, Equatable {
     /// How often a held tag is checked for presence (and, with `.listPassive`,
     /// how often the field is polled while empty).
     public var pollInterval: Duration
+    /// How an empty field is watched (libnfc readers; pcscd watches a PC/SC reader's slot itself).
     public var polling: Polling
     /// A reader that makes no progress for this long is aborted and reopened.
     public var watchdog: Duration

@@ -77,13 +77,24 @@ final class NFCDevice {
     /// Selects `target` again (type A: anticollision aimed at its UID). Nil when it did not answer.
     func select(_ target: NFCTarget) throws(NFCError) -> NFCTarget? {
         let data = target.modulation == .iso14443A ? target.uid.bytes : target.modulation.initiatorData
+        guard let reselected = try select(target.modulation, data), reselected.uid == target.uid else { return nil }
+        return reselected
+    }
+
+    /// Selects the first tag of `modulation` that answers, and leaves it selected: one
+    /// InListPassiveTarget with the retries `NP_INFINITE_SELECT` off sets (three attempts),
+    /// without the property frame `listPassiveTargets` sends first. Nil when none answered.
+    func selectAny(_ modulation: NFCTarget.Modulation) throws(NFCError) -> NFCTarget? {
+        try select(modulation, modulation.initiatorData)
+    }
+
+    private func select(_ modulation: NFCTarget.Modulation, _ data: [UInt8]) throws(NFCError) -> NFCTarget? {
         var selected = nfc_target()
         let found = data.withUnsafeBufferPointer { buffer in
-            nfc_initiator_select_passive_target(pointer, target.modulation.libnfc, buffer.baseAddress, buffer.count, &selected)
+            nfc_initiator_select_passive_target(pointer, modulation.libnfc, buffer.baseAddress, buffer.count, &selected)
         }
         try check("nfc_initiator_select_passive_target", found)
-        guard found > 0, let reselected = NFCTarget(selected), reselected.uid == target.uid else { return nil }
-        return reselected
+        return found > 0 ? NFCTarget(selected) : nil
     }
 
     func deselect() throws(NFCError) {

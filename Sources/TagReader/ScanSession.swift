@@ -16,6 +16,8 @@ struct ScanSession {
     private var selected: TagUID?
     /// How long to sleep before the next `step`; nil to call it at once (it blocks in the device).
     private(set) var pauseBeforeNextStep: Duration?
+    /// With `fast` polling, where the looks are in their round (`observe`).
+    private var fastTurn = 0
 
     /// `adopting`: the arrivals of tags the previous reader reported lying on this
     /// one (see `ScanModel.adopt`); their later events keep those arrivals' identity.
@@ -72,23 +74,25 @@ struct ScanSession {
     }
 
     /// The tags in the field now. With nothing held, auto-poll blocks in the
-    /// PN532's InAutoPoll and list-passive takes one quick look; with tags held,
-    /// an inventory answers for all of them.
+    /// PN532's InAutoPoll, list-passive takes one quick look at every modulation
+    /// and fast one at a single modulation; with tags held, an inventory answers
+    /// for all of them.
     private mutating func observe() throws(NFCError) -> [NFCTarget] {
         if model.isHolding { return try inventory() }
-        if config.polling == .listPassive {
-            // Nothing is held, so nothing in the field is halted: no field reset. One
-            // tag at most, which libnfc then leaves selected for the read; a second
-            // one placed at the same moment is found by the next inventory.
-            for modulation in NFCTarget.Modulation.allCases {
-                let targets = try device.listPassiveTargets(modulation, max: 1)
-                if let target = targets.first {
-                    selected = target.uid
-                    return [target]
-                }
-            }
-            selected = nil
-            return []
+        switch config.polling {
+        // With fast polling too, what lies there at connection (`ignore_on_connect`) is every modulation's.
+        case .listPassive,
+             .fast where model.awaitsFirstLook:
+            return try quickLook(NFCTarget.Modulation.allCases)
+        case .fast:
+            // Type A (NTAG, MIFARE, Type 4: most tags) three looks in four, FeliCa and
+            // Jewel by turns in the fourth: a look at another modulation makes a type A
+            // tag wait for its end (~18 ms).
+            let others = NFCTarget.Modulation.allCases.filter { $0 != .iso14443A }
+            fastTurn = (fastTurn + 1) % (4 * others.count)
+            return try quickLook([fastTurn % 4 == 3 ? others[fastTurn / 4] : .iso14443A])
+        case .autoPoll:
+            break
         }
         let polled = try device.autoPoll(pollCount: config.autoPollRounds, period: 1)
         switch (polled.count, polled.target) {
@@ -100,6 +104,21 @@ struct ScanSession {
         default:
             return try inventory()
         }
+    }
+
+    /// One selection per modulation in turn, up to the first tag. Nothing is held, so
+    /// nothing in the field is halted: no field reset. One tag at most, which libnfc
+    /// leaves selected for the read; a second one placed at the same moment is found
+    /// by the next inventory.
+    private mutating func quickLook(_ modulations: [NFCTarget.Modulation]) throws(NFCError) -> [NFCTarget] {
+        for modulation in modulations {
+            if let target = try device.selectAny(modulation) {
+                selected = target.uid
+                return [target]
+            }
+        }
+        selected = nil
+        return []
     }
 
     /// Resets the field (so halted tags answer again) and lists the tags of every

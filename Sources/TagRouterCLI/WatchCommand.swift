@@ -8,7 +8,7 @@ enum WatchCommand: Command {
     static let summary = "print every reader and tag event as JSON lines"
     static let usage = """
         Usage: tagrouter watch [--device CONNSTRING [--name NAME] …] [--config FILE] [--if-busy exit|wait] [--exit-delay S] [--cooldown S]
-                               [--ignore-on-connect] [--polling auto-poll|list-passive]
+                               [--ignore-on-connect] [--polling auto-poll|list-passive|fast]
 
         Prints every event of the readers (reader.connected, tag.arrived, tag.removed,
         reader.disconnected, reader.error) as one JSON object per line until interrupted.
@@ -26,7 +26,8 @@ enum WatchCommand: Command {
           --exit-delay S        a tag missing this long is removed (default 0.5)
           --cooldown S          the same tag returning within this is not reported (default 0)
           --ignore-on-connect   tags already lying on a reader when it connects do not fire
-          --polling MODE        auto-poll (default; the PN532 polls, no CPU) or list-passive
+          --polling MODE        auto-poll (default; the PN532 polls, no CPU), list-passive,
+                                or fast (a tag seen within milliseconds, for steady bus traffic)
         """
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
@@ -39,7 +40,7 @@ enum WatchCommand: Command {
         let ignoreOnConnect = arguments.flag("--ignore-on-connect")
         let pollingName = try arguments.option("--polling")
         let polling = try pollingName.map { name throws(CLIError) in
-            guard let polling = ReaderConfig.Polling(rawValue: name) else { throw .usage("--polling takes auto-poll or list-passive, not '\(name)'") }
+            guard let polling = ReaderConfig.Polling(rawValue: name) else { throw .usage("--polling takes auto-poll, list-passive or fast, not '\(name)'") }
             return polling
         }
         try arguments.finish()

@@ -63,6 +63,27 @@ struct ProtocolTests {
         #expect(answer == .command([0x61, 0x01, 0x10, 0x0C, 0x01, 0x00, 0x44, 0x00, 0x07] + Self.uid))
     }
 
+    /// A reader that lists the field without pausing (`polling: fast`) relies on this:
+    /// the chip retries while the host waits, so a tag placed meanwhile answers that
+    /// same command. It used to be looked for once, at the start, and missed.
+    @Test("a tag placed while InListPassiveTarget retries answers one of its attempts")
+    func listPassiveFindsATagPlacedDuringItsAttempts() throws {
+        let sim = try PN532Simulator(pacing: .radio)
+        defer { sim.close() }
+        let host = try RawHost(path: sim.devicePath)
+        // MxRtyPassiveActivation 0xFE: 255 attempts, over a second with no tag.
+        #expect(try host.exchange([0x32, 0x05, 0xFF, 0x01, 0xFE]) == [])
+        host.send(command: [0x4A, 0x01, 0x00])
+        #expect(try host.nextFrame() == .ack)
+        sim.place(try Type2Tag(.ntag213, uid: Self.uid, message: []))
+        #expect(try host.nextFrame() == .command([0x4B, 0x01, 0x01, 0x00, 0x44, 0x00, 0x07] + Self.uid))
+        #expect(sim.counters.activations == 1)
+        // Finite retries with nothing in the field end with no target.
+        sim.removeAll()
+        #expect(try host.exchange([0x32, 0x05, 0xFF, 0x01, 0x00]) == [])
+        #expect(try host.exchange([0x4A, 0x01, 0x00]) == [0x00])
+    }
+
     @Test("two tags in the field: InListPassiveTarget with MaxTg 2 activates both; each answers on its Tg")
     func twoTags() throws {
         let sim = try PN532Simulator(pacing: .none)

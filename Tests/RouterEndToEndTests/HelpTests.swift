@@ -34,6 +34,6 @@ import Testing
         let run = try await Self.tagrouter(["watch", "--polling", "sometimes"])
         #expect(run.status == 64)
         #expect(run.stdout.isEmpty)
-        #expect(run.stderr == "error: --polling takes auto-poll or list-passive, not 'sometimes'\nsee `tagrouter watch --help`\n")
+        #expect(run.stderr == "error: --polling takes auto-poll, list-passive or fast, not 'sometimes'\nsee `tagrouter watch --help`\n")
     }
 }

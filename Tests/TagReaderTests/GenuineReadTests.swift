@@ -39,7 +39,7 @@ extension ReaderBehaviourTests {
         let arrivals = events.filter { $0.kind == .tagArrived }
         #expect(arrivals.map { $0.uri } == Array(repeating: "https://example.com/sticker", count: 3), "the NDEF read is not spoilt")
         switch backend {
-        case .libnfc:
+        case .libnfc, .libnfcFast:
             #expect(arrivals.map { $0.tag?.genuine } == [.genuine, .notGenuine, .unknown])
             #expect(arrivals.map { $0.tag?.signature } == [Self.publishedSignature, Self.publishedSignature, nil])
             // A removal carries its arrival's verdict (for `require_genuine` and routes on `tag.removed`).

@@ -8,12 +8,12 @@ import TestSupport
 
 @testable import TagReader
 
-/// The reader behaviours users see, as one table over both backends: libnfc on
-/// the PN532 simulator, and PC/SC — a real pcscd with vsmartcard's vpcd
-/// driver, the simulator playing the card on vpcd's socket.
+/// The reader behaviours users see, as one table over the backends: libnfc on
+/// the PN532 simulator (default polling, and `polling: fast`), and PC/SC — a real
+/// pcscd with vsmartcard's vpcd driver, the simulator playing the card on vpcd's socket.
 @Suite(.serialized) struct ReaderBehaviourTests {
     enum Backend: String, CaseIterable, CustomTestStringConvertible {
-        case libnfc, pcsc
+        case libnfc, libnfcFast, pcsc
         var testDescription: String { rawValue }
     }
 
@@ -24,6 +24,7 @@ import TestSupport
     struct Reader {
         let field: any SimulatedField
         let device: String
+        let backend: Backend
         let close: @Sendable () -> Void
         /// True once the backend has seen the tags placed after `insertions` was `since`
         /// (pcscd notices a card at its next presence poll; libnfc when it polls, at once).
@@ -34,16 +35,23 @@ import TestSupport
         let looks: @Sendable () -> Int
 
         init(_ backend: Backend) async throws {
+            self.backend = backend
             switch backend {
-            case .libnfc:
-                let sim = try PN532Simulator(pacing: .none)
+            case .libnfc, .libnfcFast:
+                // Fast polling lists the field without pausing: the chip's timing, not a spin.
+                let sim = try PN532Simulator(pacing: backend == .libnfcFast ? .radio : .none)
                 field = sim
                 device = sim.connstring
                 close = { sim.close() }
                 seenSince = { _ in true }
                 insertions = { 0 }
-                // The first poll, which finds what lies there, is over once the reader checks the held tag.
-                looks = { sim.counters.commands["InListPassiveTarget", default: 0] }
+                if backend == .libnfcFast {
+                    // Every fast look lists the field, empty or not: a look at a tag is one that found it.
+                    looks = { sim.counters.activations }
+                } else {
+                    // The first poll, which finds what lies there, is over once the reader checks the held tag.
+                    looks = { sim.counters.commands["InListPassiveTarget", default: 0] }
+                }
             case .pcsc:
                 let daemon = try PCSCDaemon.shared.get()
                 let slot = try await daemon.leaseSlot()
@@ -61,7 +69,8 @@ import TestSupport
         }
 
         func watch(cooldown: Duration = .zero, ignoreOnConnect: Bool = false) -> (ReaderSupervisor, EventLog) {
-            let config = ReaderConfig.testing(name: "desk", device: device, cooldown: cooldown, ignoreOnConnect: ignoreOnConnect)
+            var config = ReaderConfig.testing(name: "desk", device: device, cooldown: cooldown, ignoreOnConnect: ignoreOnConnect)
+            if backend == .libnfcFast { config.polling = .fast }
             let supervisor = ReaderSupervisor(readers: [config])
             return (supervisor, EventLog(supervisor))
         }

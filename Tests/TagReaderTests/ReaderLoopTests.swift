@@ -49,7 +49,8 @@ extension ReaderLoopTests {
         let log: EventLog
 
         init(ignoreOnConnect: Bool = false, hold: Duration? = nil, polling: ReaderConfig.Polling = .autoPoll, placed: [any SimulatedTag] = []) throws {
-            sim = try PN532Simulator(pacing: .none)
+            // A reader that polls without pausing gets the chip's timing, not a spin.
+            sim = try PN532Simulator(pacing: polling == .fast ? .radio : .none)
             sim.place(placed)
             var config = ReaderLoopTests.config(sim.connstring, ignoreOnConnect: ignoreOnConnect, hold: hold)
             config.polling = polling
@@ -93,6 +94,26 @@ extension ReaderLoopTests {
         #expect(Array(try await bench.log.kinds(5).dropFirst(3)) == ["tag.removed 04a224b2c35e80", "tag.removed 04112233445566"])
     }
 
+    @Test(arguments: ReaderConfig.Polling.allCases)
+    func theSameTagTappedAgainArrivesAgain(polling: ReaderConfig.Polling) async throws {
+        let bench = try Bench(polling: polling)
+        defer { bench.close() }
+        try await bench.log.wait(for: 1)
+        let tag = try Self.ntag215(Self.uidA, [.uri("https://example.com/a")])
+        bench.sim.place(tag)
+        try await bench.log.wait(for: 2)
+        bench.sim.removeAll()
+        try await bench.log.wait(for: 3)
+        bench.sim.place(tag)
+        let again = try await bench.log.wait(for: 4)[3]
+        #expect(again.uri == "https://example.com/a")
+        bench.sim.removeAll()
+        #expect(try await bench.log.kinds(5) == [
+            "reader.connected", "tag.arrived 04a224b2c35e80", "tag.removed 04a224b2c35e80",
+            "tag.arrived 04a224b2c35e80", "tag.removed 04a224b2c35e80",
+        ])
+    }
+
     @Test func aSecondTagJoiningAHeldOneArrivesAlone() async throws {
         let bench = try Bench()
         defer { bench.close() }
@@ -122,6 +143,24 @@ extension ReaderLoopTests {
         bench.sim.place(try Self.ntag215(Self.uidB, [.uri("https://example.com/b")]))
         try await bench.log.wait(for: 2)
         bench.sim.remove(uid: Self.uidA)
+        bench.sim.remove(uid: Self.uidB)
+        #expect(try await bench.log.kinds(3) == ["reader.connected", "tag.arrived 04112233445566", "tag.removed 04112233445566"])
+    }
+
+    /// Fast polling looks at FeliCa and Jewel only now and then; its first look after
+    /// connecting takes every modulation, or a FeliCa card lying there would "arrive".
+    @Test(arguments: ReaderConfig.Polling.allCases)
+    func ignoreOnConnectSilencesAFeliCaCardAlreadyLyingThere(polling: ReaderConfig.Polling) async throws {
+        let felica = try Type3Tag(idm: [0x01, 0x2E, 0x3A, 0x4B, 0x5C, 0x6D, 0x7E, 0x8F], message: [])
+        let bench = try Bench(ignoreOnConnect: true, polling: polling, placed: [felica])
+        defer { bench.close() }
+        try await bench.log.wait(for: 1)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while bench.sim.counters.activations == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        bench.sim.place(try Self.ntag215(Self.uidB, [.uri("https://example.com/b")]))
+        try await bench.log.wait(for: 2)
         bench.sim.remove(uid: Self.uidB)
         #expect(try await bench.log.kinds(3) == ["reader.connected", "tag.arrived 04112233445566", "tag.removed 04112233445566"])
     }

@@ -142,6 +142,23 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], 
         ])
     }
 
+    /// pcscd watches a PC/SC reader's slot: `polling` (fast or not) changes nothing
+    /// there, which the user hears about instead of expecting fast taps.
+    @Test func pollingOnAPCSCReaderIsAWarning() throws {
+        let loader = ConfigLoader(registry: PluginRegistry([LogPlugin.self]), environment: [:])
+        let config = try loader.load(text: """
+            readers:
+              - {name: door, device: "pcsc:ACS ACR122U*", polling: fast}
+              - {name: desk, device: "pn532_uart:/dev/ttyUSB0", polling: fast}
+              - {name: hall, device: "pcsc:auto"}
+            routes: [{actions: [log]}]
+            """, file: "t.yaml", directory: "/tmp")
+        #expect(config.readers.map(\.polling) == [.fast, .fast, .autoPoll])
+        #expect(config.warnings.map(\.description) == [
+            "t.yaml:2:56: warning: readers[0].polling: applies to libnfc readers; pcscd watches a PC/SC reader's slot and tells tagrouter at once, so it changes nothing here (docs/reader.md)",
+        ])
+    }
+
     @Test(arguments: [
         ("500ms", Duration.milliseconds(500)), ("5s", .seconds(5)), ("2m", .seconds(120)), ("1h", .seconds(3600)),
         ("1m30s", .seconds(90)), ("1.5s", .milliseconds(1500)), ("0", .zero),
@@ -173,7 +190,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], 
         Case(yaml: "routes: {name: r}", message: "t.yaml:1:9: routes: expected a list, got a mapping"),
         Case(yaml: "readers: [front-door]", message: "t.yaml:1:11: readers[0]: expected a mapping with keys name, device, cooldown, exit_delay, ignore_on_connect, hold, poll_interval, polling, watchdog, if_busy, feedback, beep_on_detect, got \"front-door\""),
         Case(yaml: "readers: [{name: a}, {name: a}]", message: "t.yaml:1:29: readers[1].name: reader name 'a' is already used at line 1"),
-        Case(yaml: "readers: [{polling: fast}]", message: "t.yaml:1:21: readers[0].polling: expected auto-poll or list-passive, got \"fast\""),
+        Case(yaml: "readers: [{polling: faster}]", message: "t.yaml:1:21: readers[0].polling: expected auto-poll, list-passive or fast, got \"faster\" (did you mean 'fast'?)"),
         Case(yaml: "routes: [{actions: [{probe: {qos: one}}]}]", message: "t.yaml:1:35: routes[0].actions[0].probe.qos: expected 0, 1 or 2, got \"one\""),
         Case(yaml: "routes: [{actions: [{probe: {qos: \"1\"}}]}]", message: "t.yaml:1:35: routes[0].actions[0].probe.qos: expected 0, 1 or 2, got \"1\""),
         Case(yaml: "routes: [{actions: [{log: {queue: 0}}]}]", message: "t.yaml:1:35: routes[0].actions[0].log.queue: expected an integer from 1 to 1000000, got 0"),

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The reader's figures on the PN532 simulator, paced like a PN532 on a 115200-baud
-# UART: detection latency (tag placed → tag.arrived printed by `tagrouter watch`,
-# median and p99 over TAPS taps), idle CPU (% of one core over IDLE_SECONDS with a
-# reader attached and no tag) and resident memory, for both polling modes, beside
+# UART, per polling mode (auto-poll, the default, as the baseline; fast;
+# list-passive): `tagrouter run` routes every arrival to a feedback action and
+# `tagrouter events` follows it. Measured: placed → tag.arrived on the event
+# stream and placed → the feedback action's delivery (median and p90 over TAPS
+# taps), then with no tag over IDLE_SECONDS the daemon's CPU (% of one core), the
+# serial line's traffic (commands/s, bytes/s) and resident memory; beside them
 # libnfc's own nfc-poll on the same simulator. Prints a Markdown table; the
 # per-tap log goes to .bench/reader.log.
 #   TAPS=200 IDLE_SECONDS=30 scripts/bench/reader.sh

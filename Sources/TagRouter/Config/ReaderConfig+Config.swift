@@ -14,7 +14,7 @@ extension ReaderConfig {
         Option("poll_interval", .duration, default: "100ms", "how often a held tag is checked (and the field polled with `list-passive`)"),
         Option(
             "polling", .choice(ReaderConfig.Polling.allCases.map(\.rawValue)), default: "auto-poll",
-            "`auto-poll`: the PN532 polls, no CPU while waiting; `list-passive`: works with every libnfc driver"),
+            "libnfc readers: `auto-poll`: the PN532 polls, no CPU while waiting; `list-passive`: works with every libnfc driver; `fast`: a tag seen within milliseconds, for steady bus traffic and a little CPU (docs/reader.md)"),
         Option("watchdog", .duration, default: "10s", "a reader that makes no progress this long is reopened"),
         Option(
             "if_busy", .choice(ReaderConfig.BusyPolicy.allCases.map(\.rawValue)), default: "wait",
@@ -33,14 +33,23 @@ extension ReaderConfig {
     }
 
     /// Reads a validated reader entry as `init` does, and checks what only the
-    /// whole entry tells: the `feedback.sound` files and player, and what a
-    /// libnfc reader is asked and cannot do — LED patterns, silencing its
-    /// detection beep (warnings).
+    /// whole entry tells: the `feedback.sound` files and player, what a libnfc
+    /// reader is asked and cannot do — LED patterns, silencing its detection beep —
+    /// and a `polling` on a PC/SC reader, which pcscd watches itself (warnings).
     static func load(_ value: ConfigValue, _ errors: inout ConfigErrors) -> ReaderConfig {
         var reader = ReaderConfig(value)
         let feedback = value.section("feedback")
         if feedback.has("sound") { reader.feedback.sound = FeedbackSound.load(feedback.section("sound"), &errors) }
-        guard !reader.isPCSC else { return reader }
+        guard !reader.isPCSC else {
+            // SCardGetStatusChange returns as soon as pcscd sees a card: no polling makes that sooner.
+            if value.has("polling") {
+                errors.append(ConfigError(
+                    mark: value.node["polling"]?.mark ?? value.mark, path: "\(value.path).polling",
+                    message: "applies to libnfc readers; pcscd watches a PC/SC reader's slot and tells tagrouter at once, so it changes nothing here (docs/reader.md)",
+                    isWarning: true))
+            }
+            return reader
+        }
         if let key = ReaderFeedback.patternKeys.first(where: feedback.has) {
             errors.append(reader.libnfcCannot("show LED patterns", at: feedback, key))
         }

@@ -1,10 +1,29 @@
-/// The arguments of one subcommand, consumed as the command asks for them:
-/// `flag`, `option`, `options`, then `finish` rejects anything left over.
-/// Options are written `--name value` or `--name=value`.
+import TagRouter
+
+/// The arguments of one subcommand, checked against its option table when made
+/// (an option not in it is refused, with the closest name), then consumed as the
+/// command asks for them: `flag`, `option`, `options`, then `finish` rejects
+/// anything left over. Options are written `--name value` or `--name=value`.
 struct Arguments {
     private var remaining: [String]
 
-    init(_ arguments: some Sequence<String>) { remaining = Array(arguments) }
+    init(_ arguments: some Sequence<String>, accepting table: [CommandOption]) throws(CLIError) {
+        remaining = Array(arguments)
+        var index = 0
+        while index < remaining.count {
+            let argument = remaining[index]
+            index += 1
+            guard argument.hasPrefix("-"), argument != "-" else { continue }
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            guard let option = table.first(where: { $0.names.contains(name) }) else {
+                guard argument.hasPrefix("--") else { continue }
+                let names = table.flatMap(\.names)
+                throw .usage("unknown argument '\(argument)'" + (DidYouMean.suggestion(for: name, among: names).map { " (did you mean \($0)?)" } ?? ""))
+            }
+            if option.value == nil, name != argument { throw .usage("\(name) takes no value") }
+            if option.value != nil, name == argument { index += 1 }
+        }
+    }
 
     /// True when any of `names` is present (and removes it).
     mutating func flag(_ names: String...) -> Bool {

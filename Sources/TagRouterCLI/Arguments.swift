@@ -6,9 +6,12 @@ import TagRouter
 /// anything left over. Options are written `--name value` or `--name=value`.
 struct Arguments {
     private var remaining: [String]
+    /// Every name of the table: a command asking for another is a mistake in the command.
+    private let declared: Set<String>
 
     init(_ arguments: some Sequence<String>, accepting table: [CommandOption]) throws(CLIError) {
         remaining = Array(arguments)
+        declared = Set(table.flatMap(\.names))
         var index = 0
         while index < remaining.count {
             let argument = remaining[index]
@@ -27,6 +30,7 @@ struct Arguments {
 
     /// True when any of `names` is present (and removes it).
     mutating func flag(_ names: String...) -> Bool {
+        assert(declared.isSuperset(of: names), "\(names) is not in the command's option table")
         var found = false
         remaining.removeAll { argument in
             let matches = names.contains(argument)
@@ -67,6 +71,7 @@ struct Arguments {
     }
 
     private mutating func taking(_ names: Set<String>) throws(CLIError) -> [(name: String, value: String)] {
+        assert(declared.isSuperset(of: names), "\(names) is not in the command's option table")
         var found: [(name: String, value: String)] = []
         var kept: [String] = []
         var index = 0

@@ -13,7 +13,7 @@ enum DecodeCommand: Command {
 
         Prints the message as JSON: {"records":[…]} with the fields tnf, type/type_hex,
         id/id_hex, payload_hex and, by record kind, uri, text, lang, encoding,
-        mime_type, smart_poster, wifi, bluetooth, package, json. HEX `-` reads the input from stdin.
+        mime_type, smart_poster, wifi, bluetooth, package, json. `-` instead of HEX reads stdin.
         """
     static let options = [
         CommandOption("--file", value: "PATH", help: "read the input from a file (hex text, or bytes with --raw)"),

@@ -53,7 +53,7 @@ let systemd: [Target] = [
 /// Tags: transports, drivers, in-memory models, the PN532 simulator, the libnfc reader loop.
 let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
-    .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags"]),
+    .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags", "OrderedJSON"]),
     .target(
         name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags", "CNFC", "CPCSC"],
         swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),

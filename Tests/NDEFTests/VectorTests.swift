@@ -54,7 +54,7 @@ import Testing
     @Test(arguments: Vector.messages.filter { $0.valid && !$0.name.contains("chunk") })
     func encodesRawFields(_ vector: Vector) throws {
         let recordsJSON = try JSONSerialization.data(withJSONObject: ["records": vector.object["records"] ?? []])
-        let message = try JSONDecoder().decode(NDEFMessage.self, from: recordsJSON)
+        let message = try NDEFMessage(vector: JSONValue.parse(bytes: recordsJSON))
         #expect(Hex.string(message.encoded()) == vector.object["message_hex"] as? String)
     }
 

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Foundation
 import NDEF
+import OrderedJSON
 import Testing
 import TagKit
 @testable import PN532Sim
@@ -10,6 +11,12 @@ import TagKit
 struct ControlTests {
     static func object(_ line: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    /// The member names of an object, in their order.
+    static func keys(_ value: JSONValue?) -> [String]? {
+        guard case .object(let object)? = value else { return nil }
+        return object.keys
     }
 
     /// `sim`'s control protocol on a fresh socket in the temporary directory.
@@ -37,6 +44,15 @@ struct ControlTests {
         #expect(control.respond(to: #"{"op":"list"}"#) == #"{"ok":true,"tags":[]}"#)
         let counters = try Self.object(control.respond(to: #"{"op":"counters"}"#))
         #expect((counters["counters"] as? [String: Any])?["tagExchanges"] as? Int == 0)
+        // docs/simulator.md: output keys are sorted, at every level (the order JSONEncoder's .sortedKeys gave).
+        _ = try RawHost(path: sim.devicePath).exchange([0x02])
+        let ordered = try JSONValue.parse(control.respond(to: #"{"op":"counters"}"#))
+        #expect(Self.keys(ordered) == ["counters", "ok"])
+        #expect(Self.keys(ordered["counters"]) == ["abortedCommands", "acksSent", "activations", "bytesIn", "bytesOut", "commands", "malformedFrames",
+                                              "nacksReceived", "nacksSent", "syntaxErrors", "tagExchanges", "tagTimeouts"])
+        let commands = try #require(Self.keys(ordered["counters"]?["commands"]))
+        #expect(commands.contains("GetFirmwareVersion") && commands == commands.sorted(), "\(commands)")
+        #expect(control.respond(to: #"{"op":"fly"}"#).hasPrefix(#"{"error":"unknown op 'fly'"#))
     }
 
     @Test("two tags at once, every tag type, hex messages and raw images")

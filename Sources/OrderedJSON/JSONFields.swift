@@ -36,7 +36,11 @@ public struct JSONFields: Sendable {
     /// A whole number within `range`.
     public func int(_ name: String, in range: ClosedRange<Int> = Int.min...Int.max) throws(JSONFieldError) -> Int? {
         guard let value = value(name) else { return nil }
-        let expected = range == Int.min...Int.max ? "a whole number" : "a whole number from \(range.lowerBound) to \(range.upperBound)"
+        let expected = switch (range.lowerBound, range.upperBound) {
+        case (Int.min, Int.max): "a whole number"
+        case (let lower, Int.max): "a whole number, \(lower) or more"
+        case (let lower, let upper): "a whole number from \(lower) to \(upper)"
+        }
         guard case .int(let int) = value, let number = Int(exactly: int), range.contains(number) else { throw JSONFieldError(path: path(of: name), expected: expected, got: value) }
         return number
     }

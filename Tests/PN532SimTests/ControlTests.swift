@@ -99,8 +99,8 @@ struct ControlTests {
         (#"{"op":"place","type":"ntag213","records":[{"tnf":1,"type_hex":"zz"}]}"#, #"records[0].type_hex: expected hex digits, got a string ("zz")"#),
         (#"{"op":"place","type":"ntag213","readOnly":"yes"}"#, #"readOnly: expected true or false, got a string ("yes")"#),
         (#"{"op":"place","type":"ntag424","sun":{"diversify":{"aid":1}}}"#, "sun.diversify.aid: expected a string, got a number (1)"),
-        (#"{"op":"remove","uid":"04a224b2c35e80","afterExchanges":-1}"#, "afterExchanges: expected a whole number from 0 to"),
-        (#"{"op":"remove","uid":"04a224b2c35e80","afterExchanges":1.5}"#, "afterExchanges: expected a whole number from 0 to"),
+        (#"{"op":"remove","uid":"04a224b2c35e80","afterExchanges":-1}"#, "afterExchanges: expected a whole number, 0 or more, got a number (-1)"),
+        (#"{"op":"remove","uid":"04a224b2c35e80","afterExchanges":1.5}"#, "afterExchanges: expected a whole number, 0 or more, got a number (1.5)"),
     ])
     func errors(line: String, expected: String) throws {
         let sim = try PN532Simulator(pacing: .none)

@@ -37,7 +37,7 @@ import Testing
         }
         let message = try NDEFMessage(bytes: vector.bytes)
         let expected = try #require(object["records"] as? [[String: Any]])
-        let ours = try #require(try foundationJSON(message.records) as? [[String: Any]])
+        let ours = try #require(try foundationJSON(.array(message.records.map(\.json))) as? [[String: Any]])
         try #require(ours.count == expected.count)
         for (index, record) in expected.enumerated() {
             for (key, value) in record {

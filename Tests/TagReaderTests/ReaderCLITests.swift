@@ -150,7 +150,7 @@ import TestSupport
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("message.json")
-        try JSONEncoder().encode(message).write(to: json)
+        try Data(message.json.serialized().utf8).write(to: json)
         #expect(try await Self.tagrouter(["write", "--device", sim.connstring, "--from", json.path]).status == 0)
         #expect(try Self.message(on: sim) == message)
         let hex = directory.appendingPathComponent("message.hex")

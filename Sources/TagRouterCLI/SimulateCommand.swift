@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import FoundationEssentials
+import OrderedJSON
 import PN532Sim
 import TagCore
 
@@ -80,8 +81,17 @@ enum SimulateCommand: Command {
     /// Places the `--tag`s, serves the control socket, prints where it is, and waits for SIGINT/SIGTERM.
     private static func serve(_ control: SimulatorControl, controlPath: String?, tags: [String], banner: [String]) async throws(CLIError) {
         for tag in tags {
-            let response = control.respond(to: #"{"op":"place","tags":["# + tag + "]}")
-            guard response.contains(#""ok":true"#) else { throw .usage("--tag \(tag): \(response)") }
+            let spec: JSONValue
+            do {
+                spec = try JSONValue.parse(tag)
+            } catch {
+                throw .usage("--tag \(tag): not JSON \(error)")
+            }
+            let request = JSONValue.object(JSONObject(["op": "place", "tags": .array([spec])]))
+            let response = try? JSONValue.parse(control.respond(to: request.serialized()))
+            guard response?["ok"] == .bool(true) else {
+                throw .usage("--tag \(tag): \(response?["error"]?.stringValue ?? "the simulator did not answer")")
+            }
         }
         var server: ControlSocketServer?
         if let controlPath {

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import Harness
 
 // Place → MQTT message at a subscriber through the whole product, as a user runs
 // it: `tagrouter simulate` (paced: 115200-baud UART and RF timing, as shipped),

@@ -1,8 +1,8 @@
 import Foundation
+import Harness
 import NDEF
 import PN532Sim
 import TagKit
-import TestSupport
 
 // The reader's figures on a paced PN532 simulator (115200 baud, RF timing,
 // InAutoPoll slots, InListPassiveTarget attempts), per polling mode, the default

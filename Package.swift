@@ -32,7 +32,7 @@ let ndef: [Target] = [
     /// Runs the built `tagrouter decode` / `encode` binary.
     .testTarget(name: "NDEFCLITests", dependencies: ["NDEF", "TestSupport"]),
     .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "BenchSupport"], path: "Benchmarks/NDEFBench"),
-    /// The timing loop the in-process benchmarks share.
+    /// What the benchmarks share: the in-process timing loop; progress and milliseconds for the process ones.
     .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
 ]
 
@@ -60,7 +60,7 @@ let tags: [Target] = [
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
     .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "SecureTags", "TagCore", "TestSupport", "Harness"]),
     .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore", "SecureTags", "TestSupport", "Harness"]),
-    .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "Harness"], path: "Benchmarks/ReaderBench"),
+    .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "Harness", "BenchSupport"], path: "Benchmarks/ReaderBench"),
 ]
 
 /// Tags that prove themselves: AES, CMAC and HMAC from libcrypto (TagCrypto, the one importer of CCrypto),
@@ -140,7 +140,7 @@ let executable: [Target] = [
                 exclude: ["validate-events.py"]),
     /// The built `tagrouter` as real processes: `simulate`, `run`, a real broker and subscriber.
     .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Harness", "TagCore"], exclude: ["scrape-metrics.py", "drive-browser.py"]),
-    .executableTarget(name: "e2e-bench", dependencies: ["Harness"], path: "Benchmarks/EndToEndBench"),
+    .executableTarget(name: "e2e-bench", dependencies: ["Harness", "BenchSupport"], path: "Benchmarks/EndToEndBench"),
     /// `make deb` and `make install`: the package from the release binary, lintian, the systemd units.
     .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "Harness", "TagCore"]),
 ]

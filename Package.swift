@@ -53,12 +53,12 @@ let systemd: [Target] = [
 /// Tags: transports, drivers, in-memory models, the PN532 simulator, the libnfc reader loop.
 let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
-    .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags"]),
+    .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags", "OrderedJSON"]),
     .target(
         name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags", "CNFC", "CPCSC"],
         swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
-    .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "SecureTags", "TagCore", "TestSupport", "Harness"]),
+    .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "SecureTags", "TagCore", "OrderedJSON", "TestSupport", "Harness"]),
     .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore", "SecureTags", "TestSupport", "Harness"]),
     .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "Harness", "BenchSupport"], path: "Benchmarks/ReaderBench"),
 ]

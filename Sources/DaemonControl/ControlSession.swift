@@ -27,7 +27,7 @@ struct ControlSession {
 
     func serve() {
         guard let peer = PeerCredentials(socket: socket.fd) else {
-            socket.write(#"{"error":"the kernel did not say who you are (SO_PEERCRED failed)"}"# + "\n")
+            socket.write(JSONValue.object(JSONObject(["error": "the kernel did not say who you are (SO_PEERCRED failed)"])).serialized() + "\n")
             return
         }
         if let refusal = context.policy.refusal(of: peer) {
@@ -123,7 +123,7 @@ struct ControlSession {
         guard socket.write(ControlProtocol.reply(["watching": .object(filter.json)])) else { return }
         while !closing() {
             let (records, dropped) = mailbox.take(waiting: .milliseconds(250))
-            if dropped > 0, !socket.write(#"{"type":"dropped","count":\#(dropped)}"# + "\n") { return }
+            if dropped > 0, !socket.write(JSONValue.object(JSONObject(["type": "dropped", "count": .int(Int64(dropped))])).serialized() + "\n") { return }
             for record in records where !socket.write(record.json.serialized() + "\n") { return }
             // The client says nothing more after `events`: readable means it hung up.
             if lines.readable(timeout: 0), lines.next(timeout: 0) == nil { return }

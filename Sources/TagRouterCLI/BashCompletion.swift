@@ -1,5 +1,5 @@
 /// The bash completion script for `tagrouter`: command names at the first word,
-/// then the options that command's help text names, else file names.
+/// then the options of that command's table, else file names.
 struct BashCompletion {
     let commands: [any Command.Type]
 
@@ -16,7 +16,7 @@ struct BashCompletion {
             "    case ${COMP_WORDS[1]} in",
         ]
         for command in commands {
-            let options = (optionNames(inHelp: command.usage) + ["--help"]).joined(separator: " ")
+            let options = (command.options.flatMap(\.names).filter { $0.hasPrefix("--") } + ["--help"]).joined(separator: " ")
             lines.append("        \(command.name)) options=\"\(options)\" ;;")
         }
         lines += [

@@ -7,7 +7,7 @@ import TagRouter
 enum CheckConfigCommand: Command {
     static let name = "check-config"
     static let summary = "validate a config file; --explain shows which routes an event matches"
-    static let usage = """
+    static let about = """
         Usage: tagrouter check-config [FILE] [--explain [--event JSON | --uri URI --text TEXT --uid UID --reader NAME --tag-type TYPE --kind KIND]]
 
         Prints every problem as file:line:column: key: message (exit 65), or a
@@ -16,24 +16,20 @@ enum CheckConfigCommand: Command {
         change the exit status: a secret not provided yet (a `*_file` that cannot
         be read, an unset {{env.NAME}}, which `run` needs), no routes, Home
         Assistant discovery with no route publishing what it announces.
-
-        Options:
-          --explain          for a sample event, show each route's verdict, condition by
-                             condition, and what the actions would do (nothing is done)
-          --event JSON       the sample event, as printed by `tagrouter watch --config FILE`
-          --uri URI          a tag whose first record is this URI
-          --text TEXT        a tag with this Text record (after the URI, if both)
-          --uid UID          the tag's UID (default 04a224b2c35e80)
-          --reader NAME      the reader (default: the first configured)
-          --tag-type TYPE    the tag type (default ntag215)
-          --kind KIND        the event kind (default tag.arrived)
-          --reference        print the config reference (every key, type, default and
-                             meaning) as Markdown: docs/guide/reference.md
-          --reference-index  print the README's index of that reference, one link per
-                             top-level section
-          --man              print that reference as the tagrouter.yaml(5) man page
-                             (roff: `tagrouter check-config --man | man -l -`)
         """
+    static let options = [
+        CommandOption("--explain", help: "for a sample event, show each route's verdict, condition by\ncondition, and what the actions would do (nothing is done)"),
+        CommandOption("--event", value: "JSON", help: "the sample event, as printed by `tagrouter watch --config FILE`"),
+        CommandOption("--uri", value: "URI", help: "a tag whose first record is this URI"),
+        CommandOption("--text", value: "TEXT", help: "a tag with this Text record (after the URI, if both)"),
+        CommandOption("--uid", value: "UID", help: "the tag's UID (default 04a224b2c35e80)"),
+        CommandOption("--reader", value: "NAME", help: "the reader (default: the first configured)"),
+        CommandOption("--tag-type", value: "TYPE", help: "the tag type (default ntag215)"),
+        CommandOption("--kind", value: "KIND", help: "the event kind (default tag.arrived)"),
+        CommandOption("--reference", help: "print the config reference (every key, type, default and\nmeaning) as Markdown: docs/guide/reference.md"),
+        CommandOption("--reference-index", help: "print the README's index of that reference, one link per\ntop-level section"),
+        CommandOption("--man", help: "print that reference as the tagrouter.yaml(5) man page\n(roff: `tagrouter check-config --man | man -l -`)"),
+    ]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

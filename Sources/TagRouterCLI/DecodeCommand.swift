@@ -5,7 +5,7 @@ import NDEF
 enum DecodeCommand: Command {
     static let name = "decode"
     static let summary = "decode an NDEF message (hex, raw bytes or a Type 2 memory image) to JSON"
-    static let usage = """
+    static let about = """
         Usage: tagrouter decode HEX
                tagrouter decode --file PATH [--raw]
                tagrouter decode - [--raw]              (stdin)
@@ -13,20 +13,17 @@ enum DecodeCommand: Command {
 
         Prints the message as JSON: {"records":[…]} with the fields tnf, type/type_hex,
         id/id_hex, payload_hex and, by record kind, uri, text, lang, encoding,
-        mime_type, smart_poster, wifi, bluetooth, package, json.
-
-        Options:
-          --file PATH   read the input from a file (hex text, or bytes with --raw)
-          -             read the input from stdin
-          --raw         the file or stdin holds bytes, not hex
-          --memory      the input is a Type 2 tag memory image (pages from 0);
-                        prints {"cc":…, "tlvs":[…], "records":[…]}
-          --lines       one hex input per stdin line, one JSON object per output line;
-                        a bad line gives {"line":N,"error":…} and the run goes on
-          --lenient     print the records before a defect and the defect
-                        ({"records":[…], "error":{…}}) instead of failing
-          --pretty      indent the JSON
-
+        mime_type, smart_poster, wifi, bluetooth, package, json. `-` instead of HEX reads stdin.
+        """
+    static let options = [
+        CommandOption("--file", value: "PATH", help: "read the input from a file (hex text, or bytes with --raw)"),
+        CommandOption("--raw", help: "the file or stdin holds bytes, not hex"),
+        CommandOption("--memory", help: "the input is a Type 2 tag memory image (pages from 0);\nprints {\"cc\":…, \"tlvs\":[…], \"records\":[…]}"),
+        CommandOption("--lines", help: "one hex input per stdin line, one JSON object per output line;\na bad line gives {\"line\":N,\"error\":…} and the run goes on"),
+        CommandOption("--lenient", help: "print the records before a defect and the defect\n({\"records\":[…], \"error\":{…}}) instead of failing"),
+        CommandOption("--pretty", help: "indent the JSON"),
+    ]
+    static let epilogue = """
         Exit status: 0 decoded, 64 bad arguments, 65 the input is not a valid message
         (stderr: error: <kind> at byte <offset>: <explanation>).
 

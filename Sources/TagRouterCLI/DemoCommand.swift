@@ -9,7 +9,7 @@ import TagRouter
 enum DemoCommand: Command {
     static let name = "demo"
     static let summary = "a tour with nothing to set up: simulated reader, daemon, five tags"
-    static let usage = """
+    static let about = """
         Usage: tagrouter demo [--print-config]
 
         Shows what tagrouter does, with no reader and nothing to install or wire:
@@ -20,10 +20,11 @@ enum DemoCommand: Command {
         3 s — printing each event and what each route did. It ends by itself in
         about 15 s (Ctrl-C stops it sooner) and removes both processes and its folder.
         The routes only print (`log` and `shell` echo): nothing needs a network.
-
-        Options:
-          --print-config   print the demo config and exit (its routes are a start for your own)
-
+        """
+    static let options = [
+        CommandOption("--print-config", help: "print the demo config and exit (its routes are a start for your own)")
+    ]
+    static let epilogue = """
         Next steps: `tagrouter doctor` checks a real reader; docs/guide/simulator.md runs
         your own config on the simulator.
         """

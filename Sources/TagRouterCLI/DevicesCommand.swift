@@ -5,17 +5,19 @@ import TagReader
 enum DevicesCommand: Command {
     static let name = "devices"
     static let summary = "list NFC readers and explain why one cannot be opened"
-    static let usage = """
+    static let about = """
         Usage: tagrouter devices [--device CONNSTRING …]
 
         Lists the readers libnfc finds (USB readers, and serial readers named in
         LIBNFC_DEVICE or /etc/nfc/libnfc.conf), opening each once, and the PC/SC
-        readers pcscd has (device pcsc:<name>; ACR1252U, uTrust, Omnikey). --device adds a
-        connstring to try, e.g. pn532_uart:/dev/ttyUSB0 (a path may be a symlink).
+        readers pcscd has (device pcsc:<name>; ACR1252U, uTrust, Omnikey).
         When none is found or one fails to open, says which cause applies on this
         machine: kernel pn533/pn533_usb/nfc modules, pcscd, device-node permissions,
         libnfc.conf / LIBNFC_* settings. Exit status 1 when no reader opens.
         """
+    static let options = [
+        CommandOption("--device", value: "CONNSTRING", help: "a connstring to try as well, e.g. pn532_uart:/dev/ttyUSB0 (a path may be\na symlink); repeatable")
+    ]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

@@ -9,7 +9,7 @@ import TagRouter
 enum DoctorCommand: Command {
     static let name = "doctor"
     static let summary = "check the machine and the setup: readers, permissions, config, service, broker"
-    static let usage = """
+    static let about = """
         Usage: tagrouter doctor [--config FILE] [--user NAME] [--root DIR]
 
         Checks, one line each (✓ fine, ✗ wrong → the command that fixes it): kernel
@@ -17,13 +17,12 @@ enum DoctorCommand: Command {
         autosuspend, serial ports, a Raspberry Pi's UART and serial console, I²C and
         SPI devices, the libnfc settings you made, the config, the daemon, the MQTT
         broker. Exit status 1 when something stops tags being read.
-
-        Options:
-          --config FILE   the config to check (default: the one `run` would use)
-          --user NAME     whose access to the readers to judge (default: tagrouter when
-                          that user exists, else you)
-          --root DIR      check a system mounted at DIR (an SD card) instead of this one
         """
+    static let options = [
+        CommandOption("--config", value: "FILE", help: "the config to check (default: the one `run` would use)"),
+        CommandOption("--user", value: "NAME", help: "whose access to the readers to judge (default: tagrouter when\nthat user exists, else you)"),
+        CommandOption("--root", value: "DIR", help: "check a system mounted at DIR (an SD card) instead of this one"),
+    ]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

@@ -5,26 +5,19 @@ import NDEF
 enum EncodeCommand: Command {
     static let name = "encode"
     static let summary = "encode records to an NDEF message (hex) or a Type 2 memory image"
-    static let usage = """
+    static let about = """
         Usage: tagrouter encode RECORD… [--memory TAG [--uid HEX]] [--chunk-size N]
 
-        Records (repeatable; the message holds them in command-line order):
-          --uri URI                       a URI record (shortest identifier code)
-          --text TEXT [--lang LANG]       a Text record in UTF-8 (language default en)
-          --mime TYPE (--data STRING | --data-file PATH)
-                                          a media-type record
-          --json JSON                     an application/json record (checked to be JSON)
-          --external TYPE (--data STRING | --data-file PATH)
-                                          an external-type record (domain:name)
-          --aar PACKAGE                   an Android Application Record
-
-        Output:
-          (default)        the message as hex
-          --memory TAG     a full Type 2 memory image as hex, pages from 0, with the
-                           message in its data area: ntag213, ntag215, ntag216, ultralight
-          --uid HEX        the 7-byte UID of that image (default 04a1b2c3d4e5f6)
-          --chunk-size N   split payloads longer than N bytes into chunks
-
+        RECORD is --uri URI, --text TEXT [--lang LANG], --mime TYPE (--data STRING | --data-file PATH),
+        --json JSON, --external TYPE (--data STRING | --data-file PATH) or --aar PACKAGE.
+        Prints the message as hex, or with --memory a whole tag memory image.
+        """
+    static let options = EncodeRecords.options + [
+        CommandOption("--memory", value: "TAG", help: "a full Type 2 memory image as hex, pages from 0, with the\nmessage in its data area: ntag213, ntag215, ntag216, ultralight", group: "Output"),
+        CommandOption("--uid", value: "HEX", help: "the 7-byte UID of that image (default 04a1b2c3d4e5f6)", group: "Output"),
+        CommandOption("--chunk-size", value: "N", help: "split payloads longer than N bytes into chunks", group: "Output"),
+    ]
+    static let epilogue = """
         Example:
           tagrouter encode --uri https://example.com --text "Front door" --lang en
         """

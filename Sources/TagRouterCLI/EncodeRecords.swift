@@ -7,9 +7,23 @@ import OrderedJSON
 /// or `--external` before it.
 enum EncodeRecords {
     /// Every option that builds records (`encode`, `write`), taken in command-line order.
-    static let optionNames: Set<String> = [
-        "--uri", "--text", "--lang", "--mime", "--data", "--data-file", "--json", "--external", "--aar",
-    ]
+    static let options = [
+        CommandOption("--uri", value: "URI", help: "a URI record (shortest identifier code)"),
+        CommandOption("--text", value: "TEXT", help: "a Text record in UTF-8"),
+        CommandOption("--lang", value: "LANG", help: "the language of the --text before it (default en)"),
+        CommandOption("--mime", value: "TYPE", help: "a media-type record, its payload the --data or --data-file after it"),
+        CommandOption("--external", value: "TYPE", help: "an external-type record (domain:name), its payload the --data or\n--data-file after it"),
+        CommandOption("--data", value: "STRING", help: "the payload of the --mime or --external before it"),
+        CommandOption("--data-file", value: "PATH", help: "the payload of the --mime or --external before it, from a file"),
+        CommandOption("--json", value: "JSON", help: "an application/json record (checked to be JSON)"),
+        CommandOption("--aar", value: "PACKAGE", help: "an Android Application Record"),
+    ].map { $0.listed(under: group) }
+
+    /// The heading `--help` lists the record options under.
+    static let group = "Records (repeatable; the message holds them in command-line order)"
+
+    /// The names of `options`, for `Arguments.orderedOptions`.
+    static let optionNames = Set(options.flatMap(\.names))
 
     static func build(_ steps: [(name: String, value: String)]) throws(CLIError) -> [NDEFRecord] {
         var records: [NDEFRecord] = []

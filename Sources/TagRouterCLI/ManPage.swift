@@ -1,7 +1,7 @@
 import TagCore
 
 /// `tagrouter(1)` in man(7) roff: the tool's `--help` text, then every command's
-/// `--help` text verbatim, then the files and environment the daemon reads.
+/// `--help` text verbatim (its options rendered from its table), then the files and environment the daemon reads.
 struct ManPage {
     let commands: [any Command.Type]
     let toolUsage: String

@@ -5,7 +5,7 @@ import TagRouter
 enum ReadCommand: Command {
     static let name = "read"
     static let summary = "read the tag on a reader and print its event JSON"
-    static let usage = """
+    static let about = """
         Usage: tagrouter read [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] [--timeout SECONDS] [--wait]
                               [--config FILE]
 
@@ -16,19 +16,17 @@ enum ReadCommand: Command {
         When a running daemon answers on the control socket and runs the reader, the
         read goes through it: its reader reads the tag lying there again (or the next
         one placed, which is then not routed as a tap).
-
-        \(ReaderOptions.usage)
-        \(DaemonTagJob.usage)
-          --timeout SECONDS     how long to wait for a tag (default 30)
-          --wait                wait (up to the timeout) for a reader that cannot be opened yet
-          --config FILE         check a SUN message with this config's `sun:` keys (`tag.sun`), as
-                                --explain does: against the counters the daemon accepted, not counted
         """
+    static let options = ReaderOptions.options(multiple: false) + DaemonTagJob.options + [
+        ReaderOptions.timeoutOption,
+        CommandOption("--wait", help: "wait (up to the timeout) for a reader that cannot be opened yet"),
+        CommandOption("--config", "-c", value: "FILE", help: "check a SUN message with this config's `sun:` keys (`tag.sun`), as\n--explain does: against the counters the daemon accepted, not counted"),
+    ]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: false)
-        let timeout = try ReaderOptions.seconds(try arguments.option("--timeout"), option: "--timeout", default: .seconds(30))
+        let timeout = try ReaderOptions.seconds(try arguments.option("--timeout"), option: "--timeout", default: ReaderOptions.tagWait)
         let wait = arguments.flag("--wait")
         let readerName = try arguments.option("--reader")
         let direct = arguments.flag("--direct")

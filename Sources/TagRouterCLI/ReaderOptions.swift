@@ -5,13 +5,26 @@ import TagReader
 /// The reader options `read`, `write` and `watch` share: which device, and the
 /// scan settings a user may want to see the effect of.
 struct ReaderOptions {
-    static let usage = """
-          --device CONNSTRING   a libnfc connstring (pn532_uart:/dev/ttyUSB0, acr122_usb, …;
-                                a path may be a symlink) or `auto` (default: the first reader found),
-                                or a PC/SC reader: pcsc:auto or pcsc:<name glob> ('pcsc:*ACR1252*')
-          --if-busy exit|wait   when another process (a running daemon) holds the device: exit 1
-                                saying which pid (default), or wait for it
-        """
+    /// `--device` and `--if-busy`; `--device` may be repeated when `multiple`.
+    static func options(multiple: Bool) -> [CommandOption] {
+        [
+            CommandOption("--device", value: "CONNSTRING", help: """
+                a libnfc connstring (pn532_uart:/dev/ttyUSB0, acr122_usb, …;
+                a path may be a symlink) or `auto` (default: the first reader found),
+                or a PC/SC reader: pcsc:auto or pcsc:<name glob> ('pcsc:*ACR1252*')
+                """ + (multiple ? "\n(repeat it to watch several readers)" : "")),
+            CommandOption("--if-busy", value: "exit|wait", help: """
+                when another process (a running daemon) holds the device: exit 1
+                saying which pid (default), or wait for it
+                """),
+        ]
+    }
+
+    /// How long `read` and `write` wait for a tag unless `--timeout` says otherwise.
+    static let tagWait: Duration = .seconds(30)
+
+    /// `--timeout SECONDS` of `read` and `write`.
+    static let timeoutOption = CommandOption("--timeout", value: "SECONDS", help: "how long to wait for a tag (default \(tagWait.components.seconds))")
 
     var devices: [String]
     var ifBusy: ReaderConfig.BusyPolicy

@@ -12,7 +12,7 @@ import TagRouter
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "run the daemon: readers → routes → actions"
-    static let usage = """
+    static let about = """
         Usage: tagrouter run [--config FILE] [--dry-run] [--state-dir DIR] [--events-from FILE]
                              [--control PATH] [--log-level LEVEL] [--log-format FORMAT]
 
@@ -23,16 +23,15 @@ enum RunCommand: Command {
         the embedded default: auto-detect one reader, log every event as one JSON
         line on stdout, and publish it to an MQTT broker on localhost:1883 when
         one answers there (`tagrouter check-config` prints the config in use).
-
-        Options:
-          --config FILE        the config file
-          --dry-run            log what each action would do instead of doing it
-          --state-dir DIR      where spools are kept (overrides `state_dir`)
-          --events-from FILE   read events as JSON lines from FILE (- for stdin) instead of
-                               the readers and inputs; the daemon stops at the end of the input
-        \(ControlOption.usage)
-        \(RunLogOptions.usage)
-
+        """
+    static let options = [
+        CommandOption("--config", "-c", value: "FILE", help: "the config file"),
+        CommandOption("--dry-run", help: "log what each action would do instead of doing it"),
+        CommandOption("--state-dir", value: "DIR", help: "where spools are kept (overrides `state_dir`)"),
+        CommandOption("--events-from", value: "FILE", help: "read events as JSON lines from FILE (- for stdin) instead of\nthe readers and inputs; the daemon stops at the end of the input"),
+        ControlOption.option,
+    ] + RunLogOptions.options
+    static let epilogue = """
         Signals: SIGHUP reloads the config; SIGTERM or SIGINT stop after draining the queues.
         On the control socket `tagrouter status`, `events` and `reload` reach the daemon,
         and `tagrouter write` and `read` go through it to the readers it holds.

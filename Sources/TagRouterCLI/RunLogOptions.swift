@@ -3,11 +3,13 @@ import TagCore
 /// `--log-level` and `--log-format`, shared by `run` and `check-config`. Without
 /// `--log-format`, a stderr that is the journal gets native journal entries.
 enum RunLogOptions {
-    static let usage = """
-          --log-level LEVEL    debug, info (default), warning or error
-          --log-format FORMAT  human (default on a terminal) or json (one object per line; default otherwise);
-                               under systemd, entries go to the journal with READER=, TAG_UID=, ROUTE=… fields
-        """
+    static let options = [
+        CommandOption("--log-level", value: "LEVEL", help: "debug, info (default), warning or error"),
+        CommandOption("--log-format", value: "FORMAT", help: """
+            human (default on a terminal) or json (one object per line; default otherwise);
+            under systemd, entries go to the journal with READER=, TAG_UID=, ROUTE=… fields
+            """),
+    ]
 
     static func apply(_ arguments: inout Arguments) throws(CLIError) {
         var level: Log.Level?

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import FoundationEssentials
+import OrderedJSON
 import PN532Sim
 import TagCore
 
@@ -7,7 +8,7 @@ import TagCore
 enum SimulateCommand: Command {
     static let name = "simulate"
     static let summary = "run a PN532 reader simulator on a pseudo-terminal"
-    static let usage = """
+    static let about = """
         Usage: tagrouter simulate [--link PATH] [--control SOCKET] [--no-pacing] [--tag JSON]…
                tagrouter simulate --vpcd PORT [--control SOCKET] [--tag JSON]…
                tagrouter simulate --control SOCKET --request JSON
@@ -15,21 +16,16 @@ enum SimulateCommand: Command {
         Runs a PN532 that libnfc drives like a real reader (connstring
         pn532_uart:PATH), holding simulated tags you place and remove at run time
         through the control socket. Runs until interrupted (Ctrl-C, SIGTERM).
-
-        Options:
-          --link PATH       also make PATH a symlink to the pseudo-terminal, so the
-                            connstring stays the same between runs
-          --control SOCKET  accept JSON-line requests on this Unix socket
-                            (place, replace, remove, list, dump, counters)
-          --no-pacing       answer at once instead of at 115200-baud UART and RF speed
-          --tag JSON        place a tag at start, e.g.
-                            '{"type":"ntag215","uid":"04a224b2c35e80","records":[{"uri":"https://example.com"}]}'
-          --vpcd PORT       be the card in pcscd's vpcd virtual reader instead (vsmartcard-vpcd,
-                            listening on 127.0.0.1:PORT; 35963 for its first slot): the tags
-                            answer as on a PC/SC contactless reader (`--device pcsc:…`)
-          --request JSON    send one request to a running simulator's control socket,
-                            print the response line; exit 1 when it says "ok": false
-
+        """
+    static let options = [
+        CommandOption("--link", value: "PATH", help: "also make PATH a symlink to the pseudo-terminal, so the\nconnstring stays the same between runs"),
+        CommandOption("--control", value: "SOCKET", help: "accept JSON-line requests on this Unix socket\n(place, replace, remove, list, dump, counters)"),
+        CommandOption("--no-pacing", help: "answer at once instead of at 115200-baud UART and RF speed"),
+        CommandOption("--tag", value: "JSON", help: "place a tag at start, e.g.\n'{\"type\":\"ntag215\",\"uid\":\"04a224b2c35e80\",\"records\":[{\"uri\":\"https://example.com\"}]}'"),
+        CommandOption("--vpcd", value: "PORT", help: "be the card in pcscd's vpcd virtual reader instead (vsmartcard-vpcd,\nlistening on 127.0.0.1:PORT; 35963 for its first slot): the tags\nanswer as on a PC/SC contactless reader (`--device pcsc:…`)"),
+        CommandOption("--request", value: "JSON", help: "send one request to a running simulator's control socket,\nprint the response line; exit 1 when it says \"ok\": false"),
+    ]
+    static let epilogue = """
         The protocol and every tag field: docs/simulator.md.
 
         Example:
@@ -85,8 +81,17 @@ enum SimulateCommand: Command {
     /// Places the `--tag`s, serves the control socket, prints where it is, and waits for SIGINT/SIGTERM.
     private static func serve(_ control: SimulatorControl, controlPath: String?, tags: [String], banner: [String]) async throws(CLIError) {
         for tag in tags {
-            let response = control.respond(to: #"{"op":"place","tags":["# + tag + "]}")
-            guard response.contains(#""ok":true"#) else { throw .usage("--tag \(tag): \(response)") }
+            let spec: JSONValue
+            do {
+                spec = try JSONValue.parse(tag)
+            } catch {
+                throw .usage("--tag \(tag): not JSON \(error)")
+            }
+            let request = JSONValue.object(JSONObject(["op": "place", "tags": .array([spec])]))
+            let response = try? JSONValue.parse(control.respond(to: request.serialized()))
+            guard response?["ok"] == .bool(true) else {
+                throw .usage("--tag \(tag): \(response?["error"]?.stringValue ?? "the simulator did not answer")")
+            }
         }
         var server: ControlSocketServer?
         if let controlPath {

@@ -6,7 +6,7 @@ import TagRouter
 enum WatchCommand: Command {
     static let name = "watch"
     static let summary = "print every reader and tag event as JSON lines"
-    static let usage = """
+    static let about = """
         Usage: tagrouter watch [--device CONNSTRING [--name NAME] …] [--config FILE] [--if-busy exit|wait] [--exit-delay S] [--cooldown S]
                                [--ignore-on-connect] [--polling auto-poll|list-passive|fast]
 
@@ -17,18 +17,15 @@ enum WatchCommand: Command {
         readers and names of that file) or name the reader with --name. With --config,
         a tag's SUN message is checked with the file's `sun:` keys (`tag.sun`), as
         --explain does: against the counters the daemon accepted, without counting.
-
-        \(ReaderOptions.usage)
-                                (repeat it to watch several readers)
-          --name NAME           the reader's name in the events (default: its connstring);
-                                one per --device, in the same order
-          --config FILE         watch the readers of this config, with their names and settings
-          --exit-delay S        a tag missing this long is removed (default 0.5)
-          --cooldown S          the same tag returning within this is not reported (default 0)
-          --ignore-on-connect   tags already lying on a reader when it connects do not fire
-          --polling MODE        auto-poll (default; the PN532 polls, no CPU), list-passive,
-                                or fast (a tag seen within milliseconds, for steady bus traffic)
         """
+    static let options = ReaderOptions.options(multiple: true) + [
+        CommandOption("--name", value: "NAME", help: "the reader's name in the events (default: its connstring);\none per --device, in the same order"),
+        CommandOption("--config", "-c", value: "FILE", help: "watch the readers of this config, with their names and settings"),
+        CommandOption("--exit-delay", value: "S", help: "a tag missing this long is removed (default 0.5)"),
+        CommandOption("--cooldown", value: "S", help: "the same tag returning within this is not reported (default 0)"),
+        CommandOption("--ignore-on-connect", help: "tags already lying on a reader when it connects do not fire"),
+        CommandOption("--polling", value: "MODE", help: "auto-poll (default; the PN532 polls, no CPU), list-passive,\nor fast (a tag seen within milliseconds, for steady bus traffic)"),
+    ]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

@@ -8,7 +8,7 @@ import TagReader
 enum WriteCommand: Command {
     static let name = "write"
     static let summary = "write an NDEF message to a tag"
-    static let usage = """
+    static let about = """
         Usage: tagrouter write [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] [--timeout SECONDS] RECORD… [--append]
                                [--lock --yes | [--protect] --password-file FILE]
                tagrouter write [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] --from FILE [--append]
@@ -21,31 +21,24 @@ enum WriteCommand: Command {
         --password-file; without it, or with another password, it is refused before
         anything is written (docs/protected-tags.md).
 
-        Records (repeatable; the message holds them in command-line order, as `encode`):
-          --uri URI                       a URI record
-          --text TEXT [--lang LANG]       a Text record (language default en)
-          --mime TYPE (--data STRING | --data-file PATH)
-                                          a media-type record
-          --json JSON                     an application/json record
-          --external TYPE (--data STRING | --data-file PATH)
-                                          an external-type record (domain:name)
-          --aar PACKAGE                   an Android Application Record
-          --from FILE                     the whole message: JSON ({"records": […]}, as
-                                          `decode` prints it) or hex
-
         When a running daemon answers on the control socket and runs the reader, the
         write goes through it: its reader writes the next tag placed (or the one lying
         there), and that tag is not routed as a tap.
 
-        \(ReaderOptions.usage)
-        \(DaemonTagJob.usage)
-          --timeout SECONDS     how long to wait for a tag (default 30)
-          --append              keep the records already on the tag, add these after them
-          --lock                make the tag read-only after writing: IRREVERSIBLE, needs --yes
-          --password-file FILE  the NTAG 213/215/216 password to write a protected tag with: 12 hex
-                                digits, PWD then PACK, in a file of mode 600 (docs/protected-tags.md)
-          --protect             after writing, make writes need that password; reading stays open
-
+        RECORD is as for `encode`: --uri, --text [--lang], --mime or --external with --data
+        or --data-file, --json, --aar.
+        """
+    static let options = EncodeRecords.options + [
+        CommandOption("--from", value: "FILE", help: "the whole message: JSON ({\"records\": […]}, as\n`decode` prints it) or hex", group: EncodeRecords.group),
+    ] + ReaderOptions.options(multiple: false) + DaemonTagJob.options + [
+        ReaderOptions.timeoutOption,
+        CommandOption("--append", help: "keep the records already on the tag, add these after them"),
+        CommandOption("--lock", help: "make the tag read-only after writing: IRREVERSIBLE, needs --yes"),
+        CommandOption("--yes", help: "confirm --lock"),
+        CommandOption("--password-file", value: "FILE", help: "the NTAG 213/215/216 password to write a protected tag with: 12 hex\ndigits, PWD then PACK, in a file of mode 600 (docs/protected-tags.md)"),
+        CommandOption("--protect", help: "after writing, make writes need that password; reading stays open"),
+    ]
+    static let epilogue = """
         Example:
           tagrouter write --uri https://www.home-assistant.io/tag/front-door --text "Front door"
         """
@@ -53,7 +46,7 @@ enum WriteCommand: Command {
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: false)
-        let timeout = try ReaderOptions.seconds(try arguments.option("--timeout"), option: "--timeout", default: .seconds(30))
+        let timeout = try ReaderOptions.seconds(try arguments.option("--timeout"), option: "--timeout", default: ReaderOptions.tagWait)
         let append = arguments.flag("--append")
         let lock = arguments.flag("--lock")
         let confirmed = arguments.flag("--yes")

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import NDEF
+import OrderedJSON
 
 /// `write --from FILE`: a whole message as JSON (`{"records": […]}`, the form
 /// `decode` prints and events carry) or as hex.
@@ -8,10 +9,17 @@ enum WriteSource {
         guard let data = FileManager.default.contents(atPath: path) else { throw .runtime("cannot read '\(path)'") }
         let text = String(decoding: data, as: UTF8.self).trimmingWhitespace()
         if text.hasPrefix("{") {
+            let shape = #"({"records": [{"tnf": 1, "type": "U", "payload_hex": …}]})"#
+            let value: JSONValue
             do {
-                return try JSONDecoder().decode(NDEFMessage.self, from: Data(text.utf8)).records
+                value = try JSONValue.parse(bytes: data)
             } catch {
-                throw .data("\(path): not a message as JSON ({\"records\": [{\"tnf\": 1, \"type\": \"U\", \"payload_hex\": …}]}): \(error)")
+                throw .data("\(path): not JSON \(error); a message as JSON looks like \(shape)")
+            }
+            do {
+                return try NDEFMessage(vector: value).records
+            } catch {
+                throw .data("\(path): not a message as JSON \(shape): \(error)")
             }
         }
         guard let bytes = DecodeInput.hexBytes(text) else {

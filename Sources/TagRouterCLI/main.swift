@@ -66,7 +66,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
     exit(0)
 }
 do {
-    try await command.run(Arguments(arguments))
+    try await command.run(Arguments(arguments, accepting: command.options))
     exit(0)
 } catch {
     printToStderr("error: " + TerminalText.escaped(error.message, keepingLineBreaks: true))

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 import TagCore
-import TagRouter
 import Testing
+
+@testable import TagRouter
 
 @testable import DaemonControl
 
@@ -45,9 +46,60 @@ struct ControlLimitsTests {
         }
     }
 
-    @Test func pastTheCapANewClientIsRefusedClearlyAndIdleOnesAreClosed() async throws {
+    /// A fresh folder for a control socket.
+    static func folder() throws -> String {
         let folder = NSTemporaryDirectory() + "tagrouter-limits-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        return folder
+    }
+
+    /// A watcher that stops reading loses the oldest records and is told how many, in one JSON line.
+    @Test func aWatcherThatFallsBehindIsToldHowManyRecordsItLost() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/control.sock"
+        let observer = DaemonObserver()
+        let server = try ControlServer(
+            path: path, observer: observer, limits: ControlLimits(connections: 4, idle: .seconds(120)),
+            reload: { .reloaded(readers: 0, routes: 0) })
+        let running = Task { await server.run() }
+        defer { running.cancel() }
+        let client = try SilentClient(path: path)
+        _ = client.firstLine()
+        var request = Array(#"{"command":"events"}"#.utf8) + [UInt8(ascii: "\n")]
+        #expect(send(client.fd, &request, request.count, Int32(MSG_NOSIGNAL)) == request.count)
+        #expect(client.firstLine().contains(#""watching""#))
+        // Unread, the socket fills and the session's write waits: the mailbox (its capacity
+        // plus the batch in hand plus the socket's buffer) cannot hold eight times its capacity.
+        let event = TagEvent(kind: .tagRemoved, reader: "door", tag: TagInfo(uid: TagUID("04a224b2")!, type: "ntag215"))
+        for _ in 0..<(ControlSession.mailboxCapacity * 8) { observer.routed(event, routes: ["r"], verdicts: { [] }) }
+        var text: [UInt8] = []
+        let marker = Array(#"{"type":"dropped","#.utf8)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            var poller = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
+            try #require(poll(&poller, 1, 60_000) > 0, "no dropped line within a minute")
+            let count = buffer.withUnsafeMutableBytes { read(client.fd, $0.baseAddress, $0.count) }
+            try #require(count > 0, "the daemon hung up")
+            text += buffer.prefix(count)
+            // Keep only the unfinished last line and anything from the marker on.
+            if let start = text.firstRange(of: marker)?.lowerBound, text[start...].contains(UInt8(ascii: "\n")) {
+                let line = String(decoding: text[start...].prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+                let dropped = try JSONValue.parse(line)
+                guard case .object(let object) = dropped, case .int(let lost)? = object["count"] else {
+                    Issue.record("not a dropped line: \(line)")
+                    return
+                }
+                #expect(object.keys == ["type", "count"])
+                #expect(lost > 0)
+                return
+            }
+            if let newline = text.lastIndex(of: UInt8(ascii: "\n")), text.firstRange(of: marker) == nil { text.removeSubrange(...newline) }
+        }
+    }
+
+    @Test func pastTheCapANewClientIsRefusedClearlyAndIdleOnesAreClosed() async throws {
+        let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/control.sock"
         let cap = 4
@@ -76,8 +128,7 @@ struct ControlLimitsTests {
 
     /// A client sending a line a byte at a time, never finishing it, is closed after the idle time too.
     @Test func aClientTricklingBytesIsClosedAfterTheIdleTime() async throws {
-        let folder = NSTemporaryDirectory() + "tagrouter-limits-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/control.sock"
         let server = try ControlServer(

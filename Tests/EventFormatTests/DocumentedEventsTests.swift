@@ -98,7 +98,7 @@ import TestSupport
             let event = try TagEvent(json: documented)
             #expect(event.json.serialized() == documented.serialized(), "\(block)")
             guard let ndef = documented["ndef"], ndef != .null else { continue }
-            let message = try JSONDecoder().decode(NDEFMessage.self, from: Data(ndef.serialized().utf8))
+            let message = try NDEFMessage(vector: ndef)
             #expect(message.json.serialized() == ndef.serialized(), "\(block): records are not what their bytes decode to")
             #expect(event.uri == message.firstURI && event.text == message.firstText, "\(block)")
         }

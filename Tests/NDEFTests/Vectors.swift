@@ -1,5 +1,6 @@
 import Foundation
 import NDEF
+import OrderedJSON
 
 /// One conformance vector, loaded from the bundled `Vectors/*.json` files.
 struct Vector: Sendable, CustomStringConvertible {
@@ -36,8 +37,8 @@ struct Vector: Sendable, CustomStringConvertible {
 }
 
 /// Our JSON for a value, read back as Foundation objects for comparison with a vector.
-func foundationJSON(_ value: some Encodable) throws -> Any {
-    try JSONSerialization.jsonObject(with: JSONEncoder().encode(value), options: .fragmentsAllowed)
+func foundationJSON(_ value: JSONValue) throws -> Any {
+    try JSONSerialization.jsonObject(with: Data(value.serialized().utf8), options: .fragmentsAllowed)
 }
 
 /// Deep equality of two Foundation JSON values.

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Foundation
 import NDEF
+import OrderedJSON
 import Testing
 import TagKit
 @testable import PN532Sim
@@ -10,6 +11,18 @@ import TagKit
 struct ControlTests {
     static func object(_ line: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    /// The member names of an object, in their order.
+    static func keys(_ value: JSONValue?) -> [String]? {
+        guard case .object(let object)? = value else { return nil }
+        return object.keys
+    }
+
+    /// `sim`'s control protocol on a fresh socket in the temporary directory.
+    static func serve(_ sim: PN532Simulator) throws -> ControlSocketServer {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pn532-control-\(getpid())-\(UInt16.random(in: 0...UInt16.max)).sock").path
+        return try ControlSocketServer(path: path, control: SimulatorControl(simulator: sim))
     }
 
     @Test("place with records, list, dump, remove, counters")
@@ -31,6 +44,15 @@ struct ControlTests {
         #expect(control.respond(to: #"{"op":"list"}"#) == #"{"ok":true,"tags":[]}"#)
         let counters = try Self.object(control.respond(to: #"{"op":"counters"}"#))
         #expect((counters["counters"] as? [String: Any])?["tagExchanges"] as? Int == 0)
+        // docs/simulator.md: output keys are sorted, at every level (the order JSONEncoder's .sortedKeys gave).
+        _ = try RawHost(path: sim.devicePath).exchange([0x02])
+        let ordered = try JSONValue.parse(control.respond(to: #"{"op":"counters"}"#))
+        #expect(Self.keys(ordered) == ["counters", "ok"])
+        #expect(Self.keys(ordered["counters"]) == ["abortedCommands", "acksSent", "activations", "bytesIn", "bytesOut", "commands", "malformedFrames",
+                                              "nacksReceived", "nacksSent", "syntaxErrors", "tagExchanges", "tagTimeouts"])
+        let commands = try #require(Self.keys(ordered["counters"]?["commands"]))
+        #expect(commands.contains("GetFirmwareVersion") && commands == commands.sorted(), "\(commands)")
+        #expect(control.respond(to: #"{"op":"fly"}"#).hasPrefix(#"{"error":"unknown op 'fly'"#))
     }
 
     @Test("two tags at once, every tag type, hex messages and raw images")
@@ -64,7 +86,21 @@ struct ControlTests {
         (#"{"op":"dump","uid":"0102"}"#, "no tag with UID 0102"),
         (#"{"op":"feedback"}"#, "feedback is recorded by the vpcd card (--vpcd)"),
         (#"{"type":"ntag213"}"#, #"missing "op""#),
-        ("not json", "not a JSON request"),
+        ("not json", "not a JSON request: at byte 1: expected 'null'"),
+        (#"{"op":"place","type":"ntag213""#, "not a JSON request: at byte 30"),
+        ("[1,2]", #"expected a request object such as {"op":"list"}, got an array"#),
+        (#"{"op":7}"#, "op: expected a string, got a number (7)"),
+        (#"{"op":"place","uid":"04a224b2c35e80"}"#, #"missing "type""#),
+        (#"{"op":"place","type":"ntag213","uid":7}"#, "uid: expected a string, got a number (7)"),
+        (#"{"op":"place","tags":{"type":"ntag213"}}"#, "tags: expected an array of objects, got an object"),
+        (#"{"op":"place","tags":[{"type":"ntag213"},{"type":true}]}"#, "tags[1].type: expected a string, got true"),
+        (#"{"op":"place","tags":[{"type":"ntag213"},"ntag215"]}"#, #"tags[1]: expected an object, got a string ("ntag215")"#),
+        (#"{"op":"place","type":"ntag213","records":[{"tnf":9,"type":"U"}]}"#, "records[0].tnf: expected a whole number from 0 to 6, got a number (9)"),
+        (#"{"op":"place","type":"ntag213","records":[{"tnf":1,"type_hex":"zz"}]}"#, #"records[0].type_hex: expected hex digits, got a string ("zz")"#),
+        (#"{"op":"place","type":"ntag213","readOnly":"yes"}"#, #"readOnly: expected true or false, got a string ("yes")"#),
+        (#"{"op":"place","type":"ntag424","sun":{"diversify":{"aid":1}}}"#, "sun.diversify.aid: expected a string, got a number (1)"),
+        (#"{"op":"remove","uid":"04a224b2c35e80","afterExchanges":-1}"#, "afterExchanges: expected a whole number, 0 or more, got a number (-1)"),
+        (#"{"op":"remove","uid":"04a224b2c35e80","afterExchanges":1.5}"#, "afterExchanges: expected a whole number, 0 or more, got a number (1.5)"),
     ])
     func errors(line: String, expected: String) throws {
         let sim = try PN532Simulator(pacing: .none)
@@ -78,8 +114,8 @@ struct ControlTests {
     func socket() throws {
         let sim = try PN532Simulator(pacing: .none)
         defer { sim.close() }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pn532-control-\(getpid())-\(UInt16.random(in: 0...UInt16.max)).sock").path
-        let server = try ControlSocketServer(path: path, control: SimulatorControl(simulator: sim))
+        let server = try Self.serve(sim)
+        let path = server.path
         let first = try SocketClient(path: path), second = try SocketClient(path: path)
         #expect(try first.request(#"{"op":"place","type":"ntag213","uid":"04010203040506"}"#).contains(#""ok":true"#))
         #expect(try second.request(#"{"op":"list"}"#) == #"{"ok":true,"tags":[{"type":"ntag213","uid":"04010203040506"}]}"#)
@@ -87,6 +123,28 @@ struct ControlTests {
         #expect(try first.readLine() == #"{"ok":true,"removed":1}"#)
         server.close()
         #expect(access(path, F_OK) != 0)
+    }
+
+    @Test("a line longer than the limit is answered with its size, then the connection ends; other clients go on")
+    func oversizedLine() throws {
+        let sim = try PN532Simulator(pacing: .none)
+        defer { sim.close() }
+        let server = try Self.serve(sim)
+        let path = server.path
+        defer { server.close() }
+        let limit = SimulatorControl.maximumRequestBytes
+        let inProcess = try ControlTests.object(SimulatorControl(simulator: sim).respond(to: #"{"op":"list","pad":""# + String(repeating: "x", count: limit) + #""}"#))
+        #expect((inProcess["error"] as? String)?.contains("the request has \(limit + 22) bytes or more; a request line takes at most \(limit)") == true, "\(inProcess)")
+
+        let flooding = try SocketClient(path: path), other = try SocketClient(path: path)
+        // One byte past the limit and no newline: the server has read every byte when it answers.
+        let head = Array(#"{"op":"list","pad":""#.utf8)
+        try flooding.send(head + [UInt8](repeating: UInt8(ascii: "x"), count: limit + 1 - head.count))
+        let answer = try ControlTests.object(try flooding.readLine())
+        #expect(answer["ok"] as? Bool == false)
+        #expect((answer["error"] as? String)?.contains("a request line takes at most \(SimulatorControl.maximumRequestBytes)") == true, "\(answer)")
+        #expect(throws: RawHost.Failure.self) { try flooding.readLine() }
+        #expect(try other.request(#"{"op":"list"}"#) == #"{"ok":true,"tags":[]}"#)
     }
 }
 
@@ -112,6 +170,16 @@ final class SocketClient {
         let bytes = Array((line + "\n").utf8)
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         return try readLine()
+    }
+
+    /// Writes `bytes` as they are (no newline added).
+    func send(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let written = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { throw RawHost.Failure(description: "the control socket took no more bytes") }
+            sent += written
+        }
     }
 
     func readLine() throws -> String {

@@ -151,7 +151,7 @@ import TestSupport
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("message.json")
-        try JSONEncoder().encode(message).write(to: json)
+        try Data(message.json.serialized().utf8).write(to: json)
         #expect(try await Self.tagrouter(["write", "--device", sim.connstring, "--from", json.path]).status == 0)
         #expect(try Self.message(on: sim) == message)
         let hex = directory.appendingPathComponent("message.hex")
@@ -159,6 +159,26 @@ import TestSupport
         try (Hex.string(second.encoded()) + "\n").write(to: hex, atomically: true, encoding: .utf8)
         #expect(try await Self.tagrouter(["write", "--device", sim.connstring, "--from", hex.path]).status == 0)
         #expect(try Self.message(on: sim) == second)
+    }
+
+    @Test("write --from names the byte or the member of a message file that is wrong, and leaves the tag alone", arguments: [
+        (#"{"records": [{"tnf": 1, "type": "U",}]}"#, "not JSON at byte 36: expected a member name"),
+        (#"{"records": {"tnf": 1}}"#, "records: expected an array of objects, got an object"),
+        (#"{"records": [{"tnf": 1, "type": "U", "payload_hex": "0061"}, {"tnf": "1"}]}"#, #"records[1].tnf: expected a whole number from 0 to 6, got a string ("1")"#),
+        (#"{"records": [{"tnf": 1, "type_hex": "5", "payload_hex": "00"}]}"#, #"records[0].type_hex: expected hex digits, got a string ("5")"#),
+        (#"{"record": []}"#, #"missing "records""#),
+    ])
+    func writeFromAMalformedFile(_ contents: String, _ expected: String) async throws {
+        let sim = try Self.simulator(with: [.text("keep me")])
+        defer { sim.close() }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("write-\(UUID().uuidString).json")
+        try contents.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = try await Self.tagrouter(["write", "--device", sim.connstring, "--from", file.path])
+        #expect(run.status == 65)
+        #expect(run.stderr.hasPrefix("error: \(file.path): "), "\(run.stderr)")
+        #expect(run.stderr.contains(expected), "\(run.stderr)")
+        #expect(try Self.message(on: sim) == NDEFMessage(records: [.text("keep me")]))
     }
 
     @Test func writeRefusesAMessageThatDoesNotFit() async throws {

@@ -1,9 +1,9 @@
-import FoundationEssentials
 import NDEF
+import OrderedJSON
 import TagKit
 
-/// One line of the control protocol (docs/simulator.md), decoded.
-struct ControlRequest: Decodable {
+/// One line of the control protocol (docs/simulator.md), read from its JSON.
+struct ControlRequest {
     /// `place`, `replace`, `remove`, `list`, `dump`, `counters`, `feedback`.
     var op: String
     var tag: TagSpec?
@@ -14,17 +14,18 @@ struct ControlRequest: Decodable {
     /// For `feedback`: forget the commands returned.
     var clear: Bool?
 
-    private enum Key: String, CodingKey { case op, uid, tags, afterExchanges, clear }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        op = try container.decode(String.self, forKey: .op)
-        uid = try container.decodeIfPresent(String.self, forKey: .uid)
-        afterExchanges = try container.decodeIfPresent(Int.self, forKey: .afterExchanges)
-        clear = try container.decodeIfPresent(Bool.self, forKey: .clear)
-        tags = try container.decodeIfPresent([TagSpec].self, forKey: .tags)
+    /// Reads a request; a `place` or `replace` without `tags` is itself the tag.
+    init(_ fields: JSONFields) throws(JSONFieldError) {
+        guard let op = try fields.string("op") else {
+            throw .missing("op", expected: "the request's op (place, replace, remove, list, dump, counters or feedback)")
+        }
+        self.op = op
+        uid = try fields.string("uid")
+        afterExchanges = try fields.int("afterExchanges", in: 0...Int.max)
+        clear = try fields.bool("clear")
+        tags = try fields.objects("tags", TagSpec.init)
         if op == "place" || op == "replace", tags == nil {
-            tag = try TagSpec(from: decoder)
+            tag = try TagSpec(fields)
         }
     }
 }
@@ -32,7 +33,7 @@ struct ControlRequest: Decodable {
 /// A tag to put in the field: its type, UID, and content as an NDEF message
 /// (`ndef` hex or `records`), or a raw memory `image`; for an NTAG, the
 /// originality `signature` READ_SIG answers (64 hex digits; none: it NAKs).
-struct TagSpec: Decodable {
+struct TagSpec {
     var type: String
     var uid: String?
     var signature: String?
@@ -43,6 +44,21 @@ struct TagSpec: Decodable {
     var fileSize: Int?
     /// `ntag424` only: its SUN personalisation.
     var sun: SUNTagSpec?
+
+    init(_ fields: JSONFields) throws(JSONFieldError) {
+        guard let type = try fields.string("type") else {
+            throw .missing(fields.path(of: "type"), expected: "the tag's type (ntag213, ntag215, ntag216, mifare-ultralight, type1, type3, type4, ntag424 or mifare-classic-1k)")
+        }
+        self.type = type
+        uid = try fields.string("uid")
+        signature = try fields.string("signature")
+        ndef = try fields.string("ndef")
+        records = try fields.objects("records", RecordSpec.init)
+        image = try fields.string("image")
+        readOnly = try fields.bool("readOnly")
+        fileSize = try fields.int("fileSize")
+        if let sun = try fields.object("sun") { self.sun = try SUNTagSpec(sun) }
+    }
 
     /// Builds the model; errors say which field is wrong. An `ntag424` without a `counter`
     /// goes on from the one `readCounters` noted for its UID.
@@ -125,7 +141,7 @@ struct TagSpec: Decodable {
 /// One record, in the short forms a person types (`{"uri": …}`, `{"text": …,
 /// "lang": …}`, `{"mime": …, "data": …}`, `{"json": …}`) or the NDEF vector form
 /// (`tnf`, `type`, `payload_hex`).
-struct RecordSpec: Decodable {
+struct RecordSpec {
     var uri: String?
     var text: String?
     var lang: String?
@@ -134,17 +150,14 @@ struct RecordSpec: Decodable {
     var json: String?
     var vector: NDEFRecord?
 
-    private enum Key: String, CodingKey { case uri, text, lang, mime, data, json, tnf }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        uri = try container.decodeIfPresent(String.self, forKey: .uri)
-        text = try container.decodeIfPresent(String.self, forKey: .text)
-        lang = try container.decodeIfPresent(String.self, forKey: .lang)
-        mime = try container.decodeIfPresent(String.self, forKey: .mime)
-        data = try container.decodeIfPresent(String.self, forKey: .data)
-        json = try container.decodeIfPresent(String.self, forKey: .json)
-        if container.contains(.tnf) { vector = try NDEFRecord(from: decoder) }
+    init(_ fields: JSONFields) throws(JSONFieldError) {
+        uri = try fields.string("uri")
+        text = try fields.string("text")
+        lang = try fields.string("lang")
+        mime = try fields.string("mime")
+        data = try fields.string("data")
+        json = try fields.string("json")
+        if fields.contains("tnf") { vector = try NDEFRecord(vector: fields) }
     }
 
     func record() throws(ControlError) -> NDEFRecord {

@@ -92,14 +92,26 @@ public final class ControlSocketServer: Sendable {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
                 guard !line.allSatisfy(\.isWhitespace) else { continue }
-                let answer = Array((control.respond(to: line) + "\n").utf8)
-                var sent = 0
-                while sent < answer.count {
-                    let written = answer[sent...].withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
-                    guard written > 0 else { return }
-                    sent += written
-                }
+                guard send(control.respond(to: line), to: client) else { return }
+            }
+            // A line with no end in sight: its size is the answer, and the connection ends
+            // (what follows cannot be told apart from the rest of that line).
+            if pending.count > SimulatorControl.maximumRequestBytes {
+                _ = send(control.respond(to: String(decoding: pending, as: UTF8.self)), to: client)
+                return
             }
         }
+    }
+
+    /// Writes `answer` and a newline; false when the client is gone.
+    private func send(_ answer: String, to client: Int32) -> Bool {
+        let bytes = Array((answer + "\n").utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let written = bytes[sent...].withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+            guard written > 0 else { return false }
+            sent += written
+        }
+        return true
     }
 }

@@ -1,4 +1,4 @@
-import FoundationEssentials
+import OrderedJSON
 import SecureTags
 import TagKit
 
@@ -6,7 +6,7 @@ import TagKit
 /// personalised with (32 hex digits each; AN12196's all-zero factory keys when
 /// left out), its read counter, its URL before the SUN parameters, and, with
 /// `diversify`, `fileKey` as the AN10922 master key of its K_SDMFileRead.
-struct SUNTagSpec: Decodable {
+struct SUNTagSpec {
     var metaKey: String?
     var fileKey: String?
     var counter: Int?
@@ -14,9 +14,21 @@ struct SUNTagSpec: Decodable {
     var diversify: Diversify?
 
     /// AN10922's diversification input after the UID: `aid` and `systemIdentifier`, hex.
-    struct Diversify: Decodable {
+    struct Diversify {
         var aid: String?
         var systemIdentifier: String?
+    }
+
+    init() {}
+
+    init(_ fields: JSONFields) throws(JSONFieldError) {
+        metaKey = try fields.string("metaKey")
+        fileKey = try fields.string("fileKey")
+        counter = try fields.int("counter")
+        url = try fields.string("url")
+        if let diversify = try fields.object("diversify") {
+            self.diversify = Diversify(aid: try diversify.string("aid"), systemIdentifier: try diversify.string("systemIdentifier"))
+        }
     }
 
     static let defaultURL = "https://sun.example/tap"

@@ -1,5 +1,5 @@
-import FoundationEssentials
 import NDEF
+import OrderedJSON
 import TagKit
 
 /// The control protocol of `tagrouter simulate`: one JSON request per line in,
@@ -27,30 +27,36 @@ public struct SimulatorControl: Sendable {
         peripherals = { clear in clear ? card.takePeripheralLog() : card.peripheralLog }
     }
 
-    /// Answers one request line; never throws — failures come back as `{"ok":false,"error":…}`.
+    /// The longest request line taken (a `place` of many tags with whole memory images fits many times over).
+    public static let maximumRequestBytes = 1 << 20
+
+    /// Answers one request line; never throws — failures come back as `{"error":…,"ok":false}`.
     public func respond(to line: String) -> String {
         let response: ControlResponse
-        do {
-            let request = try JSONDecoder().decode(ControlRequest.self, from: Data(line.utf8))
-            response = try handle(request)
-        } catch let error as ControlError {
-            response = ControlResponse(error: error.description)
-        } catch let DecodingError.keyNotFound(key, context) {
-            response = ControlResponse(error: "missing \"\(key.stringValue)\"\(Self.path(context.codingPath))")
-        } catch let DecodingError.typeMismatch(_, context) {
-            response = ControlResponse(error: "wrong type\(Self.path(context.codingPath)): \(context.debugDescription)")
-        } catch let DecodingError.dataCorrupted(context) {
-            response = ControlResponse(error: "not a JSON request\(Self.path(context.codingPath)): \(context.debugDescription)")
+        do throws(ControlError) {
+            response = try handle(try Self.request(line))
         } catch {
-            response = ControlResponse(error: "\(error)")
+            response = ControlResponse(error: error.description)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? String(decoding: encoder.encode(response), as: UTF8.self)) ?? #"{"error":"cannot encode the response","ok":false}"#
+        return response.json.serialized()
     }
 
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.isEmpty ? "" : " at " + keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+    /// The request in `line`; errors name the byte offset or the member that is wrong.
+    private static func request(_ line: String) throws(ControlError) -> ControlRequest {
+        guard line.utf8.count <= maximumRequestBytes else {
+            throw ControlError("the request has \(line.utf8.count) bytes or more; a request line takes at most \(maximumRequestBytes)")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(line)
+        } catch {
+            throw ControlError("not a JSON request: \(error)")
+        }
+        do {
+            return try ControlRequest(try JSONFields(value, what: #"a request object such as {"op":"list"}"#))
+        } catch {
+            throw ControlError("\(error)")
+        }
     }
 
     private func handle(_ request: ControlRequest) throws(ControlError) -> ControlResponse {
@@ -96,9 +102,8 @@ public struct SimulatorControl: Sendable {
     }
 }
 
-/// One response line.
-struct ControlResponse: Encodable {
-    var ok: Bool
+/// One response line, its members in sorted order (docs/simulator.md).
+struct ControlResponse {
     var error: String?
     var tags: [TagSummary]?
     var removed: Int?
@@ -107,17 +112,27 @@ struct ControlResponse: Encodable {
     var feedback: [String]?
 
     init(error: String? = nil, tags: [TagSummary]? = nil, removed: Int? = nil, counters: PN532Counters? = nil, feedback: [String]? = nil) {
-        ok = error == nil
         self.error = error
         self.tags = tags
         self.removed = removed
         self.counters = counters
         self.feedback = feedback
     }
+
+    var json: JSONValue {
+        var object = JSONObject()
+        if let counters { object["counters"] = counters.json }
+        if let error { object["error"] = .string(error) }
+        if let feedback { object["feedback"] = .array(feedback.map(JSONValue.string)) }
+        object["ok"] = .bool(error == nil)
+        if let removed { object["removed"] = .int(Int64(removed)) }
+        if let tags { object["tags"] = .array(tags.map(\.json)) }
+        return .object(object)
+    }
 }
 
 /// A tag as responses describe it.
-struct TagSummary: Encodable {
+struct TagSummary {
     var type: String
     var uid: String
     var memory: String?
@@ -125,5 +140,14 @@ struct TagSummary: Encodable {
     init(_ tag: any SimulatedTag) {
         type = tag.typeName
         uid = Hex.string(tag.activation.uid)
+    }
+
+    /// Members in sorted order.
+    var json: JSONValue {
+        var object = JSONObject()
+        if let memory { object["memory"] = .string(memory) }
+        object["type"] = .string(type)
+        object["uid"] = .string(uid)
+        return .object(object)
     }
 }

@@ -1,7 +1,7 @@
 /// Suggests the closest known name for a misspelt key.
-enum DidYouMean {
+public enum DidYouMean {
     /// The candidate within a small edit distance of `word`, if any.
-    static func suggestion(for word: String, among candidates: [String]) -> String? {
+    public static func suggestion(for word: String, among candidates: [String]) -> String? {
         let limit = max(1, min(3, word.count / 3))
         let scored = candidates.map { ($0, distance(word.lowercased(), $0.lowercased())) }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= limit else { return nil }

@@ -4,12 +4,12 @@ import TagCore
 
 /// `--control PATH`, shared by `run` and the commands that talk to it.
 enum ControlOption {
-    static let usage = """
-          --control PATH       the daemon's control socket (default: $TAGROUTER_CONTROL; else `run` listens at
-                               $RUNTIME_DIRECTORY/control.sock under systemd, $XDG_RUNTIME_DIR/tagrouter/control.sock
-                               or /tmp/tagrouter-$UID/control.sock, and the other commands use the first of these
-                               present after $XDG_RUNTIME_DIR's: the service's /run/tagrouter/control.sock, then /tmp's)
-        """
+    static let option = CommandOption("--control", value: "PATH", help: """
+        the daemon's control socket (default: $TAGROUTER_CONTROL; else `run` listens at
+        $RUNTIME_DIRECTORY/control.sock under systemd, $XDG_RUNTIME_DIR/tagrouter/control.sock
+        or /tmp/tagrouter-$UID/control.sock, and the other commands use the first of these
+        present after $XDG_RUNTIME_DIR's: the service's /run/tagrouter/control.sock, then /tmp's)
+        """)
 
     /// Where `run` listens: the path given, else the standard one.
     static func path(_ arguments: inout Arguments) throws(CLIError) -> (path: String, explicit: Bool) {

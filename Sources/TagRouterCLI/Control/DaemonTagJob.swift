@@ -10,11 +10,12 @@ import TagReader
 /// reader, or a `--device` given is not held by any process) the command opens
 /// the device itself.
 enum DaemonTagJob {
-    static let usage = """
-          --reader NAME         through the daemon: the reader of that name (default: its only reader, or --device's)
-          --direct              open the device here, even when a running daemon holds it (it then says `in use by pid N`)
-        \(ControlOption.usage)
-        """
+    /// `--reader`, `--direct` and `--control`, which `read` and `write` share.
+    static let options = [
+        CommandOption("--reader", value: "NAME", help: "through the daemon: the reader of that name (default: its only reader, or --device's)"),
+        CommandOption("--direct", help: "open the device here, even when a running daemon holds it (it then says `in use by pid N`)"),
+        ControlOption.option,
+    ]
 
     /// Sends `command` (`write` or `read`, with `fields`) to the daemon and returns its
     /// successful reply, or throws the refusal. Nil — open the device here — when the

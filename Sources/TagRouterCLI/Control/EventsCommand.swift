@@ -6,21 +6,21 @@ import TagCore
 enum EventsCommand: Command {
     static let name = "events"
     static let summary = "follow the running daemon's events and what each one did"
-    static let usage = """
+    static let about = """
         Usage: tagrouter events [--reader R] [--route R] [--kind K] [--json] [--control PATH]
 
         Prints each event the running daemon routes as it happens, then its
         outcome: the routes it matched and, as each action ends, its result and
         time. When no route matched, the condition that failed in each route
         (the verdicts of `tagrouter check-config --explain`). Runs until Ctrl-C.
-
-        Options:
-          --reader R           only events of reader R
-          --route R            only events that matched route R (and its actions)
-          --kind K             only events of kind K (tag.arrived, tag.removed, reader.connected…)
-          --json               one JSON object per line, as the daemon sends them (docs/control.md)
-        \(ControlOption.usage)
         """
+    static let options = [
+        CommandOption("--reader", value: "R", help: "only events of reader R"),
+        CommandOption("--route", value: "R", help: "only events that matched route R (and its actions)"),
+        CommandOption("--kind", value: "K", help: "only events of kind K (tag.arrived, tag.removed, reader.connected…)"),
+        CommandOption("--json", help: "one JSON object per line, as the daemon sends them (docs/control.md)"),
+        ControlOption.option,
+    ]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

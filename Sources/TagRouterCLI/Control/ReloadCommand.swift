@@ -5,16 +5,14 @@ import TagCore
 enum ReloadCommand: Command {
     static let name = "reload"
     static let summary = "reload the running daemon's config and print the result"
-    static let usage = """
+    static let about = """
         Usage: tagrouter reload [--control PATH]
 
         Asks the running daemon to load its config file again (as SIGHUP does) and
         prints the result: "reloaded: 2 readers, 7 routes", or every problem at
         file:line:col and exit status 65 — the running config then stays.
-
-        Options:
-        \(ControlOption.usage)
         """
+    static let options = [ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

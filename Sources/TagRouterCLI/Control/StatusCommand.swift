@@ -6,7 +6,7 @@ import TagCore
 enum StatusCommand: Command {
     static let name = "status"
     static let summary = "show the running daemon: readers, routes, actions, MQTT; exit 2 when degraded"
-    static let usage = """
+    static let about = """
         Usage: tagrouter status [--json] [--control PATH]
 
         Asks the running daemon how it is: uptime; the config file and when it was
@@ -18,11 +18,11 @@ enum StatusCommand: Command {
         Exit status: 0 healthy; 1 no daemon answers; 2 degraded (a reader is not
         connected, an action's last delivery failed, something is spooled, or a
         connection is down) — for scripts and monitoring.
-
-        Options:
-          --json               print the daemon's answer as one JSON object
-        \(ControlOption.usage)
         """
+    static let options = [
+        CommandOption("--json", help: "print the daemon's answer as one JSON object"),
+        ControlOption.option,
+    ]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

@@ -11,7 +11,7 @@ import TagRouter
 enum TagsCommand: Command {
     static let name = "tags"
     static let summary = "learn a tag by tapping it; list, rename or forget named tags"
-    static let usage = """
+    static let about = """
         Usage: tagrouter tags learn [--reader NAME] [--name NAME] [--groups A,B] [--timeout SECONDS]
                tagrouter tags list
                tagrouter tags rename OLD NEW
@@ -25,13 +25,15 @@ enum TagsCommand: Command {
         the daemon. A known tag is renamed. --name and --groups skip the questions.
         rename and forget change the file the same way and reload. The live page
         offers learn on its tap cards too (`metrics.allow_naming`, docs/http.md).
-
-        Options:
-          --config FILE       the config (default: the running daemon's, else the usual search)
-          --reader NAME       the daemon's reader to read from (default: its only reader)
-          --timeout SECONDS   how long to wait for a tag (default 60)
-        \(ControlOption.usage)
         """
+    static let options = [
+        CommandOption("--config", "-c", value: "FILE", help: "the config (default: the running daemon's, else the usual search)"),
+        CommandOption("--reader", value: "NAME", help: "the daemon's reader to read from (default: its only reader)"),
+        CommandOption("--name", value: "NAME", help: "learn: the tag's name (instead of asking)"),
+        CommandOption("--groups", value: "A,B", help: "learn: its groups, comma-separated (instead of asking)"),
+        CommandOption("--timeout", value: "SECONDS", help: "how long to wait for a tag (default 60)"),
+        ControlOption.option,
+    ]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

@@ -32,7 +32,7 @@ let ndef: [Target] = [
     /// Runs the built `tagrouter decode` / `encode` binary.
     .testTarget(name: "NDEFCLITests", dependencies: ["NDEF", "TestSupport"]),
     .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "BenchSupport"], path: "Benchmarks/NDEFBench"),
-    /// The timing loop the in-process benchmarks share.
+    /// What the benchmarks share: the in-process timing loop; progress and milliseconds for the process ones.
     .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
 ]
 
@@ -58,9 +58,9 @@ let tags: [Target] = [
         name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags", "CNFC", "CPCSC"],
         swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
-    .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "SecureTags", "TagCore", "OrderedJSON", "TestSupport"]),
-    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore", "SecureTags", "TestSupport"]),
-    .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "TestSupport"], path: "Benchmarks/ReaderBench"),
+    .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "SecureTags", "TagCore", "OrderedJSON", "TestSupport", "Harness"]),
+    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore", "SecureTags", "TestSupport", "Harness"]),
+    .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "Harness", "BenchSupport"], path: "Benchmarks/ReaderBench"),
 ]
 
 /// Tags that prove themselves: AES, CMAC and HMAC from libcrypto (TagCrypto, the one importer of CCrypto),
@@ -78,7 +78,7 @@ let routing: [Target] = [
     .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore", "BenchSupport"], path: "Benchmarks/RouterBench"),
     .testTarget(
         name: "RouterEndToEndTests",
-        dependencies: ["TagCore", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "TestSupport"]),
+        dependencies: ["TagCore", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "TestSupport", "Harness"]),
 ]
 
 /// The running daemon seen and steered from outside: the control socket, its server and client; metrics and the live page.
@@ -106,7 +106,7 @@ let plugins: [Target] = [
             "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin", "TestSupport",
         ]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin", "TagCore"], path: "Benchmarks/MQTTBench"),
-    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "TestSupport", "mqtt-bench"]),
+    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "TestSupport", "Harness", "mqtt-bench"]),
 ]
 
 /// How the release `tagrouter` is linked, for a smaller resident set (docs/development/memory.md): lld places the functions the
@@ -130,16 +130,19 @@ let executable: [Target] = [
         resources: [.embedInCode("Resources/tagrouter.yaml"), .embedInCode("Resources/demo.yaml")],
         linkerSettings: [.unsafeFlags(releaseLinkLayout, .when(configuration: .release))]
     ),
-    /// What tests that run real processes share: a mosquitto broker, an independent subscriber, the built binaries.
-    .target(name: "TestSupport", dependencies: ["ChildProcess", "TagCore"], path: "Tests/TestSupport"),
+    /// Real processes for tests and benchmarks alike: a running tool with its timed output lines, a mosquitto broker,
+    /// an independent subscriber, a connection to the simulator's control socket.
+    .target(name: "Harness", dependencies: ["ChildProcess"], path: "Benchmarks/Harness"),
+    /// What only the tests share, on top of the Harness: the built binaries, tools run to their end, pcscd, HTTP and datagram peers.
+    .target(name: "TestSupport", dependencies: ["ChildProcess", "TagCore", "Harness"], path: "Tests/TestSupport"),
     /// The public event format: docs/event.schema.json against every event kind, and the events the docs show.
-    .testTarget(name: "EventFormatTests", dependencies: ["TagCore", "NDEF", "TagKit", "PN532Sim", "TestSupport"],
+    .testTarget(name: "EventFormatTests", dependencies: ["TagCore", "NDEF", "TagKit", "PN532Sim", "TestSupport", "Harness"],
                 exclude: ["validate-events.py"]),
     /// The built `tagrouter` as real processes: `simulate`, `run`, a real broker and subscriber.
-    .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TagCore"], exclude: ["scrape-metrics.py", "drive-browser.py"]),
-    .executableTarget(name: "e2e-bench", dependencies: ["TestSupport"], path: "Benchmarks/EndToEndBench"),
+    .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Harness", "TagCore"], exclude: ["scrape-metrics.py", "drive-browser.py"]),
+    .executableTarget(name: "e2e-bench", dependencies: ["Harness", "BenchSupport"], path: "Benchmarks/EndToEndBench"),
     /// `make deb` and `make install`: the package from the release binary, lintian, the systemd units.
-    .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "TagCore"]),
+    .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "Harness", "TagCore"]),
 ]
 
 let package = Package(

@@ -1,5 +1,6 @@
+import BenchSupport
 import Foundation
-import TestSupport
+import Harness
 
 // Place → MQTT message at a subscriber through the whole product, as a user runs
 // it: `tagrouter simulate` (paced: 115200-baud UART and RF timing, as shipped),
@@ -21,12 +22,6 @@ let tagrouter = URL(fileURLWithPath: binary).path  // absolute: the tools run in
 let baselineRuns = min(50, max(10, taps / 10))  // fresh processes: 50 give a steady median
 let tag = #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"uri":"https://www.home-assistant.io/tag/front-door"}]}"#
 let libnfcEnvironment = ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"]
-
-func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
-
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-}
 
 /// (median, p99) in milliseconds.
 func percentiles(_ samples: [Duration]) -> (median: Double, p99: Double) {

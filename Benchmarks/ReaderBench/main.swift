@@ -1,8 +1,9 @@
+import BenchSupport
 import Foundation
+import Harness
 import NDEF
 import PN532Sim
 import TagKit
-import TestSupport
 
 // The reader's figures on a paced PN532 simulator (115200 baud, RF timing,
 // InAutoPoll slots, InListPassiveTarget attempts), per polling mode, the default
@@ -29,12 +30,6 @@ let baselineTaps = max(10, taps / 4)
 let uid: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
 let message = NDEFMessage(records: [.uri("https://www.home-assistant.io/tag/front-door")]).encoded()
 let tag = try Type2Tag(.ntag215, uid: uid, message: message)
-
-func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
-
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-}
 
 /// Median and 90th percentile in milliseconds, and the taps that got no record in time.
 func summary(_ samples: [Duration], missed: Int) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Harness
 import TagCore
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import Harness
 import TestSupport
 
 /// One TCP connection to the daemon's HTTP listener for what ordinary clients

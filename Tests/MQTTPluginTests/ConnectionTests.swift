@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import Glibc
+import Harness
 import TagCore
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import TestSupport
 
 /// The Debian package as `make deb` builds it, built once per test run into a

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import TestSupport
 
 /// Programs the packaging tests run (dpkg-deb, lintian, systemd-analyze, bash),

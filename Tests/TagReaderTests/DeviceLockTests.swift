@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Harness
 import PN532Sim
 import TagCore
 import TestSupport

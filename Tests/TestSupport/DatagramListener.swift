@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Harness
 
 /// A datagram socket bound to a path, standing in for systemd's notify socket or
 /// journald's: it receives what the code under test sends, one message per datagram.

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 
 extension MosquittoBroker {
     /// Publishes each of `lines` as one message on `topic` at QoS 1 through one

@@ -1,3 +1,4 @@
+import Harness
 import TagCore
 
 extension Subscriber.Received {

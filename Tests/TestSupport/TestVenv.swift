@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 
 /// The Python the tests run with PyPI packages (prometheus_client, selenium):
 /// `.build/test-venv`, made by `scripts/install-deps.sh` from `scripts/test-requirements.txt`.

@@ -1,4 +1,5 @@
 import ChildProcess
+import Harness
 
 /// A program run to its end as a user runs it: its exit status and all it wrote.
 /// A run still going at the deadline is killed and throws, so a test fails instead of hanging.

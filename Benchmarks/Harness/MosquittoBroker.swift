@@ -171,10 +171,3 @@ public final class MosquittoBroker: @unchecked Sendable {
         }
     }
 }
-
-/// A helper (broker, subscriber, tool, simulator connection) that did not do what a test waited for.
-public struct TestFailure: Error, CustomStringConvertible {
-    public var description: String
-
-    public init(description: String) { self.description = description }
-}

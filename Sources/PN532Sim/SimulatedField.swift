@@ -18,6 +18,15 @@ extension SimulatedField {
         }
     }
 
+    /// Puts `tag` in the field to answer `exchanges` commands and then leave, in one step: a tag pulled
+    /// away in the middle of its read however soon the reader finds it.
+    public func place(_ tag: any SimulatedTag, leavingAfterExchanges exchanges: Int) {
+        withField { field in
+            field.place(tag)
+            _ = field.remove(uid: tag.activation.uid, afterExchanges: exchanges)
+        }
+    }
+
     /// Takes the tag with `uid` out of the field; false when it was not there.
     @discardableResult
     public func remove(uid: [UInt8]) -> Bool { withField { $0.remove(uid: uid) } }

@@ -73,8 +73,7 @@ extension ReaderBehaviourTests {
         let exchanges = sim.counters.tagExchanges - before  // identify, read the message, READ_SIG
         reader.field.removeAll()
         try await log.wait(for: 3)
-        reader.field.place(tag)
-        #expect(reader.field.remove(uid: Self.signedUID, afterExchanges: exchanges - 1))
+        reader.field.place(tag, leavingAfterExchanges: exchanges - 1)
         let arrived = try await log.wait(for: 4)[3]
         #expect(arrived.uri == "https://example.com/sticker")
         #expect(arrived.ndefError == nil)

@@ -211,8 +211,7 @@ import TestSupport
         defer { sim.close() }
         // GET_VERSION, the CC and the first page answer; the tag is gone after that.
         let tag = try Type2Tag(.ntag215, uid: Self.uid, message: NDEFMessage(records: [.text("old")]).encoded())
-        sim.place(tag)
-        sim.remove(uid: Self.uid, afterExchanges: 3)
+        sim.place(tag, leavingAfterExchanges: 3)
         let run = try await Self.tagrouter(["write", "--device", sim.connstring, "--text", String(repeating: "new ", count: 20)])
         #expect(run.status == 1)
         #expect(run.stderr == "error: the tag left the field before the write was done and verified; hold it still and write again\n")

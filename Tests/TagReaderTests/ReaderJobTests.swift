@@ -89,8 +89,7 @@ import Testing
         defer { bench.close() }
         try await bench.log.wait(for: 1)
         let answer = bench.submit(Self.write([.text(String(repeating: "new ", count: 20))]))
-        bench.sim.place(try bench.tag(Self.uid, [.text("old")]))
-        bench.sim.remove(uid: Self.uid, afterExchanges: 3)
+        bench.sim.place(try bench.tag(Self.uid, [.text("old")]), leavingAfterExchanges: 3)
         #expect(await answer.value == .refused(TagJobRefusal(
             .tagLeft, "the tag left the field before the write was done and verified; hold it still and write again")))
     }

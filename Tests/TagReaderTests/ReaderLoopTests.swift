@@ -179,8 +179,7 @@ extension ReaderLoopTests {
         try await bench.log.wait(for: 1)
         // GET_VERSION and the CC answer; then the tag is pulled away.
         let records: [NDEFRecord] = [.text(String(repeating: "long text ", count: 40))]
-        bench.sim.place(try Self.ntag215(Self.uidA, records))
-        bench.sim.remove(uid: Self.uidA, afterExchanges: 2)
+        bench.sim.place(try Self.ntag215(Self.uidA, records), leavingAfterExchanges: 2)
         let arrived = try await bench.log.wait(for: 2)[1]
         #expect(arrived.kind == .tagArrived)
         #expect(arrived.ndefError == "tag removed during read")

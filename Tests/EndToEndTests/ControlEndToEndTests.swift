@@ -161,7 +161,7 @@ struct ControlEndToEndTests {
         // Past the file mode (as a careless chmod would do), the daemon itself still says no.
         chmod(controlPath(setup), 0o666)
         let nobody = try await ToolRun(
-            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.tagrouter.path, "status", "--control", controlPath(setup)],
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", try BuiltProducts.tagrouterForOtherUsers(in: setup.directory), "status", "--control", controlPath(setup)],
             directory: "/")
         #expect(nobody.status == 1)
         #expect(nobody.stderr.contains("refused: uid 65534"))

@@ -48,7 +48,7 @@ struct PackagedServiceTests {
         guard getuid() == 0 else { return }  // other users and a private /run need root
         let setup = try Setup()
         defer { setup.remove() }
-        chmod(setup.directory, 0o755)
+        let tagrouter = try BuiltProducts.tagrouterForOtherUsers(in: setup.directory)
         let home = setup.directory + "/service"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: false)
         chown(home, Self.service, Self.service)
@@ -65,7 +65,7 @@ struct PackagedServiceTests {
 
         let simulator = try start(
             ["/usr/bin/setpriv", "--reuid=\(Self.service)", "--regid=\(Self.service)", "--clear-groups",
-             BuiltProducts.tagrouter.path, "simulate", "--no-pacing", "--link", link, "--control", simulatorControl],
+             tagrouter, "simulate", "--no-pacing", "--link", link, "--control", simulatorControl],
             directory: home)
         try await simulator.waitForStdout(containing: "control: \(simulatorControl)")
         defer { simulator.signal(SIGTERM) }
@@ -79,7 +79,7 @@ struct PackagedServiceTests {
               - { name: up, match: { event: reader.connected }, actions: [{ log: "connected {{reader}}" }] }
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try start(
-            inside(namespace, as: Self.service, ["/bin/sh", "-c", "umask 0027 && exec \"$0\" \"$@\"", BuiltProducts.tagrouter.path, "run", "--config", config, "--log-format", "json"]),
+            inside(namespace, as: Self.service, ["/bin/sh", "-c", "umask 0027 && exec \"$0\" \"$@\"", tagrouter, "run", "--config", config, "--log-format", "json"]),
             environment: ["RUNTIME_DIRECTORY": "/run/tagrouter", "XDG_RUNTIME_DIR": "", "TAGROUTER_CONTROL": "", "LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"],
             directory: home)
         try await daemon.waitForStderr(containing: "control socket ready")
@@ -88,25 +88,25 @@ struct PackagedServiceTests {
         let which = "pid \(daemon.pid), config \(config)"
 
         // status, from root and from a member of the service's group; a stranger is refused by the daemon.
-        let rootStatus = try await run(inside(namespace, [BuiltProducts.tagrouter.path, "status"]))
+        let rootStatus = try await run(inside(namespace, [tagrouter, "status"]))
         #expect(rootStatus.status == 0, "\(rootStatus.stderr)")
         #expect(rootStatus.stdout.contains("pid \(daemon.pid)") && rootStatus.stdout.contains("config: \(config)"), "\(rootStatus.stdout)")
         #expect(rootStatus.stdout.contains("control: /run/tagrouter/control.sock"), "\(rootStatus.stdout)")
-        let memberStatus = try await run(inside(namespace, as: Self.member, groups: [Self.service], [BuiltProducts.tagrouter.path, "status"]))
+        let memberStatus = try await run(inside(namespace, as: Self.member, groups: [Self.service], [tagrouter, "status"]))
         #expect(memberStatus.status == 0, "\(memberStatus.stderr)")
-        let strangerStatus = try await run(inside(namespace, as: Self.stranger, [BuiltProducts.tagrouter.path, "status"]))
+        let strangerStatus = try await run(inside(namespace, as: Self.stranger, [tagrouter, "status"]))
         #expect(strangerStatus.status == 1)
         #expect(strangerStatus.stderr.contains("/run/tagrouter/control.sock"), "\(strangerStatus.stderr)")
 
         // events, from the member and from root: each says which daemon it follows, and sees the taps.
-        let events = try start(inside(namespace, as: Self.member, groups: [Self.service], [BuiltProducts.tagrouter.path, "events"]))
-        let rootEvents = try start(inside(namespace, [BuiltProducts.tagrouter.path, "events"]))
+        let events = try start(inside(namespace, as: Self.member, groups: [Self.service], [tagrouter, "events"]))
+        let rootEvents = try start(inside(namespace, [tagrouter, "events"]))
         for watcher in [events, rootEvents] {
             try await watcher.waitForStderr(containing: "following the events of tagrouter (\(which)) at /run/tagrouter/control.sock")
         }
 
         // write from the member (no --device: the daemon's only reader) goes through the daemon.
-        let memberWrite = try start(inside(namespace, as: Self.member, groups: [Self.service], [BuiltProducts.tagrouter.path, "write", "--text", "member", "--timeout", "20"]))
+        let memberWrite = try start(inside(namespace, as: Self.member, groups: [Self.service], [tagrouter, "write", "--text", "member", "--timeout", "20"]))
         try await daemon.waitForStderr(containing: "write requested; waiting for a tag")
         try await request(Self.blank, control: simulatorControl)
         #expect(try await memberWrite.termination().status == .exited(0), "\(memberWrite.stderr.map(\.text))")
@@ -114,7 +114,7 @@ struct PackagedServiceTests {
 
         // write from root naming the device the service holds: through the service, never opening it underneath.
         let before = daemon.stderr.count
-        let rootWrite = try start(inside(namespace, [BuiltProducts.tagrouter.path, "write", "--device", device, "--text", "root", "--timeout", "20"]))
+        let rootWrite = try start(inside(namespace, [tagrouter, "write", "--device", device, "--text", "root", "--timeout", "20"]))
         try await daemon.waitForStderr(containing: "write requested; waiting for a tag", after: before)
         try await request(Self.blank, control: simulatorControl)
         #expect(try await rootWrite.termination().status == .exited(0), "\(rootWrite.stderr.map(\.text))")

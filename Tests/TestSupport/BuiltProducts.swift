@@ -19,4 +19,14 @@ public enum BuiltProducts {
 
     /// The `tagrouter` binary.
     public static var tagrouter: URL { executable("tagrouter") }
+
+    /// A copy of `tagrouter` in `directory` (made enterable by everyone), for tests that run it as another
+    /// user: the checkout may sit in a folder only its owner can enter (a `mktemp -d` clone).
+    public static func tagrouterForOtherUsers(in directory: String) throws -> String {
+        chmod(directory, 0o755)
+        let copy = directory + "/tagrouter"
+        try FileManager.default.copyItem(atPath: tagrouter.path, toPath: copy)
+        chmod(copy, 0o755)
+        return copy
+    }
 }

@@ -39,7 +39,7 @@ final class ActionAttention: Sendable {
     private let shows: @Sendable (Log.Level) -> Bool
 
     init(
-        _ action: ConfiguredAction, window: Duration = .seconds(60), write: @escaping Writer = Log.write,
+        _ action: ConfiguredAction, window: Duration = .seconds(60), write: @escaping Writer = { Log.write($0, $1, $2) },
         shows: @escaping @Sendable (Log.Level) -> Bool = { $0 >= Log.level }
     ) {
         self.action = action

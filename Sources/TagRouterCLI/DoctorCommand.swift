@@ -18,17 +18,16 @@ enum DoctorCommand: Command {
         SPI devices, the libnfc settings you made, the config, the daemon, the MQTT
         broker. Exit status 1 when something stops tags being read.
         """
-    static let options = [
-        CommandOption("--config", value: "FILE", help: "the config to check (default: the one `run` would use)"),
-        CommandOption("--user", value: "NAME", help: "whose access to the readers to judge (default: tagrouter when\nthat user exists, else you)"),
-        CommandOption("--root", value: "DIR", help: "check a system mounted at DIR (an SD card) instead of this one"),
-    ]
+    static let configOption = CommandOption("--config", value: "FILE", help: "the config to check (default: the one `run` would use)")
+    static let userOption = CommandOption("--user", value: "NAME", help: "whose access to the readers to judge (default: tagrouter when\nthat user exists, else you)")
+    static let rootOption = CommandOption("--root", value: "DIR", help: "check a system mounted at DIR (an SD card) instead of this one")
+    static let options = [configOption, userOption, rootOption]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        let configPath = try arguments.option("--config")
-        let userName = try arguments.option("--user")
-        let root = try arguments.option("--root") ?? "/"
+        let configPath = try arguments.value(of: configOption)
+        let userName = try arguments.value(of: userOption)
+        let root = try arguments.value(of: rootOption) ?? "/"
         try arguments.finish()
 
         let name = userName ?? (MachineAccount.lookup("tagrouter", root: root) != nil ? "tagrouter" : currentUserName)

@@ -27,7 +27,8 @@ enum DoctorCommand: Command {
         var arguments = arguments
         let configPath = try arguments.value(of: configOption)
         let userName = try arguments.value(of: userOption)
-        let root = try arguments.value(of: rootOption) ?? "/"
+        // With its slash, so files under it are `root + "etc/passwd"`.
+        let root = (try arguments.value(of: rootOption)).map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "/"
         try arguments.finish()
 
         let name = userName ?? (MachineAccount.lookup("tagrouter", root: root) != nil ? "tagrouter" : currentUserName)
@@ -63,9 +64,9 @@ enum DoctorCommand: Command {
         }
     }
 
-    /// A `tagrouter run` other than this process, found by command name and arguments.
+    /// A `tagrouter run` other than this process, found by command name and arguments under `root` (ending in `/`).
     static func daemonCheck(root: String) -> DoctorCheck {
-        let proc = (root.hasSuffix("/") ? root : root + "/") + "proc/"
+        let proc = root + "proc/"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: proc)) ?? []
         let own = String(getpid())
         let daemon = entries.sorted().first { pid in

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import ChildProcess
-import TagCore
+import OrderedJSON
+import SystemKit
 import TagRouter
 
 /// `tagrouter demo`: the two-minute tour. Starts the simulator and the daemon on

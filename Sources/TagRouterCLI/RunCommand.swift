@@ -1,6 +1,9 @@
 @preconcurrency import Glibc
 import DaemonControl
 import DaemonHTTP
+import Lifecycle
+import OrderedJSON
+import SystemKit
 import TagCore
 import TagReader
 import TagRouter

@@ -34,18 +34,38 @@ struct InputTests {
         try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(port), "-q", "1", "-t", topic, "-m", payload])
     }
 
-    /// Runs the config's first input into a buffer while `body` publishes and reads;
-    /// `body` starts once the input subscribed, or at once (`subscribed: false`:
-    /// a persistent session's messages come before the SUBACK and wait for `body`).
+    /// Runs the config's first input into a buffer while `body` publishes and reads,
+    /// then stops it as the daemon does: a graceful shutdown (`ServiceGroup`), which
+    /// it must finish by itself. `body` starts once the input subscribed, or at once
+    /// (`subscribed: false`: a persistent session's messages come before the SUBACK and wait for `body`).
     static func whileReceiving<Result: Sendable>(
-        _ inputs: String, on broker: MosquittoBroker, subscribed: Bool = true, _ body: (MQTTInput, EventBuffer) async throws -> Result
+        _ inputs: String, on broker: MosquittoBroker, subscribed: Bool = true, buffer capacity: Int = 100,
+        _ body: (MQTTInput, EventBuffer) async throws -> Result
     ) async throws -> Result {
         let config = try load(inputs, port: broker.port)
         let input = try #require(config.inputs.first?.source as? MQTTInput)
-        let buffer = EventBuffer(capacity: 100)
-        return try await config.inputs[0].service(into: buffer).whileRunning {
+        let buffer = EventBuffer(capacity: capacity)
+        let (result, report) = try await whileRunningGracefully(config.inputs[0].service(into: buffer), deadline: .seconds(60)) {
             if subscribed { await input.connection.subscribed() }
             return try await body(input, buffer)
+        }
+        #expect(report.notFinishedGracefully.isEmpty && report.leftRunning.isEmpty, "the input ended by itself at the graceful shutdown")
+        return result
+    }
+
+    /// Runs `service` as the `.graceful` member of a group while `body` runs, then
+    /// shuts the group down: `body`'s result and the group's report.
+    static func whileRunningGracefully<Result: Sendable>(
+        _ service: any Service, deadline: Duration, _ body: () async throws -> Result
+    ) async throws -> (Result, ServiceGroup.Report) {
+        let group = ServiceGroup([.init("input", service, stop: .graceful)], deadlines: .init(graceful: deadline, cancellation: .seconds(30)))
+        return try await withThrowingTaskGroup(of: ServiceGroup.Report.self) { running in
+            running.addTask { try await group.run() }
+            let result: Swift.Result<Result, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            group.shutdown()
+            let report = try #require(await running.next())
+            return (try result.get(), report)
         }
     }
 
@@ -205,6 +225,29 @@ struct InputTests {
             ids += try await Self.next(20 - ids.count, from: buffer).map(\.id)
         }
         #expect(ids == (0..<20).map { "tap-\($0)" }, "each once, in order: the held group through the stop, the rest after")
+    }
+
+    /// A stop while the router takes no more events (its buffer stays full) ends at
+    /// the graceful deadline: the input is cancelled, which means stop now, and
+    /// the messages it held — acknowledged to the broker with its DISCONNECT —
+    /// are counted as lost (and logged), not sent.
+    @Test func aStopWhileNobodyRoutesEndsAtTheDeadlineAndCountsWhatIsLost() async throws {
+        let broker = try await MosquittoBroker()
+        let config = try Self.load(#"- mqtt: {topic: "fleet/+/tag.arrived", trust: broker}"#, port: broker.port)
+        let input = try #require(config.inputs.first?.source as? MQTTInput)
+        let buffer = EventBuffer(capacity: 1)
+        let filler = TagEvent(kind: .tagArrived, id: "filler", reader: "a", tag: TagInfo(uid: TagUID(bytes: [4, 1, 2, 3]), type: "ntag215"))
+        #expect(await buffer.send(filler), "the waiting lane is full: every message the input takes waits for room")
+        let (held, report) = try await Self.whileRunningGracefully(config.inputs[0].service(into: buffer), deadline: .milliseconds(200)) {
+            await input.connection.subscribed()
+            try Self.publishTaps(3, on: broker)
+            #expect(await eventually { input.connection.received > 0 })
+            return input.connection.received
+        }
+        #expect(report.notFinishedGracefully == ["input"], "cancelled at the graceful deadline")
+        #expect(report.leftRunning.isEmpty, "and then it stopped at once")
+        #expect(input.counters.lost == held, "every message it held is counted lost")
+        #expect(buffer.count == 1, "nothing was sent after the cancellation")
     }
 
     /// Publishes `tap-<first>` … as one QoS 1 burst, the way a node does.

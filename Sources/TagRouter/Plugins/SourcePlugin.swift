@@ -19,6 +19,10 @@ public protocol SourcePlugin: Sendable {
     init(options: ConfigValue, context: PluginContext) throws(ConfigErrors)
     /// Puts events into `buffer` until cancelled or the input ends.
     func run(into buffer: EventBuffer) async throws
+    /// True for an input whose `run(into:)` ends by itself at the daemon's graceful
+    /// shutdown (`GracefulShutdown.wait()`), having sent on what it holds; false
+    /// (the default): the input is cancelled when the graceful shutdown begins.
+    static var finishesGracefully: Bool { get }
     /// What `check-config` should warn about in this input's options (none by default).
     var warnings: [ConfigError] { get }
     /// What the input has counted so far, for `status` and the metrics (none by default).
@@ -26,6 +30,7 @@ public protocol SourcePlugin: Sendable {
 }
 
 extension SourcePlugin {
+    public static var finishesGracefully: Bool { false }
     public var warnings: [ConfigError] { [] }
     public var counts: [InputReport.Count] { [] }
 }
@@ -53,5 +58,11 @@ private struct InputService: Service {
     let source: any SourcePlugin
     let buffer: EventBuffer
 
-    func run() async throws { try await source.run(into: buffer) }
+    func run() async throws {
+        let (source, buffer) = (source, buffer)
+        guard type(of: source).finishesGracefully else {
+            return try await GracefulShutdown.cancelling { try await source.run(into: buffer) }
+        }
+        try await source.run(into: buffer)
+    }
 }

@@ -9,7 +9,9 @@ import TagCore
 /// An implementer guarantees what a `Service` does: `run(into:)` puts events
 /// into the buffer until its task is cancelled (or its input ends), then
 /// releases what it holds. A source that can wait (a file, a broker that
-/// redelivers) uses `EventBuffer.send`; a live one `offer`.
+/// redelivers) uses `EventBuffer.send`; a live one `offer`. One that holds
+/// something to hand on at a stop (messages a broker counts as delivered) says
+/// `finishesGracefully` and ends by itself at the graceful shutdown.
 public protocol SourcePlugin: Sendable {
     /// The key users write in `inputs: [- <name>: <options>]`.
     static var name: String { get }

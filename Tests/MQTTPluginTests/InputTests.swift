@@ -200,26 +200,43 @@ struct InputTests {
 
     /// What the broker had not been able to hand over while the input was away
     /// — unacknowledged, or published meanwhile — arrives when it is back: the
-    /// input's session is persistent by default. A stop acknowledges the group
-    /// it holds and still hands on every event of it, also while messages that
-    /// came behind the group wait unread on the socket (closing a socket with
-    /// unread bytes resets the connection, and the broker's kernel then drops
-    /// the acknowledgements it had not read yet).
+    /// input's session is persistent by default. A stop reads nothing more and
+    /// waits until the router has accepted the group the input holds, then
+    /// acknowledges it — also while messages that came behind the group wait
+    /// unread on the socket (closing a socket with unread bytes resets the
+    /// connection, and the broker's kernel then drops the acknowledgements it
+    /// had not read yet).
     @Test func aPersistentSessionKeepsWhatArrivedWhileTheInputWasAway() async throws {
         let broker = try await MosquittoBroker()
         let inputs = #"- mqtt: {topic: "fleet/+/tag.arrived", trust: broker}"#
         try await Self.whileReceiving(inputs, on: broker) { _, _ in }
-        // Waiting for the input: the broker writes them right behind its CONNACK, so they come as one group.
+        // Waiting for the input: the broker writes them right behind its CONNACK.
         try Self.publishTaps(10, on: broker)
-        let handedOn = try await Self.whileReceiving(inputs, on: broker, subscribed: false) { _, buffer in
-            let first = try #require(await buffer.next())
-            #expect(first.event.id == "tap-0")  // not accepted: the input is stopped while it waits
-            // The group is held: these wait unread on the input's socket when it stops.
+        let config = try Self.load(inputs, port: broker.port)
+        let buffer = EventBuffer(capacity: 100)
+        let group = ServiceGroup(
+            [.init("input", config.inputs[0].service(into: buffer), stop: .graceful)], deadlines: .init(graceful: .seconds(60), cancellation: .seconds(30)))
+        var ids: [String] = []
+        let report = try await withThrowingTaskGroup(of: ServiceGroup.Report.self) { running in
+            running.addTask {
+                defer { buffer.finish() }  // as the daemon's sources do once they have ended
+                return try await group.run()
+            }
+            var entry = try #require(await buffer.next())
+            #expect(entry.event.id == "tap-0")
+            // Its group is held (not accepted yet): these wait unread on the input's socket when it stops.
             try Self.publishTaps(5, from: 10, on: broker)
-            return buffer
+            group.shutdown()
+            // The router goes on taking events through the stop, as the daemon's does.
+            while true {
+                ids.append(entry.event.id)
+                entry.acceptance?.release()
+                guard let next = await buffer.next() else { break }
+                entry = next
+            }
+            return try #require(try await running.next())
         }
-        var ids = ["tap-0"]
-        while handedOn.count > 0, let entry = await handedOn.next() { ids.append(entry.event.id) }
+        #expect(report.notFinishedGracefully.isEmpty, "the input stopped once what it held was accepted")
         try Self.publishTaps(5, from: 15, on: broker)
         try await Self.whileReceiving(inputs, on: broker, subscribed: false) { _, buffer in
             ids += try await Self.next(20 - ids.count, from: buffer).map(\.id)
@@ -228,12 +245,15 @@ struct InputTests {
     }
 
     /// A stop while the router takes no more events (its buffer stays full) ends at
-    /// the graceful deadline: the input is cancelled, which means stop now, and
-    /// the messages it held — acknowledged to the broker with its DISCONNECT —
-    /// are counted as lost (and logged), not sent.
-    @Test func aStopWhileNobodyRoutesEndsAtTheDeadlineAndCountsWhatIsLost() async throws {
+    /// the graceful deadline: the input is cancelled, which means stop now. The
+    /// group it held is not acknowledged: with a persistent session (the default)
+    /// the broker sends it to the next session; without one it is lost, and
+    /// counted (and logged).
+    @Test(arguments: [true, false])
+    func aStopWhileNobodyRoutesEndsAtTheDeadlineWithoutAcknowledgingWhatItHeld(persistent: Bool) async throws {
         let broker = try await MosquittoBroker()
-        let config = try Self.load(#"- mqtt: {topic: "fleet/+/tag.arrived", trust: broker}"#, port: broker.port)
+        let inputs = #"- mqtt: {topic: "fleet/+/tag.arrived", trust: broker, persistent_session: \#(persistent)}"#
+        let config = try Self.load(inputs, port: broker.port)
         let input = try #require(config.inputs.first?.source as? MQTTInput)
         let buffer = EventBuffer(capacity: 1)
         let filler = TagEvent(kind: .tagArrived, id: "filler", reader: "a", tag: TagInfo(uid: TagUID(bytes: [4, 1, 2, 3]), type: "ntag215"))
@@ -246,8 +266,16 @@ struct InputTests {
         }
         #expect(report.notFinishedGracefully == ["input"], "cancelled at the graceful deadline")
         #expect(report.leftRunning.isEmpty, "and then it stopped at once")
-        #expect(input.counters.lost == held, "every message it held is counted lost")
         #expect(buffer.count == 1, "nothing was sent after the cancellation")
+        guard persistent else {
+            #expect(input.counters.lost == held, "without a persistent session every message it held is lost, and counted")
+            return
+        }
+        #expect(input.counters.lost == 0)
+        let ids = try await Self.whileReceiving(inputs, on: broker, subscribed: false) { _, buffer in
+            try await Self.next(3, from: buffer).map(\.id)
+        }
+        #expect(ids == ["tap-0", "tap-1", "tap-2"], "none was acknowledged: the broker sent them all again")
     }
 
     /// Publishes `tap-<first>` … as one QoS 1 burst, the way a node does.

@@ -21,7 +21,7 @@ public final class InputCounters: Sendable {
     public var malformed: Int { refused(.malformed) }
     /// Messages of the format that carried no reading (Tasmota's telemetry of other sensors), or on a topic outside the filter.
     public var ignored: Int { counts.withLock { $0.ignored } }
-    /// Messages acknowledged to the broker that a stop kept from being routed (see `MQTTInput.run(into:)`).
+    /// Messages a stop that could not wait kept from being routed, without a persistent session to send them again (see `MQTTInput.run(into:)`).
     public var lost: Int { counts.withLock { $0.lost } }
     /// Every message not routed for `reason`.
     func refused(_ reason: InputRefusal) -> Int { counts.withLock { $0.refused[reason] ?? 0 } }

@@ -179,12 +179,13 @@ public struct MQTTInput: SourcePlugin {
     public static var finishesGracefully: Bool { true }
 
     /// Connects (not under `--dry-run`), subscribes, and sends each event into
-    /// `buffer`. At the graceful shutdown (`GracefulShutdown`) it disconnects —
-    /// the acknowledgements of the messages handed over go out with the
-    /// DISCONNECT, so the broker will not send them again — then still sends
-    /// what had arrived, and returns. Cancellation means stop now: it
-    /// disconnects and sends nothing more; what had arrived and was not sent is
-    /// lost, and counted (`lost`) and logged.
+    /// `buffer`. At the graceful shutdown (`GracefulShutdown`) it reads nothing
+    /// more, still sends what had arrived, and disconnects once the router has
+    /// accepted it (its acknowledgements go out with the DISCONNECT); then
+    /// returns. Cancellation means stop now: it closes the connection without
+    /// acknowledging what was not accepted — the broker sends that again to the
+    /// next session (`persistent_session`), or, without one, it is lost:
+    /// counted (`lost`) and logged.
     public func run(into buffer: EventBuffer) async throws {
         guard !dryRun else { return await GracefulShutdown.wait() }
         let connection = connection
@@ -192,7 +193,8 @@ public struct MQTTInput: SourcePlugin {
         let handedOn = await withTaskGroup(of: Int.self) { group in
             group.addTask {
                 await GracefulShutdown.wait()  // or cancelled
-                await connection.stop()  // ends `incoming` once the connection thread has ended
+                // Ends `incoming` once the connection thread has ended.
+                await withTaskCancellationHandler { await connection.stop() } onCancel: { connection.abandon() }
                 return 0
             }
             group.addTask { await self.handOn(connection.incoming, into: buffer) }
@@ -200,11 +202,15 @@ public struct MQTTInput: SourcePlugin {
         }
         var fields = counters.fields
         fields["topic"] = .string(filter.subscription)
-        let lost = connection.received - handedOn
-        guard lost > 0 else { return Log.info("mqtt input stopped", fields) }
-        counters.countLost(lost)
-        fields["lost"] = .int(Int64(lost))
-        Log.error("mqtt input stopped before it could send every acknowledged message on; those are lost", fields)
+        let unsent = connection.received - handedOn
+        guard unsent > 0 else { return Log.info("mqtt input stopped", fields) }
+        guard connection.settings.persistentSession else {
+            counters.countLost(unsent)
+            fields["lost"] = .int(Int64(unsent))
+            return Log.error("mqtt input stopped before it could send every message on; without a persistent session those are lost", fields)
+        }
+        fields["unsent"] = .int(Int64(unsent))
+        Log.warning("mqtt input stopped before it could send every message on; they were not acknowledged, the broker sends them again to the next session", fields)
     }
 
     /// Sends the event of each message into `buffer` until `incoming` ends, the

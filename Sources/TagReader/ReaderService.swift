@@ -1,3 +1,4 @@
+import Lifecycle
 import TagCore
 
 /// Every configured reader as one service: `run()` starts one thread per reader

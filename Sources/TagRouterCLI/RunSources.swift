@@ -1,4 +1,7 @@
 @preconcurrency import Glibc
+import Lifecycle
+import OrderedJSON
+import SystemKit
 import TagCore
 
 /// The daemon's event sources as one service: runs them side by side and, once

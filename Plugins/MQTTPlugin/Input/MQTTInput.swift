@@ -1,4 +1,6 @@
 import FoundationEssentials
+import Lifecycle
+import SystemKit
 import TagCore
 import TagRouter
 

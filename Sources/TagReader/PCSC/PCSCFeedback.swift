@@ -1,6 +1,9 @@
 import Dispatch
-import Synchronization
+import Lifecycle
 import NDEF
+import OrderedJSON
+import Synchronization
+import SystemKit
 import TagCore
 
 /// Shows a PC/SC reader's feedback on a thread of its own, with its own pcscd

@@ -11,9 +11,9 @@ import Testing
 /// it: each message is acknowledged only once its event is written ahead to the
 /// spool, and the rest waits in the input's persistent session. Restarted on
 /// the same `state_dir`, it delivers every event at least once. Stopped with
-/// SIGTERM instead, it stops gracefully: the input disconnects and still hands
-/// on every message it had been handed (their acknowledgements went out with
-/// its DISCONNECT) — none is lost, none outlasts the stop.
+/// SIGTERM instead, it stops gracefully: the input reads nothing more, hands on
+/// every message it had been handed and acknowledges them once the router has
+/// accepted them, then disconnects — none is lost.
 @Suite(.timeLimit(.minutes(3)))
 struct KilledRouterTests {
     static let count = 2000

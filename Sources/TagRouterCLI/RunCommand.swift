@@ -112,7 +112,7 @@ enum RunCommand: Command {
         // then control and the signals.
         var members: [ServiceGroup.Member] = systemd.map { [.init("systemd", $0)] } ?? []
         members += [
-            .init("sources", RunSources(sources: sources, buffer: buffer)),
+            .init("sources", RunSources(sources: sources, buffer: buffer), stop: .graceful),
             .init("router", routing, stop: .drain),
         ]
         if let sound { members.append(.init("sound", sound)) }

@@ -98,8 +98,10 @@ public final class MosquittoBroker: @unchecked Sendable {
         ])
     }
 
-    /// Starts the broker and returns once it accepts TCP connections.
+    /// Starts the broker and returns once it accepts TCP connections. One still running (`init` starts it) is
+    /// stopped first: a second mosquitto cannot bind the port, and the first would outlive the test.
     public func start() async throws {
+        await stop()
         let text = (["listener \(port) 127.0.0.1"] + config).joined(separator: "\n") + "\n"
         try text.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
         try? FileManager.default.removeItem(at: directory.appendingPathComponent("mosquitto.log"))
@@ -145,7 +147,8 @@ public final class MosquittoBroker: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    private static func accepts(_ port: Int) -> Bool {
+    /// True when something accepts TCP connections on 127.0.0.1:`port`.
+    public static func accepts(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

@@ -9,7 +9,7 @@ the groups are chosen and where a new test goes.
 
 The groups below partition the suite: a test belongs to the first group whose regular expression matches
 its name (`Target.Suite/test()`), and the last lane takes every test no group names, so a new test always
-runs. Lanes start longest first (by the seconds noted below) and TEST_LANES (default 4) run at once. Each
+runs. Lanes start longest first (by the seconds noted below) and TEST_LANES (default 3) run at once. Each
 lane's output goes to .build/test-lanes/<group>.log; a failed lane's log is printed whole.
 
 The tests must be built (`swift build --build-tests`). The lanes run the test binary itself, as `swift test`
@@ -51,7 +51,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     logs = os.path.join(root, ".build", "test-lanes")
     os.makedirs(logs, exist_ok=True)
-    width = int(os.environ.get("TEST_LANES", "4"))
+    width = int(os.environ.get("TEST_LANES", "3"))
     if width < 1:
         sys.exit("TEST_LANES must be 1 or more")
     binary = os.path.join(subprocess.run(["swift", "build", "--show-bin-path"], cwd=root, check=True, capture_output=True,

@@ -41,7 +41,7 @@ REST, REST_SECONDS = "rest", 75
 
 
 def arguments(index):
-    """`swift test` arguments selecting the group at `index`, or (index == len(GROUPS)) every test no group names."""
+    """The test binary's arguments selecting the group at `index`, or (index == len(GROUPS)) every test no group names."""
     earlier = [pattern for _, pattern, _ in GROUPS[:index]]
     selection = ["--filter", GROUPS[index][1]] if index < len(GROUPS) else []
     return selection + [argument for pattern in earlier for argument in ("--skip", pattern)]
@@ -68,6 +68,7 @@ def main():
     failed = []
     lock = threading.Lock()
     running = {}
+    stopping = threading.Event()
 
     def run(name, selection):
         log = os.path.join(logs, name + ".log")
@@ -76,10 +77,12 @@ def main():
         with open(log, "w") as out:
             out.write("$ " + " ".join(command) + "\n")
             out.flush()
-            # A session of its own, so an interrupted run can stop the lane and everything it started.
-            process = subprocess.Popen(command, cwd=root, stdout=out, stderr=subprocess.STDOUT,
-                                       env=dict(os.environ, NO_COLOR="1"), start_new_session=True)
             with lock:
+                if stopping.is_set():
+                    return
+                # A session of its own, so an interrupted run can stop the lane and everything in its group.
+                process = subprocess.Popen(command, cwd=root, stdout=out, stderr=subprocess.STDOUT,
+                                           env=dict(os.environ, NO_COLOR="1"), start_new_session=True)
                 running[name] = process
             status = process.wait()
         with lock:
@@ -95,6 +98,7 @@ def main():
 
     def stop(number, _frame):
         with lock:
+            stopping.set()  # no lane starts after this
             for process in running.values():
                 try:
                     os.killpg(process.pid, signal.SIGTERM)
@@ -105,11 +109,9 @@ def main():
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
 
-    queue_lock = threading.Lock()
-
     def worker():
         while True:
-            with queue_lock:
+            with lock:
                 if not queue:
                     return
                 name, selection, _ = queue.pop(0)

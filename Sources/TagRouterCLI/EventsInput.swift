@@ -1,5 +1,8 @@
 @preconcurrency import Glibc
 import FoundationEssentials
+import Lifecycle
+import OrderedJSON
+import SystemKit
 import TagCore
 import TagRouter
 

@@ -1,6 +1,9 @@
 @preconcurrency import Glibc
 import DaemonControl
 import DaemonHTTP
+import Lifecycle
+import OrderedJSON
+import SystemKit
 import TagCore
 import TagReader
 import TagRouter
@@ -24,12 +27,14 @@ enum RunCommand: Command {
         line on stdout, and publish it to an MQTT broker on localhost:1883 when
         one answers there (`tagrouter check-config` prints the config in use).
         """
+    static let configOption = CommandOption("--config", "-c", value: "FILE", help: "the config file")
+    static let dryRunOption = CommandOption("--dry-run", help: "log what each action would do instead of doing it")
+    static let stateDirOption = CommandOption("--state-dir", value: "DIR", help: "where spools are kept (overrides `state_dir`)")
+    static let eventsFromOption = CommandOption(
+        "--events-from", value: "FILE",
+        help: "read events as JSON lines from FILE (- for stdin) instead of\nthe readers and inputs; the daemon stops at the end of the input")
     static let options = [
-        CommandOption("--config", "-c", value: "FILE", help: "the config file"),
-        CommandOption("--dry-run", help: "log what each action would do instead of doing it"),
-        CommandOption("--state-dir", value: "DIR", help: "where spools are kept (overrides `state_dir`)"),
-        CommandOption("--events-from", value: "FILE", help: "read events as JSON lines from FILE (- for stdin) instead of\nthe readers and inputs; the daemon stops at the end of the input"),
-        ControlOption.option,
+        configOption, dryRunOption, stateDirOption, eventsFromOption, ControlOption.option,
     ] + RunLogOptions.options
     static let epilogue = """
         Signals: SIGHUP reloads the config; SIGTERM or SIGINT stop after draining the queues.
@@ -45,10 +50,10 @@ enum RunCommand: Command {
         try RunLogOptions.apply(&arguments)
         // libnfc logs through stdio's stderr: in a JSON log or the journal its lines become entries.
         if Log.isStructured { LibraryOutput.capture() }
-        let file = try RunConfigFile(explicit: try arguments.option("--config", "-c"))
-        let dryRun = arguments.flag("--dry-run")
-        let stateDirectory = try arguments.option("--state-dir")
-        let eventsFrom = try arguments.option("--events-from")
+        let file = try RunConfigFile(explicit: try arguments.value(of: configOption))
+        let dryRun = arguments.flag(dryRunOption)
+        let stateDirectory = try arguments.value(of: stateDirOption)
+        let eventsFrom = try arguments.value(of: eventsFromOption)
         let control = try ControlOption.path(&arguments)
         try arguments.finish()
 
@@ -107,7 +112,7 @@ enum RunCommand: Command {
         // then control and the signals.
         var members: [ServiceGroup.Member] = systemd.map { [.init("systemd", $0)] } ?? []
         members += [
-            .init("sources", RunSources(sources: sources, buffer: buffer)),
+            .init("sources", RunSources(sources: sources, buffer: buffer), stop: .graceful),
             .init("router", routing, stop: .drain),
         ]
         if let sound { members.append(.init("sound", sound)) }

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
+import OrderedJSON
 import Systemd
-import TagCore
+import SystemKit
 
 /// The daemon's log straight into the journal when systemd connected stderr to it
 /// (`JOURNAL_STREAM`): each entry's fields become journal fields — `READER=`,

@@ -1,4 +1,7 @@
+import Lifecycle
+import OrderedJSON
 import Synchronization
+import SystemKit
 import TagCore
 import TagReader
 
@@ -46,8 +49,12 @@ final class ReaderSource: Service {
         let ended = Latch()
     }
 
-    func run() async throws {
-        await withTaskGroup(of: Void.self) { group in
+    /// Runs the readers until cancelled or the graceful shutdown begins (a reader has nothing to finish).
+    func run() async throws { try await GracefulShutdown.cancelling { await self.runReaders() } }
+
+    private func runReaders() async {
+        // Discarding: a reader stopped by a reload leaves nothing behind while the daemon runs.
+        await withDiscardingTaskGroup { group in
             var running: [String: Running] = [:]
             var first = true
             while !Task.isCancelled {

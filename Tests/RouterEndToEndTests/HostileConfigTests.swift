@@ -1,5 +1,4 @@
 import Foundation
-import TagCore
 import Testing
 
 /// Config files built to exhaust memory or the stack: `check-config` refuses each

@@ -18,6 +18,7 @@ the run stops if an XCTest test appears, as no lane would run it.
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -66,6 +67,7 @@ def main():
 
     started = time.monotonic()
     failed = []
+    tests = []
     lock = threading.Lock()
     running = {}
     stopping = threading.Event()
@@ -90,6 +92,7 @@ def main():
             with open(log) as text:
                 lines = text.read().splitlines()
             summary = next((line for line in reversed(lines) if "Test run with" in line), "")
+            tests.append(int(re.search(r"Test run with (\d+) tests", summary).group(1)) if summary else 0)
             if status != 0:
                 failed.append(name)
                 print(f"\n==== lane {name} FAILED (exit {status}) — {log} ====", flush=True)
@@ -123,11 +126,13 @@ def main():
     while any(thread.is_alive() for thread in threads):
         time.sleep(0.2)
 
+    # One line for the whole run, in the form of Swift Testing's own (scripts/stress-test.sh reads it).
     elapsed = time.monotonic() - started
     if failed:
-        print(f"\nFAILED lanes: {', '.join(failed)} (logs in {logs}); {elapsed:.0f} s", flush=True)
+        print(f"\n✘ Test run with {sum(tests)} tests in {len(jobs)} lanes failed after {elapsed:.0f} seconds: "
+              f"{', '.join(failed)} (logs in {logs}).", flush=True)
         sys.exit(1)
-    print(f"\nall {len(jobs)} lanes passed in {elapsed:.0f} s", flush=True)
+    print(f"\n✔ Test run with {sum(tests)} tests in {len(jobs)} lanes passed after {elapsed:.0f} seconds.", flush=True)
 
 
 if __name__ == "__main__":

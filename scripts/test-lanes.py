@@ -16,6 +16,7 @@ The tests must be built (`swift build --build-tests`). The lanes run the test bi
 does, because two `swift test` at once wait for each other's lock on .build. The suite is Swift Testing only:
 the run stops if an XCTest test appears, as no lane would run it.
 """
+import ctypes
 import json
 import os
 import re
@@ -48,6 +49,49 @@ def arguments(index):
     return selection + [argument for pattern in earlier for argument in ("--skip", pattern)]
 
 
+def adopt_orphans():
+    """Makes this process the child subreaper of everything the lanes start: a process a test left behind (its test
+    process ended without stopping it) becomes our child instead of init's, so `stop_leftovers` can end it."""
+    PR_SET_CHILD_SUBREAPER = 36
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def stop_leftovers():
+    """Ends every process still our child once the lanes are done (SIGTERM, then SIGKILL after 2 s), and names them."""
+    def children():
+        found = {}
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                    command = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            except OSError:
+                continue
+            if int(fields[1]) == os.getpid() and fields[0] != "Z":
+                found[int(pid)] = command
+        return found
+
+    left = children()
+    for number in (signal.SIGTERM, signal.SIGKILL):
+        for pid in left if number == signal.SIGTERM else children():
+            try:
+                os.kill(pid, number)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + 2
+        while children() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    while True:  # reap them
+        try:
+            if os.waitpid(-1, os.WNOHANG) == (0, 0):
+                break
+        except ChildProcessError:
+            break
+    for pid, command in sorted(left.items()):
+        print(f"left behind by a test, now stopped: {pid} {command[:160]}", flush=True)
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     logs = os.path.join(root, ".build", "test-lanes")
@@ -65,6 +109,7 @@ def main():
     # Longest first: a long lane started last would run on alone at the end.
     queue = sorted(jobs, key=lambda job: -job[2])
 
+    adopt_orphans()
     started = time.monotonic()
     failed = []
     tests = []
@@ -126,6 +171,7 @@ def main():
     while any(thread.is_alive() for thread in threads):
         time.sleep(0.2)
 
+    stop_leftovers()
     # One line for the whole run, in the form of Swift Testing's own (scripts/stress-test.sh reads it).
     elapsed = time.monotonic() - started
     if failed:

@@ -78,7 +78,7 @@ let routing: [Target] = [
     .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore", "BenchSupport"], path: "Benchmarks/RouterBench"),
     .testTarget(
         name: "RouterEndToEndTests",
-        dependencies: ["TagCore", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "TestSupport", "Harness"]),
+        dependencies: ["TagCore", "TagRouter", "TagRouterDaemon", "DaemonTesting", "DaemonControl", "TestSupport", "Harness"]),
 ]
 
 /// The running daemon seen and steered from outside: the control socket, its server and client; metrics and the live page.
@@ -103,10 +103,10 @@ let plugins: [Target] = [
         name: "ActionPluginTests",
         dependencies: [
             "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore",
-            "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin", "TestSupport",
+            "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin", "TagRouterDaemon", "TestSupport",
         ]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin", "TagCore"], path: "Benchmarks/MQTTBench"),
-    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagCore", "ChildProcess", "TestSupport", "Harness", "mqtt-bench"]),
+    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagRouterDaemon", "TagCore", "ChildProcess", "TestSupport", "Harness", "mqtt-bench"]),
 ]
 
 /// How the release `tagrouter` is linked, for a smaller resident set (docs/development/memory.md): lld places the functions the
@@ -119,15 +119,29 @@ let releaseLinkLayout = [
     "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
 ]
 
-/// The command-line tool and daemon.
+/// The daemon as a library: the plugin registry, the config file and its embedded default, the service group, one
+/// serialized reload, the graceful shutdown. `tagrouter run` runs it; tests run it in process (DaemonTesting).
+let daemon: [Target] = [
+    .target(
+        name: "TagRouterDaemon",
+        dependencies: [
+            "TagCore", "TagReader", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin",
+            "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
+        ],
+        resources: [.embedInCode("Resources/tagrouter.yaml")]),
+    /// A daemon in the test process: config text in, events in, reload, stop; what the `log` action wrote and the observer saw.
+    .target(name: "DaemonTesting", dependencies: ["TagRouterDaemon", "TagRouter", "TagCore", "DaemonControl"], path: "Tests/DaemonTesting"),
+]
+
+/// The command-line tool: parses arguments, runs the daemon and the other commands, prints.
 let executable: [Target] = [
     .executableTarget(
         name: "TagRouterCLI",
         dependencies: [
-            "OrderedJSON", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
-            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
+            "OrderedJSON", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter", "TagRouterDaemon",
+            "MQTTPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
         ],
-        resources: [.embedInCode("Resources/tagrouter.yaml"), .embedInCode("Resources/demo.yaml")],
+        resources: [.embedInCode("Resources/demo.yaml")],
         linkerSettings: [.unsafeFlags(releaseLinkLayout, .when(configuration: .release))]
     ),
     /// Real processes for tests and benchmarks alike: a running tool with its timed output lines, a mosquitto broker,
@@ -151,6 +165,6 @@ let package = Package(
         .executable(name: "tagrouter", targets: ["TagRouterCLI"]),
         .library(name: "NDEF", targets: ["NDEF"]),
     ],
-    targets: systemLibraries + json + ndef + core + systemd + tags + secureTags + routing + control + plugins + executable,
+    targets: systemLibraries + json + ndef + core + systemd + tags + secureTags + routing + control + plugins + daemon + executable,
     swiftLanguageModes: [.v6]
 )

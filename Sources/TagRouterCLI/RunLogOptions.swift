@@ -1,3 +1,4 @@
+import Systemd
 import TagCore
 
 /// `--log-level` and `--log-format`, shared by `run` and `check-config`. Without

@@ -4,13 +4,14 @@ import OpenURLPlugin
 import ShellPlugin
 import TagCore
 import TagRouter
+import TagRouterDaemon
 import TestSupport
 import Testing
 import WebhookPlugin
 
 /// The plugins under the router's own queues and delivery policy, as `tagrouter run` uses them.
 @Suite struct RouterDeliveryTests {
-    private static let registry = PluginRegistry([ShellPlugin.self, OpenURLPlugin.self, WebhookPlugin.self, ExecPlugin.self])
+    private static let registry = BuiltinPlugins.registry
 
     private func router(_ yaml: String, in sandbox: Sandbox) throws -> Router {
         var config = try ConfigLoader(registry: Self.registry).load(text: yaml, file: "t.yaml", directory: sandbox.path)

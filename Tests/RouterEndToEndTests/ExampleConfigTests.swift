@@ -1,11 +1,7 @@
-import ExecPlugin
 import Foundation
-import MQTTPlugin
-import OpenURLPlugin
-import ShellPlugin
 import TagRouter
+import TagRouterDaemon
 import Testing
-import WebhookPlugin
 
 /// The shipped examples load with the real plugins' specs.
 @Suite struct ExampleConfigTests {
@@ -14,11 +10,10 @@ import WebhookPlugin
 
     @Test(arguments: examples) func exampleLoads(file: String) async throws {
         let text = try String(contentsOfFile: Self.repositoryRoot + "/config/examples/" + file, encoding: .utf8)
-        let registry = PluginRegistry([LogPlugin.self, MQTTPlugin.self, ShellPlugin.self, OpenURLPlugin.self, WebhookPlugin.self, ExecPlugin.self])
         let secrets = Scratch()
         defer { secrets.remove() }
         _ = try secrets.write("mqtt-password", "secret")
-        let loader = ConfigLoader(registry: registry, environment: ["HOME": secrets.path], dryRun: true)
+        let loader = ConfigLoader(registry: BuiltinPlugins.registry, environment: ["HOME": secrets.path], dryRun: true)
         let config = try loader.load(text: text.replacingOccurrences(of: "/etc/tagrouter/", with: secrets.path + "/"), file: file, directory: secrets.path)
         #expect(!config.routes.isEmpty)
     }

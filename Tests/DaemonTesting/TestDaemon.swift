@@ -1,0 +1,148 @@
+@preconcurrency import Glibc
+import DaemonControl
+import Synchronization
+import TagCore
+import TagRouter
+import TagRouterDaemon
+
+/// A tagrouter daemon running in the test process, as `tagrouter run --events-from -`
+/// runs in its own: events go in as JSON lines through a pipe read by the real
+/// `events` input; the `log` action's lines are captured in memory (the test
+/// process's stdout is not touched); `reload()` and `stop()` are the daemon's own.
+/// Every wait has a deadline and waits on state, never on a moment.
+public final class TestDaemon: Sendable {
+    /// Waiting for the daemon took longer than its deadline.
+    public struct Timeout: Error, CustomStringConvertible {
+        public let waitingFor: String
+        public let output: [String]
+        public var description: String { "timed out waiting for \(waitingFor); the log action wrote so far:\n" + output.joined(separator: "\n") }
+    }
+
+    /// The daemon itself: its observer, counters and running config.
+    public let daemon: Daemon
+    /// What the daemon's task and the output sink fill in.
+    private final class Captured: Sendable {
+        let lines = Mutex<[String]>([])
+        let ended = Mutex<Result<Void, DaemonError>?>(nil)
+    }
+
+    private let captured = Captured()
+    /// The pipe the events go through: the daemon reads `/dev/fd/<read>`, the test writes to `write`.
+    private let pipeEnds: (read: Int32, write: Int32)
+    private let writeEnd = Mutex<Int32?>(nil)
+
+    /// Builds the daemon from `options` (its `eventsFrom`, `output` and `signals` are set here) and starts running it.
+    /// Relative paths in a config text start from the current directory; give a file to start them elsewhere.
+    public init(_ options: DaemonOptions) throws {
+        var fds: [Int32] = [-1, -1]
+        // Close-on-exec: a child the daemon starts (a shell action) must not hold the write end, or the input never ends.
+        guard pipe(&fds) == 0 else { throw DaemonError.runtime("pipe: \(String(cString: strerror(errno)))") }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        pipeEnds = (fds[0], fds[1])
+        writeEnd.withLock { $0 = fds[1] }
+        var options = options
+        options.eventsFrom = "/dev/fd/\(fds[0])"
+        options.signals = nil
+        options.notifiesSystemd = false
+        let captured = captured
+        options.output = LineOutput(name: "the test's output") { bytes in
+            let line = String(decoding: bytes.last == UInt8(ascii: "\n") ? bytes.dropLast() : bytes[...], as: UTF8.self)
+            captured.lines.withLock { $0.append(line) }
+            return nil
+        }
+        do {
+            daemon = try Daemon(configuration: options)
+        } catch {
+            close(fds[0])
+            close(fds[1])
+            throw error
+        }
+        let daemon = daemon
+        Task {
+            let result: Result<Void, DaemonError>
+            do throws(DaemonError) {
+                try await daemon.run()
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
+            captured.ended.withLock { $0 = result }
+        }
+    }
+
+    /// A daemon for config `text` (events only from the test; its spools in `stateDirectory`).
+    public convenience init(config text: String, stateDirectory: String, dryRun: Bool = false) throws {
+        var options = DaemonOptions(config: ConfigFile(text: text, name: "test.yaml"))
+        options.stateDirectory = stateDirectory
+        options.dryRun = dryRun
+        try self.init(options)
+    }
+
+    deinit {
+        close(pipeEnds.read)
+        writeEnd.withLock { if let fd = $0 { close(fd) } }
+    }
+
+    /// Sends one event as a JSON line (it may wait while the pipe is full: the daemon reads on a thread of its own).
+    public func send(_ event: JSONValue) { send(line: event.serialized()) }
+
+    /// Sends `line` and a newline as they are (a line that is not an event, to be skipped).
+    public func send(line: String) {
+        let bytes = Array((line + "\n").utf8)
+        writeEnd.withLock { fd in
+            guard let fd else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Closes the events input: the end of the events, so the daemon drains and stops.
+    public func closeInput() {
+        writeEnd.withLock { fd in
+            if let fd { close(fd) }
+            fd = nil
+        }
+    }
+
+    /// The lines the `log` action wrote so far.
+    public var output: [String] { captured.lines.withLock { $0 } }
+
+    /// Waits until the `log` action wrote `count` lines, returning them all.
+    @discardableResult
+    public func output(count: Int, timeout: Duration = .seconds(20)) async throws -> [String] {
+        try await waitUntil("\(count) lines of output", timeout: timeout) { captured.lines.withLock { $0.count >= count } }
+        return output
+    }
+
+    /// Loads the config again (as SIGHUP does), once the reload in progress has ended.
+    @discardableResult
+    public func reload() -> ReloadOutcome { daemon.reload() }
+
+    /// Begins the graceful shutdown (as SIGTERM does) and waits for the daemon to end.
+    public func stop(timeout: Duration = .seconds(60)) async throws {
+        daemon.shutdown()
+        try await finished(timeout: timeout)
+    }
+
+    /// Waits for the daemon's run to end (the end of the input, or `stop()`); rethrows how it failed.
+    public func finished(timeout: Duration = .seconds(60)) async throws {
+        try await waitUntil("the daemon to stop", timeout: timeout) { captured.ended.withLock { $0 != nil } }
+        try captured.ended.withLock { $0 }?.get()
+    }
+
+    /// Polls `condition` until true or the deadline; sleeps between polls, never blocks a thread of the pool.
+    private func waitUntil(_ what: String, timeout: Duration, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw Timeout(waitingFor: what, output: output) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}

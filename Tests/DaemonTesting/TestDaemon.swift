@@ -31,7 +31,8 @@ public final class TestDaemon: Sendable {
     private let pipeEnds: (read: Int32, write: Int32)
     private let writeEnd = Mutex<Int32?>(nil)
 
-    /// Builds the daemon from `options` (its `eventsFrom`, `output` and `signals` are set here) and starts running it.
+    /// Builds the daemon from `options` and starts running it. Its `output` and `signals` are set here, and its
+    /// `eventsFrom` unless one is given (a file: then `send` is not read).
     /// Relative paths in a config text start from the current directory; give a file to start them elsewhere.
     public init(_ options: DaemonOptions) throws {
         var fds: [Int32] = [-1, -1]
@@ -41,7 +42,7 @@ public final class TestDaemon: Sendable {
         pipeEnds = (fds[0], fds[1])
         writeEnd.withLock { $0 = fds[1] }
         var options = options
-        options.eventsFrom = "/dev/fd/\(fds[0])"
+        options.eventsFrom = options.eventsFrom ?? "/dev/fd/\(fds[0])"
         options.signals = nil
         options.notifiesSystemd = false
         let captured = captured
@@ -75,6 +76,13 @@ public final class TestDaemon: Sendable {
         var options = DaemonOptions(config: ConfigFile(text: text, name: "test.yaml"))
         options.stateDirectory = stateDirectory
         options.dryRun = dryRun
+        try self.init(options)
+    }
+
+    /// A daemon for the config file at `path`, read again by each `reload()` (relative paths in it start from its folder).
+    public convenience init(configFile path: String, eventsFrom: String? = nil) throws {
+        var options = DaemonOptions(config: try ConfigFile(explicit: path))
+        options.eventsFrom = eventsFrom
         try self.init(options)
     }
 

@@ -3,7 +3,8 @@ import TagCore
 import Testing
 import TestSupport
 
-/// `tagrouter run` as a real process, fed events on stdin.
+/// `tagrouter run` as a real process, fed events on stdin: signals, exit statuses, the config search,
+/// the binary's stdout and stderr. Routing and reloads are tested in process (`DaemonRoutingTests`).
 @Suite struct RunCommandTests {
     static let config = """
         routes:
@@ -19,58 +20,6 @@ import TestSupport
           - name: other
             actions: [log]
         """
-
-    @Test func routesEventsAndStopsAtTheEndOfInput() async throws {
-        let scratch = Scratch()
-        defer { scratch.remove() }
-        let file = try scratch.write("tagrouter.yaml", Self.config + "\nstate_dir: \(scratch.path)/state\n")
-        let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
-        defer { daemon.stop() }
-        daemon.send(arrival(uid: "04a224b2", uri: "spotify:track:1"))
-        daemon.send(arrival(uid: "0411", uri: "spotify:album:2", reader: "desk"))
-        daemon.send(arrival(uid: "04-a2-24-b2"))
-        let unmatched = arrival(uid: "0499")
-        daemon.send(unmatched)
-        daemon.closeInput()
-        #expect(try await daemon.exitStatus() == 0)
-        let lines = daemon.stdout
-        // Each action keeps event order; actions run side by side.
-        #expect(lines.filter { $0.hasPrefix("music") } == ["music spotify:track:1 on door", "music spotify:album:2 on desk"])
-        #expect(lines.filter { $0.hasPrefix("badge") } == ["badge 04A224B2", "badge 04A224B2"])
-        let others = try lines.filter { $0.hasPrefix("{") }.map { try JSONValue.parse($0) }
-        #expect(others.map { $0["route"] } == ["other", "other"])
-        #expect(others.map { $0["event"]?["reader"] } == ["desk", "door"])
-        #expect(others.last?["event"]?["id"] == unmatched["id"])
-        #expect(others.first?["event"]?["uri"] == "spotify:album:2")
-        #expect(lines.count == 6)
-        let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
-        #expect(stopped["actions"]?["music.0.log"]?["delivered"] == 2)
-    }
-
-    @Test func sighupReloadsAndRejectsABadConfig() async throws {
-        let scratch = Scratch()
-        defer { scratch.remove() }
-        let file = try scratch.write("tagrouter.yaml", "routes: [{name: a, actions: [{log: \"A {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n")
-        let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
-        defer { daemon.stop() }
-        daemon.send(arrival(uid: "01"))
-        #expect(try await daemon.stdout(count: 1) == ["A 01"])
-
-        _ = try scratch.write("tagrouter.yaml", "routes: [{name: b, actions: [{lgo: {}}]}]\n")
-        daemon.signal(SIGHUP)
-        let rejected = try await daemon.stderr(containing: "reload rejected")
-        #expect(rejected.contains("tagrouter.yaml:1:30: routes[0].actions[0]: unknown action 'lgo' (did you mean 'log'?)"))
-        daemon.send(arrival(uid: "02"))
-        #expect(try await daemon.stdout(count: 2) == ["A 01", "A 02"])
-
-        _ = try scratch.write("tagrouter.yaml", "routes: [{name: b, actions: [{log: \"B {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n")
-        daemon.signal(SIGHUP)
-        try await daemon.stderr(containing: "config reloaded")
-        daemon.send(arrival(uid: "03"))
-        #expect(try await daemon.stdout(count: 3) == ["A 01", "A 02", "B 03"])
-        daemon.signal(SIGTERM)
-        #expect(try await daemon.exitStatus() == 0)
-    }
 
     /// A SIGHUP that arrives while the daemon is still starting (here: reading its
     /// config from a FIFO the test holds) waits for the handler instead of killing
@@ -138,30 +87,6 @@ import TestSupport
         #expect(.int(Int64(daemon.stdout.count)) == delivered)
         #expect(daemon.stdout == (0..<daemon.stdout.count).map { $0 == 0 ? "00" : String(format: "%06x", $0) })
         #expect(stopped["actions"]?["all.0.log"]?["dropped"] == 0)
-    }
-
-    @Test func anEventsFileIsSlowedDownInsteadOfLosingEvents() async throws {
-        let scratch = Scratch()
-        defer { scratch.remove() }
-        // Small buffer and queue, many routes: the file is read far faster than `log` writes.
-        var yaml = "state_dir: \(scratch.path)/state\nevent_buffer: 10\nroutes:\n"
-        for index in 0..<49 { yaml += "  - {name: r\(index), match: {reader: other-\(index)}, actions: [log]}\n" }
-        yaml += "  - {name: all, actions: [{log: {template: \"{{tag.uid}}\", queue: 10, spool: false}}]}\n"
-        let file = try scratch.write("tagrouter.yaml", yaml)
-        let count = 20_000
-        let uids = (0..<count).map { String(format: "%08x", $0) }
-        let events = try scratch.write("events.jsonl", uids.map { arrival(uid: $0).serialized() + "\n" }.joined())
-        let daemon = try Daemon(["run", "--config", file, "--events-from", events, "--log-format", "json"], directory: scratch.path)
-        defer { daemon.stop() }
-        #expect(try await daemon.exitStatus(timeout: .seconds(120)) == 0)
-        #expect(daemon.stdout.count == count)
-        let inFileOrder = daemon.stdout == uids
-        #expect(inFileOrder, "every event delivered, in file order")
-        let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
-        #expect(stopped["actions"]?["all.0.log"]?["delivered"] == .int(Int64(count)))
-        #expect(stopped["actions"]?["all.0.log"]?["dropped"] == 0)
-        #expect(stopped["event_buffer_dropped"] == 0)
-        #expect(!daemon.stderr.contains { $0.contains("event dropped") })
     }
 
     /// Lines are read as bytes: blank and white-space lines are passed over, a line

@@ -8,7 +8,7 @@ HOST_ARCH  := $(shell dpkg --print-architecture)
 ARCH       ?= $(HOST_ARCH)
 SUITE      ?=
 
-.PHONY: deps build release run demo test bench fuzz soak clean deb install uninstall check-603 pi-smoke
+.PHONY: deps build release run demo test bench fuzz soak stress clean deb install uninstall check-603 pi-smoke
 
 ## Install the Debian packages we build and test with (only those missing); `make test` uses it.
 deps:
@@ -61,6 +61,11 @@ fuzz: deps
 ## SOAK_TAPS events (default 100000) through MQTT, webhook, shell and exec under faults; every event accounted for.
 soak: deps release
 	@scripts/soak.py
+
+## Is the suite flaky? RUNS (default 10) consecutive `make test` from a fresh clone of HEAD, one CPU kept busy
+## by stress-ng; the record is in docs/testing.md.
+stress:
+	@scripts/stress-test.sh
 
 ## The Debian package, dist/tagrouter_<version>-<revision>_<arch>.deb (docs/packaging.md), for this machine's
 ## Debian release. ARCH=arm64: cross-compiled for a Raspberry Pi on Debian 13 / Raspberry Pi OS trixie;

@@ -29,6 +29,7 @@ if [ "$mode" != --build ]; then
     alsa-utils                             # aplay: readers[].feedback.sound played into ALSA's null device
     chromium chromium-driver               # the live page tested in a real headless browser
     fakeroot lintian                       # `make deb`'s checks (Tests/PackagingTests)
+    stress-ng                              # `make stress`: the suite run again and again beside a busy CPU
   )
 fi
 if [ "$mode" = --pi ]; then

@@ -2,7 +2,8 @@ import TagRouter
 
 /// The arguments of one subcommand, checked against its option table when made
 /// (an option not in it is refused, with the closest name), then consumed as the
-/// command asks for them: `flag`, `option`, `options`, then `finish` rejects
+/// command asks for them — by the table's own `CommandOption`s, so each name is
+/// written once: `flag`, `value(of:)`, `values(of:)`, then `finish` rejects
 /// anything left over. Options are written `--name value` or `--name=value`.
 struct Arguments {
     private var remaining: [String]
@@ -28,32 +29,32 @@ struct Arguments {
         }
     }
 
-    /// True when any of `names` is present (and removes it).
-    mutating func flag(_ names: String...) -> Bool {
-        assert(declared.isSuperset(of: names), "\(names) is not in the command's option table")
+    /// True when the flag is present (and removes it).
+    mutating func flag(_ option: CommandOption) -> Bool {
+        assertDeclared([option])
         var found = false
         remaining.removeAll { argument in
-            let matches = names.contains(argument)
+            let matches = option.names.contains(argument)
             found = found || matches
             return matches
         }
         return found
     }
 
-    /// The value of the last occurrence of the option, or nil when absent.
-    mutating func option(_ names: String...) throws(CLIError) -> String? {
-        try taking(Set(names)).last?.value
+    /// The value of the option's last occurrence, or nil when absent.
+    mutating func value(of option: CommandOption) throws(CLIError) -> String? {
+        try taking([option]).last?.value
     }
 
     /// Every value of a repeatable option, in order.
-    mutating func options(_ names: String...) throws(CLIError) -> [String] {
-        try taking(Set(names)).map(\.value)
+    mutating func values(of option: CommandOption) throws(CLIError) -> [String] {
+        try taking([option]).map(\.value)
     }
 
-    /// Every occurrence of any of `names`, in command-line order, with the name used:
+    /// Every occurrence of any of `options`, in command-line order, with the name used:
     /// for commands whose options build something in sequence (`encode --uri … --text …`).
-    mutating func orderedOptions(_ names: Set<String>) throws(CLIError) -> [(name: String, value: String)] {
-        try taking(names)
+    mutating func orderedValues(of options: [CommandOption]) throws(CLIError) -> [(option: CommandOption, value: String)] {
+        try taking(options).map { taken in (options.first { $0.names.contains(taken.name) }!, taken.value) }
     }
 
     /// The arguments that are not options, after every option has been taken.
@@ -70,8 +71,14 @@ struct Arguments {
         }
     }
 
-    private mutating func taking(_ names: Set<String>) throws(CLIError) -> [(name: String, value: String)] {
-        assert(declared.isSuperset(of: names), "\(names) is not in the command's option table")
+    /// An option the command reads must be one of its table: a mistake in the command, not in the arguments.
+    private func assertDeclared(_ options: [CommandOption]) {
+        assert(options.allSatisfy { declared.isSuperset(of: $0.names) }, "\(options.map(\.label)) is not in the command's option table")
+    }
+
+    private mutating func taking(_ options: [CommandOption]) throws(CLIError) -> [(name: String, value: String)] {
+        assertDeclared(options)
+        let names = Set(options.flatMap(\.names))
         var found: [(name: String, value: String)] = []
         var kept: [String] = []
         var index = 0

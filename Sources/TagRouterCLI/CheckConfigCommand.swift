@@ -18,34 +18,33 @@ enum CheckConfigCommand: Command {
         be read, an unset {{env.NAME}}, which `run` needs), no routes, Home
         Assistant discovery with no route publishing what it announces.
         """
-    static let options = [
-        CommandOption("--explain", help: "for a sample event, show each route's verdict, condition by\ncondition, and what the actions would do (nothing is done)"),
-        CommandOption("--event", value: "JSON", help: "the sample event, as printed by `tagrouter watch --config FILE`"),
-        CommandOption("--uri", value: "URI", help: "a tag whose first record is this URI"),
-        CommandOption("--text", value: "TEXT", help: "a tag with this Text record (after the URI, if both)"),
-        CommandOption("--uid", value: "UID", help: "the tag's UID (default 04a224b2c35e80)"),
-        CommandOption("--reader", value: "NAME", help: "the reader (default: the first configured)"),
-        CommandOption("--tag-type", value: "TYPE", help: "the tag type (default ntag215)"),
-        CommandOption("--kind", value: "KIND", help: "the event kind (default tag.arrived)"),
-        CommandOption("--reference", help: "print the config reference (every key, type, default and\nmeaning) as Markdown: docs/guide/reference.md"),
-        CommandOption("--reference-index", help: "print the README's index of that reference, one link per\ntop-level section"),
-        CommandOption("--man", help: "print that reference as the tagrouter.yaml(5) man page\n(roff: `tagrouter check-config --man | man -l -`)"),
-    ]
+    static let explainOption = CommandOption("--explain", help: "for a sample event, show each route's verdict, condition by\ncondition, and what the actions would do (nothing is done)")
+    static let eventOption = CommandOption("--event", value: "JSON", help: "the sample event, as printed by `tagrouter watch --config FILE`")
+    static let uriOption = CommandOption("--uri", value: "URI", help: "a tag whose first record is this URI")
+    static let textOption = CommandOption("--text", value: "TEXT", help: "a tag with this Text record (after the URI, if both)")
+    static let uidOption = CommandOption("--uid", value: "UID", help: "the tag's UID (default 04a224b2c35e80)")
+    static let readerOption = CommandOption("--reader", value: "NAME", help: "the reader (default: the first configured)")
+    static let tagTypeOption = CommandOption("--tag-type", value: "TYPE", help: "the tag type (default ntag215)")
+    static let kindOption = CommandOption("--kind", value: "KIND", help: "the event kind (default tag.arrived)")
+    static let referenceOption = CommandOption("--reference", help: "print the config reference (every key, type, default and\nmeaning) as Markdown: docs/guide/reference.md")
+    static let referenceIndexOption = CommandOption("--reference-index", help: "print the README's index of that reference, one link per\ntop-level section")
+    static let manOption = CommandOption("--man", help: "print that reference as the tagrouter.yaml(5) man page\n(roff: `tagrouter check-config --man | man -l -`)")
+    static let options = [explainOption, eventOption, uriOption, textOption, uidOption, readerOption, tagTypeOption, kindOption, referenceOption, referenceIndexOption, manOption]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         // Documents made from the option specs, instead of checking a file.
-        let documents: [(flag: String, render: (ConfigLoader) -> String)] = [
-            ("--reference", ReferenceTable.markdown),
-            ("--reference-index", { ReferenceTable.index($0, page: "docs/guide/reference.md") }),
-            ("--man", { ConfigManPage.roff($0) }),
+        let documents: [(flag: CommandOption, render: (ConfigLoader) -> String)] = [
+            (referenceOption, ReferenceTable.markdown),
+            (referenceIndexOption, { ReferenceTable.index($0, page: "docs/guide/reference.md") }),
+            (manOption, { ConfigManPage.roff($0) }),
         ]
         for document in documents where arguments.flag(document.flag) {
             try arguments.finish()
             print(document.render(ConfigLoader(registry: BuiltinPlugins.registry)), terminator: "")
             return
         }
-        let explain = arguments.flag("--explain")
+        let explain = arguments.flag(explainOption)
         let sample = try CheckConfigSampleEvent(&arguments)
         let files = arguments.positionals()
         try arguments.finish()

@@ -13,13 +13,13 @@ struct CheckConfigSampleEvent {
     let kind: String?
 
     init(_ arguments: inout Arguments) throws(CLIError) {
-        json = try arguments.option("--event")
-        uri = try arguments.option("--uri")
-        text = try arguments.option("--text")
-        uid = try arguments.option("--uid")
-        reader = try arguments.option("--reader")
-        tagType = try arguments.option("--tag-type")
-        kind = try arguments.option("--kind")
+        json = try arguments.value(of: CheckConfigCommand.eventOption)
+        uri = try arguments.value(of: CheckConfigCommand.uriOption)
+        text = try arguments.value(of: CheckConfigCommand.textOption)
+        uid = try arguments.value(of: CheckConfigCommand.uidOption)
+        reader = try arguments.value(of: CheckConfigCommand.readerOption)
+        tagType = try arguments.value(of: CheckConfigCommand.tagTypeOption)
+        kind = try arguments.value(of: CheckConfigCommand.kindOption)
     }
 
     /// True when any sample option was given.

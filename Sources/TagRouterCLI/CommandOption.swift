@@ -2,7 +2,7 @@
 /// its value (nil for a flag), its help and the heading it is listed under.
 /// `Arguments` parses against a command's table of these, `--help` lists them,
 /// and the man page and bash completion are generated from them.
-struct CommandOption: Sendable {
+struct CommandOption: Sendable, Equatable {
     /// `--config` first, then any alias (`-c`).
     let names: [String]
     /// `FILE`, `SECONDS`, … ; nil when the option is a flag.
@@ -18,6 +18,9 @@ struct CommandOption: Sendable {
         self.help = help
         self.group = group
     }
+
+    /// The same option: its names are its identity (a table may list it under another heading).
+    static func == (lhs: CommandOption, rhs: CommandOption) -> Bool { lhs.names == rhs.names }
 
     /// The same option under another heading.
     func listed(under group: String) -> CommandOption {

@@ -15,14 +15,16 @@ enum DecodeCommand: Command {
         id/id_hex, payload_hex and, by record kind, uri, text, lang, encoding,
         mime_type, smart_poster, wifi, bluetooth, package, json. `-` instead of HEX reads stdin.
         """
-    static let options = [
-        CommandOption("--file", value: "PATH", help: "read the input from a file (hex text, or bytes with --raw)"),
-        CommandOption("--raw", help: "the file or stdin holds bytes, not hex"),
-        CommandOption("--memory", help: "the input is a Type 2 tag memory image (pages from 0);\nprints {\"cc\":…, \"tlvs\":[…], \"records\":[…]}"),
-        CommandOption("--lines", help: "one hex input per stdin line, one JSON object per output line;\na bad line gives {\"line\":N,\"error\":…} and the run goes on"),
-        CommandOption("--lenient", help: "print the records before a defect and the defect\n({\"records\":[…], \"error\":{…}}) instead of failing"),
-        CommandOption("--pretty", help: "indent the JSON"),
-    ]
+    static let fileOption = CommandOption("--file", value: "PATH", help: "read the input from a file (hex text, or bytes with --raw)")
+    static let rawOption = CommandOption("--raw", help: "the file or stdin holds bytes, not hex")
+    static let memoryOption = CommandOption(
+        "--memory", help: "the input is a Type 2 tag memory image (pages from 0);\nprints {\"cc\":…, \"tlvs\":[…], \"records\":[…]}")
+    static let linesOption = CommandOption(
+        "--lines", help: "one hex input per stdin line, one JSON object per output line;\na bad line gives {\"line\":N,\"error\":…} and the run goes on")
+    static let lenientOption = CommandOption(
+        "--lenient", help: "print the records before a defect and the defect\n({\"records\":[…], \"error\":{…}}) instead of failing")
+    static let prettyOption = CommandOption("--pretty", help: "indent the JSON")
+    static let options = [fileOption, rawOption, memoryOption, linesOption, lenientOption, prettyOption]
     static let epilogue = """
         Exit status: 0 decoded, 64 bad arguments, 65 the input is not a valid message
         (stderr: error: <kind> at byte <offset>: <explanation>).
@@ -33,11 +35,11 @@ enum DecodeCommand: Command {
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        let options = DecodeOptions(memory: arguments.flag("--memory"), lenient: arguments.flag("--lenient"),
-                                    pretty: arguments.flag("--pretty"))
-        let raw = arguments.flag("--raw")
-        let lines = arguments.flag("--lines")
-        let file = try arguments.option("--file")
+        let options = DecodeOptions(memory: arguments.flag(memoryOption), lenient: arguments.flag(lenientOption),
+                                    pretty: arguments.flag(prettyOption))
+        let raw = arguments.flag(rawOption)
+        let lines = arguments.flag(linesOption)
+        let file = try arguments.value(of: fileOption)
         let positionals = arguments.positionals()
         try arguments.finish()
 

@@ -22,9 +22,8 @@ enum DemoCommand: Command {
         about 15 s (Ctrl-C stops it sooner) and removes both processes and its folder.
         The routes only print (`log` and `shell` echo): nothing needs a network.
         """
-    static let options = [
-        CommandOption("--print-config", help: "print the demo config and exit (its routes are a start for your own)")
-    ]
+    static let printConfigOption = CommandOption("--print-config", help: "print the demo config and exit (its routes are a start for your own)")
+    static let options = [printConfigOption]
     static let epilogue = """
         Next steps: `tagrouter doctor` checks a real reader; docs/guide/simulator.md runs
         your own config on the simulator.
@@ -40,7 +39,7 @@ enum DemoCommand: Command {
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        let printConfig = arguments.flag("--print-config")
+        let printConfig = arguments.flag(printConfigOption)
         try arguments.finish()
         if printConfig {
             print(DemoWorkspace.configText, terminator: "")

@@ -15,13 +15,12 @@ enum DevicesCommand: Command {
         machine: kernel pn533/pn533_usb/nfc modules, pcscd, device-node permissions,
         libnfc.conf / LIBNFC_* settings. Exit status 1 when no reader opens.
         """
-    static let options = [
-        CommandOption("--device", value: "CONNSTRING", help: "a connstring to try as well, e.g. pn532_uart:/dev/ttyUSB0 (a path may be\na symlink); repeatable")
-    ]
+    static let deviceOption = CommandOption("--device", value: "CONNSTRING", help: "a connstring to try as well, e.g. pn532_uart:/dev/ttyUSB0 (a path may be\na symlink); repeatable")
+    static let options = [deviceOption]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        let extra = try arguments.options("--device")
+        let extra = try arguments.values(of: deviceOption)
         try arguments.finish()
         let probes = DeviceProbe.probeAll(extra: extra)
         print("libnfc \(DeviceProbe.libnfcVersion)")

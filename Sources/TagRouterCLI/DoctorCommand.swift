@@ -19,17 +19,17 @@ enum DoctorCommand: Command {
         SPI devices, the libnfc settings you made, the config, the daemon, the MQTT
         broker. Exit status 1 when something stops tags being read.
         """
-    static let options = [
-        CommandOption("--config", value: "FILE", help: "the config to check (default: the one `run` would use)"),
-        CommandOption("--user", value: "NAME", help: "whose access to the readers to judge (default: tagrouter when\nthat user exists, else you)"),
-        CommandOption("--root", value: "DIR", help: "check a system mounted at DIR (an SD card) instead of this one"),
-    ]
+    static let configOption = CommandOption("--config", value: "FILE", help: "the config to check (default: the one `run` would use)")
+    static let userOption = CommandOption("--user", value: "NAME", help: "whose access to the readers to judge (default: tagrouter when\nthat user exists, else you)")
+    static let rootOption = CommandOption("--root", value: "DIR", help: "check a system mounted at DIR (an SD card) instead of this one")
+    static let options = [configOption, userOption, rootOption]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        let configPath = try arguments.option("--config")
-        let userName = try arguments.option("--user")
-        let root = try arguments.option("--root") ?? "/"
+        let configPath = try arguments.value(of: configOption)
+        let userName = try arguments.value(of: userOption)
+        // With its slash, so files under it are `root + "etc/passwd"`.
+        let root = (try arguments.value(of: rootOption)).map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "/"
         try arguments.finish()
 
         let name = userName ?? (MachineAccount.lookup("tagrouter", root: root) != nil ? "tagrouter" : currentUserName)
@@ -65,9 +65,9 @@ enum DoctorCommand: Command {
         }
     }
 
-    /// A `tagrouter run` other than this process, found by command name and arguments.
+    /// A `tagrouter run` other than this process, found by command name and arguments under `root` (ending in `/`).
     static func daemonCheck(root: String) -> DoctorCheck {
-        let proc = (root.hasSuffix("/") ? root : root + "/") + "proc/"
+        let proc = root + "proc/"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: proc)) ?? []
         let own = String(getpid())
         let daemon = entries.sorted().first { pid in

@@ -12,11 +12,10 @@ enum EncodeCommand: Command {
         --json JSON, --external TYPE (--data STRING | --data-file PATH) or --aar PACKAGE.
         Prints the message as hex, or with --memory a whole tag memory image.
         """
-    static let options = EncodeRecords.options + [
-        CommandOption("--memory", value: "TAG", help: "a full Type 2 memory image as hex, pages from 0, with the\nmessage in its data area: ntag213, ntag215, ntag216, ultralight", group: "Output"),
-        CommandOption("--uid", value: "HEX", help: "the 7-byte UID of that image (default 04a1b2c3d4e5f6)", group: "Output"),
-        CommandOption("--chunk-size", value: "N", help: "split payloads longer than N bytes into chunks", group: "Output"),
-    ]
+    static let memoryOption = CommandOption("--memory", value: "TAG", help: "a full Type 2 memory image as hex, pages from 0, with the\nmessage in its data area: ntag213, ntag215, ntag216, ultralight", group: "Output")
+    static let uidOption = CommandOption("--uid", value: "HEX", help: "the 7-byte UID of that image (default 04a1b2c3d4e5f6)", group: "Output")
+    static let chunkSizeOption = CommandOption("--chunk-size", value: "N", help: "split payloads longer than N bytes into chunks", group: "Output")
+    static let options = EncodeRecords.options + [memoryOption, uidOption, chunkSizeOption]
     static let epilogue = """
         Example:
           tagrouter encode --uri https://example.com --text "Front door" --lang en
@@ -24,10 +23,10 @@ enum EncodeCommand: Command {
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        let memory = try arguments.option("--memory")
-        let uid = try arguments.option("--uid")
-        let chunkSize = try arguments.option("--chunk-size")
-        let steps = try arguments.orderedOptions(EncodeRecords.optionNames)
+        let memory = try arguments.value(of: memoryOption)
+        let uid = try arguments.value(of: uidOption)
+        let chunkSize = try arguments.value(of: chunkSizeOption)
+        let steps = try arguments.orderedValues(of: EncodeRecords.options)
         try arguments.finish()
 
         let records = try EncodeRecords.build(steps)

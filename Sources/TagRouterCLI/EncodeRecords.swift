@@ -6,51 +6,48 @@ import OrderedJSON
 /// `--lang` qualifies the `--text` before it, `--data`/`--data-file` the `--mime`
 /// or `--external` before it.
 enum EncodeRecords {
+    static let uriOption = CommandOption("--uri", value: "URI", help: "a URI record (shortest identifier code)")
+    static let textOption = CommandOption("--text", value: "TEXT", help: "a Text record in UTF-8")
+    static let langOption = CommandOption("--lang", value: "LANG", help: "the language of the --text before it (default en)")
+    static let mimeOption = CommandOption("--mime", value: "TYPE", help: "a media-type record, its payload the --data or --data-file after it")
+    static let externalOption = CommandOption("--external", value: "TYPE", help: "an external-type record (domain:name), its payload the --data or\n--data-file after it")
+    static let dataOption = CommandOption("--data", value: "STRING", help: "the payload of the --mime or --external before it")
+    static let dataFileOption = CommandOption("--data-file", value: "PATH", help: "the payload of the --mime or --external before it, from a file")
+    static let jsonOption = CommandOption("--json", value: "JSON", help: "an application/json record (checked to be JSON)")
+    static let aarOption = CommandOption("--aar", value: "PACKAGE", help: "an Android Application Record")
     /// Every option that builds records (`encode`, `write`), taken in command-line order.
-    static let options = [
-        CommandOption("--uri", value: "URI", help: "a URI record (shortest identifier code)"),
-        CommandOption("--text", value: "TEXT", help: "a Text record in UTF-8"),
-        CommandOption("--lang", value: "LANG", help: "the language of the --text before it (default en)"),
-        CommandOption("--mime", value: "TYPE", help: "a media-type record, its payload the --data or --data-file after it"),
-        CommandOption("--external", value: "TYPE", help: "an external-type record (domain:name), its payload the --data or\n--data-file after it"),
-        CommandOption("--data", value: "STRING", help: "the payload of the --mime or --external before it"),
-        CommandOption("--data-file", value: "PATH", help: "the payload of the --mime or --external before it, from a file"),
-        CommandOption("--json", value: "JSON", help: "an application/json record (checked to be JSON)"),
-        CommandOption("--aar", value: "PACKAGE", help: "an Android Application Record"),
-    ].map { $0.listed(under: group) }
+    static let options = [uriOption, textOption, langOption, mimeOption, externalOption, dataOption, dataFileOption, jsonOption, aarOption].map { $0.listed(under: group) }
 
     /// The heading `--help` lists the record options under.
     static let group = "Records (repeatable; the message holds them in command-line order)"
 
-    /// The names of `options`, for `Arguments.orderedOptions`.
-    static let optionNames = Set(options.flatMap(\.names))
-
-    static func build(_ steps: [(name: String, value: String)]) throws(CLIError) -> [NDEFRecord] {
+    static func build(_ steps: [(option: CommandOption, value: String)]) throws(CLIError) -> [NDEFRecord] {
         var records: [NDEFRecord] = []
         var index = 0
-        func next(_ names: Set<String>) -> (name: String, value: String)? {
-            guard index + 1 < steps.count, names.contains(steps[index + 1].name) else { return nil }
+        func next(_ options: [CommandOption]) -> (option: CommandOption, value: String)? {
+            guard index + 1 < steps.count, options.contains(steps[index + 1].option) else { return nil }
             index += 1
             return steps[index]
         }
         while index < steps.count {
-            let (name, value) = steps[index]
-            switch name {
-            case "--uri":
+            let (option, value) = steps[index]
+            let name = option.names[0]
+            switch option {
+            case uriOption:
                 records.append(.uri(value))
-            case "--text":
-                records.append(.text(value, locale: next(["--lang"])?.value ?? "en"))
-            case "--json":
+            case textOption:
+                records.append(.text(value, locale: next([langOption])?.value ?? "en"))
+            case jsonOption:
                 guard (try? JSONValue.parse(value)) != nil else { throw .usage("--json needs a JSON document, got '\(value)'") }
                 records.append(.json(value))
-            case "--aar":
+            case aarOption:
                 records.append(.androidApp(value))
-            case "--mime", "--external":
-                guard let data = next(["--data", "--data-file"]) else { throw .usage("\(name) \(value) needs --data or --data-file after it") }
+            case mimeOption, externalOption:
+                guard let data = next([dataOption, dataFileOption]) else { throw .usage("\(name) \(value) needs --data or --data-file after it") }
                 let payload = try payload(data)
-                records.append(name == "--mime" ? .mime(value, payload) : .external(value, payload))
+                records.append(option == mimeOption ? .mime(value, payload) : .external(value, payload))
             default:
-                throw .usage("\(name) must follow \(name == "--lang" ? "--text" : "--mime or --external")")
+                throw .usage("\(name) must follow \(option == langOption ? "--text" : "--mime or --external")")
             }
             index += 1
         }
@@ -58,8 +55,8 @@ enum EncodeRecords {
         return records
     }
 
-    private static func payload(_ data: (name: String, value: String)) throws(CLIError) -> [UInt8] {
-        guard data.name == "--data-file" else { return Array(data.value.utf8) }
+    private static func payload(_ data: (option: CommandOption, value: String)) throws(CLIError) -> [UInt8] {
+        guard data.option == dataFileOption else { return Array(data.value.utf8) }
         guard let contents = FileManager.default.contents(atPath: data.value) else {
             throw .runtime("cannot read '\(data.value)'")
         }

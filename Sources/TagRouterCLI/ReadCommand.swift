@@ -18,20 +18,18 @@ enum ReadCommand: Command {
         read goes through it: its reader reads the tag lying there again (or the next
         one placed, which is then not routed as a tap).
         """
-    static let options = ReaderOptions.options(multiple: false) + DaemonTagJob.options + [
-        ReaderOptions.timeoutOption,
-        CommandOption("--wait", help: "wait (up to the timeout) for a reader that cannot be opened yet"),
-        CommandOption("--config", "-c", value: "FILE", help: "check a SUN message with this config's `sun:` keys (`tag.sun`), as\n--explain does: against the counters the daemon accepted, not counted"),
-    ]
+    static let waitOption = CommandOption("--wait", help: "wait (up to the timeout) for a reader that cannot be opened yet")
+    static let configOption = CommandOption("--config", "-c", value: "FILE", help: "check a SUN message with this config's `sun:` keys (`tag.sun`), as\n--explain does: against the counters the daemon accepted, not counted")
+    static let options = ReaderOptions.options(multiple: false) + DaemonTagJob.options + [ReaderOptions.timeoutOption, waitOption, configOption]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: false)
-        let timeout = try ReaderOptions.seconds(try arguments.option("--timeout"), option: "--timeout", default: ReaderOptions.tagWait)
-        let wait = arguments.flag("--wait")
-        let readerName = try arguments.option("--reader")
-        let direct = arguments.flag("--direct")
-        let configFile = try arguments.option("--config", "-c")
+        let timeout = try ReaderOptions.seconds(of: ReaderOptions.timeoutOption, in: &arguments) ?? ReaderOptions.tagWait
+        let wait = arguments.flag(waitOption)
+        let readerName = try arguments.value(of: DaemonTagJob.readerOption)
+        let direct = arguments.flag(DaemonTagJob.directOption)
+        let configFile = try arguments.value(of: configOption)
         let control = try ControlOption.clientPath(&arguments)
         try arguments.finish()
         var checked: @Sendable (TagEvent) -> TagEvent = { $0 }

@@ -7,18 +7,22 @@ import TagReader
 struct ReaderOptions {
     /// `--device` and `--if-busy`; `--device` may be repeated when `multiple`.
     static func options(multiple: Bool) -> [CommandOption] {
-        [
-            CommandOption("--device", value: "CONNSTRING", help: """
-                a libnfc connstring (pn532_uart:/dev/ttyUSB0, acr122_usb, …;
-                a path may be a symlink) or `auto` (default: the first reader found),
-                or a PC/SC reader: pcsc:auto or pcsc:<name glob> ('pcsc:*ACR1252*')
-                """ + (multiple ? "\n(repeat it to watch several readers)" : "")),
-            CommandOption("--if-busy", value: "exit|wait", help: """
-                when another process (a running daemon) holds the device: exit 1
-                saying which pid (default), or wait for it
-                """),
-        ]
+        [deviceOption(multiple: multiple), ifBusyOption]
     }
+
+    /// `--device`, whose help says it repeats when `multiple`.
+    static func deviceOption(multiple: Bool) -> CommandOption {
+        CommandOption("--device", value: "CONNSTRING", help: """
+            a libnfc connstring (pn532_uart:/dev/ttyUSB0, acr122_usb, …;
+            a path may be a symlink) or `auto` (default: the first reader found),
+            or a PC/SC reader: pcsc:auto or pcsc:<name glob> ('pcsc:*ACR1252*')
+            """ + (multiple ? "\n(repeat it to watch several readers)" : ""))
+    }
+
+    static let ifBusyOption = CommandOption("--if-busy", value: "exit|wait", help: """
+        when another process (a running daemon) holds the device: exit 1
+        saying which pid (default), or wait for it
+        """)
 
     /// How long `read` and `write` wait for a tag unless `--timeout` says otherwise.
     static let tagWait: Duration = .seconds(30)
@@ -33,20 +37,20 @@ struct ReaderOptions {
 
     /// Takes `--device` (repeatable when `multiple`) and `--if-busy`.
     init(_ arguments: inout Arguments, multiple: Bool) throws(CLIError) {
-        devices = try arguments.options("--device")
+        devices = try arguments.values(of: Self.deviceOption(multiple: multiple))
         given = !devices.isEmpty
         if devices.isEmpty { devices = ["auto"] }
         if !multiple, devices.count > 1 { throw .usage("--device is given more than once") }
-        let policy = try arguments.option("--if-busy") ?? ReaderConfig.BusyPolicy.exit.rawValue
+        let policy = try arguments.value(of: Self.ifBusyOption) ?? ReaderConfig.BusyPolicy.exit.rawValue
         guard let ifBusy = ReaderConfig.BusyPolicy(rawValue: policy) else { throw .usage("--if-busy takes exit or wait, not '\(policy)'") }
         self.ifBusy = ifBusy
     }
 
-    /// Reads a non-negative number of seconds (`--timeout 2.5`).
-    static func seconds(_ text: String?, option: String, default value: Duration) throws(CLIError) -> Duration {
-        guard let text else { return value }
+    /// Takes a non-negative number of seconds (`--timeout 2.5`); nil when the option is absent.
+    static func seconds(of option: CommandOption, in arguments: inout Arguments) throws(CLIError) -> Duration? {
+        guard let text = try arguments.value(of: option) else { return nil }
         guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-            throw .usage("\(option) takes a number of seconds, not '\(text)'")
+            throw .usage("\(option.names[0]) takes a number of seconds, not '\(text)'")
         }
         return .milliseconds(Int64(seconds * 1000))
     }

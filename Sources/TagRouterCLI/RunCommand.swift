@@ -21,12 +21,14 @@ enum RunCommand: Command {
         line on stdout, and publish it to an MQTT broker on localhost:1883 when
         one answers there (`tagrouter check-config` prints the config in use).
         """
+    static let configOption = CommandOption("--config", "-c", value: "FILE", help: "the config file")
+    static let dryRunOption = CommandOption("--dry-run", help: "log what each action would do instead of doing it")
+    static let stateDirOption = CommandOption("--state-dir", value: "DIR", help: "where spools are kept (overrides `state_dir`)")
+    static let eventsFromOption = CommandOption(
+        "--events-from", value: "FILE",
+        help: "read events as JSON lines from FILE (- for stdin) instead of\nthe readers and inputs; the daemon stops at the end of the input")
     static let options = [
-        CommandOption("--config", "-c", value: "FILE", help: "the config file"),
-        CommandOption("--dry-run", help: "log what each action would do instead of doing it"),
-        CommandOption("--state-dir", value: "DIR", help: "where spools are kept (overrides `state_dir`)"),
-        CommandOption("--events-from", value: "FILE", help: "read events as JSON lines from FILE (- for stdin) instead of\nthe readers and inputs; the daemon stops at the end of the input"),
-        ControlOption.option,
+        configOption, dryRunOption, stateDirOption, eventsFromOption, ControlOption.option,
     ] + RunLogOptions.options
     static let epilogue = """
         Signals: SIGHUP reloads the config; SIGTERM or SIGINT stop after draining the queues.
@@ -42,10 +44,10 @@ enum RunCommand: Command {
         try RunLogOptions.apply(&arguments)
         // libnfc logs through stdio's stderr: in a JSON log or the journal its lines become entries.
         if Log.isStructured { LibraryOutput.capture() }
-        var options = DaemonOptions(config: try ConfigFile.named(try arguments.option("--config", "-c")))
-        options.dryRun = arguments.flag("--dry-run")
-        options.stateDirectory = try arguments.option("--state-dir")
-        options.eventsFrom = try arguments.option("--events-from")
+        var options = DaemonOptions(config: try ConfigFile.named(try arguments.value(of: configOption)))
+        options.dryRun = arguments.flag(dryRunOption)
+        options.stateDirectory = try arguments.value(of: stateDirOption)
+        options.eventsFrom = try arguments.value(of: eventsFromOption)
         options.control = try ControlOption.path(&arguments)
         options.signals = signals
         options.tagNamer = { PageTagNamer(config: $0, reload: $1) }

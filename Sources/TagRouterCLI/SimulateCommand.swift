@@ -17,14 +17,13 @@ enum SimulateCommand: Command {
         pn532_uart:PATH), holding simulated tags you place and remove at run time
         through the control socket. Runs until interrupted (Ctrl-C, SIGTERM).
         """
-    static let options = [
-        CommandOption("--link", value: "PATH", help: "also make PATH a symlink to the pseudo-terminal, so the\nconnstring stays the same between runs"),
-        CommandOption("--control", value: "SOCKET", help: "accept JSON-line requests on this Unix socket\n(place, replace, remove, list, dump, counters)"),
-        CommandOption("--no-pacing", help: "answer at once instead of at 115200-baud UART and RF speed"),
-        CommandOption("--tag", value: "JSON", help: "place a tag at start, e.g.\n'{\"type\":\"ntag215\",\"uid\":\"04a224b2c35e80\",\"records\":[{\"uri\":\"https://example.com\"}]}'"),
-        CommandOption("--vpcd", value: "PORT", help: "be the card in pcscd's vpcd virtual reader instead (vsmartcard-vpcd,\nlistening on 127.0.0.1:PORT; 35963 for its first slot): the tags\nanswer as on a PC/SC contactless reader (`--device pcsc:…`)"),
-        CommandOption("--request", value: "JSON", help: "send one request to a running simulator's control socket,\nprint the response line; exit 1 when it says \"ok\": false"),
-    ]
+    static let linkOption = CommandOption("--link", value: "PATH", help: "also make PATH a symlink to the pseudo-terminal, so the\nconnstring stays the same between runs")
+    static let controlOption = CommandOption("--control", value: "SOCKET", help: "accept JSON-line requests on this Unix socket\n(place, replace, remove, list, dump, counters)")
+    static let noPacingOption = CommandOption("--no-pacing", help: "answer at once instead of at 115200-baud UART and RF speed")
+    static let tagOption = CommandOption("--tag", value: "JSON", help: "place a tag at start, e.g.\n'{\"type\":\"ntag215\",\"uid\":\"04a224b2c35e80\",\"records\":[{\"uri\":\"https://example.com\"}]}'")
+    static let vpcdOption = CommandOption("--vpcd", value: "PORT", help: "be the card in pcscd's vpcd virtual reader instead (vsmartcard-vpcd,\nlistening on 127.0.0.1:PORT; 35963 for its first slot): the tags\nanswer as on a PC/SC contactless reader (`--device pcsc:…`)")
+    static let requestOption = CommandOption("--request", value: "JSON", help: "send one request to a running simulator's control socket,\nprint the response line; exit 1 when it says \"ok\": false")
+    static let options = [linkOption, controlOption, noPacingOption, tagOption, vpcdOption, requestOption]
     static let epilogue = """
         The protocol and every tag field: docs/simulator.md.
 
@@ -36,12 +35,12 @@ enum SimulateCommand: Command {
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        let link = try arguments.option("--link")
-        let controlPath = try arguments.option("--control")
-        let noPacing = arguments.flag("--no-pacing")
-        let tags = try arguments.options("--tag")
-        let request = try arguments.option("--request")
-        let vpcd = try arguments.option("--vpcd")
+        let link = try arguments.value(of: linkOption)
+        let controlPath = try arguments.value(of: controlOption)
+        let noPacing = arguments.flag(noPacingOption)
+        let tags = try arguments.values(of: tagOption)
+        let request = try arguments.value(of: requestOption)
+        let vpcd = try arguments.value(of: vpcdOption)
         try arguments.finish()
         if let request {
             guard let controlPath else { throw .usage("--request needs --control SOCKET") }

@@ -19,24 +19,23 @@ enum WatchCommand: Command {
         a tag's SUN message is checked with the file's `sun:` keys (`tag.sun`), as
         --explain does: against the counters the daemon accepted, without counting.
         """
-    static let options = ReaderOptions.options(multiple: true) + [
-        CommandOption("--name", value: "NAME", help: "the reader's name in the events (default: its connstring);\none per --device, in the same order"),
-        CommandOption("--config", "-c", value: "FILE", help: "watch the readers of this config, with their names and settings"),
-        CommandOption("--exit-delay", value: "S", help: "a tag missing this long is removed (default 0.5)"),
-        CommandOption("--cooldown", value: "S", help: "the same tag returning within this is not reported (default 0)"),
-        CommandOption("--ignore-on-connect", help: "tags already lying on a reader when it connects do not fire"),
-        CommandOption("--polling", value: "MODE", help: "auto-poll (default; the PN532 polls, no CPU), list-passive,\nor fast (a tag seen within milliseconds, for steady bus traffic)"),
-    ]
+    static let nameOption = CommandOption("--name", value: "NAME", help: "the reader's name in the events (default: its connstring);\none per --device, in the same order")
+    static let configOption = CommandOption("--config", "-c", value: "FILE", help: "watch the readers of this config, with their names and settings")
+    static let exitDelayOption = CommandOption("--exit-delay", value: "S", help: "a tag missing this long is removed (default 0.5)")
+    static let cooldownOption = CommandOption("--cooldown", value: "S", help: "the same tag returning within this is not reported (default 0)")
+    static let ignoreOnConnectOption = CommandOption("--ignore-on-connect", help: "tags already lying on a reader when it connects do not fire")
+    static let pollingOption = CommandOption("--polling", value: "MODE", help: "auto-poll (default; the PN532 polls, no CPU), list-passive,\nor fast (a tag seen within milliseconds, for steady bus traffic)")
+    static let options = ReaderOptions.options(multiple: true) + [nameOption, configOption, exitDelayOption, cooldownOption, ignoreOnConnectOption, pollingOption]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: true)
-        let names = try arguments.options("--name")
-        let configFile = try arguments.option("--config", "-c")
-        let exitDelay = try arguments.option("--exit-delay")
-        let cooldown = try arguments.option("--cooldown")
-        let ignoreOnConnect = arguments.flag("--ignore-on-connect")
-        let pollingName = try arguments.option("--polling")
+        let names = try arguments.values(of: nameOption)
+        let configFile = try arguments.value(of: configOption)
+        let exitDelay = try ReaderOptions.seconds(of: exitDelayOption, in: &arguments)
+        let cooldown = try ReaderOptions.seconds(of: cooldownOption, in: &arguments)
+        let ignoreOnConnect = arguments.flag(ignoreOnConnectOption)
+        let pollingName = try arguments.value(of: pollingOption)
         let polling = try pollingName.map { name throws(CLIError) in
             guard let polling = ReaderConfig.Polling(rawValue: name) else { throw .usage("--polling takes auto-poll, list-passive or fast, not '\(name)'") }
             return polling
@@ -62,8 +61,8 @@ enum WatchCommand: Command {
             }
         }
         for index in configs.indices {
-            if let exitDelay { configs[index].exitDelay = try ReaderOptions.seconds(exitDelay, option: "--exit-delay", default: .zero) }
-            if let cooldown { configs[index].cooldown = try ReaderOptions.seconds(cooldown, option: "--cooldown", default: .zero) }
+            if let exitDelay { configs[index].exitDelay = exitDelay }
+            if let cooldown { configs[index].cooldown = cooldown }
             if ignoreOnConnect { configs[index].ignoreOnConnect = true }
             if let polling { configs[index].polling = polling }
         }

@@ -28,16 +28,13 @@ enum WriteCommand: Command {
         RECORD is as for `encode`: --uri, --text [--lang], --mime or --external with --data
         or --data-file, --json, --aar.
         """
-    static let options = EncodeRecords.options + [
-        CommandOption("--from", value: "FILE", help: "the whole message: JSON ({\"records\": […]}, as\n`decode` prints it) or hex", group: EncodeRecords.group),
-    ] + ReaderOptions.options(multiple: false) + DaemonTagJob.options + [
-        ReaderOptions.timeoutOption,
-        CommandOption("--append", help: "keep the records already on the tag, add these after them"),
-        CommandOption("--lock", help: "make the tag read-only after writing: IRREVERSIBLE, needs --yes"),
-        CommandOption("--yes", help: "confirm --lock"),
-        CommandOption("--password-file", value: "FILE", help: "the NTAG 213/215/216 password to write a protected tag with: 12 hex\ndigits, PWD then PACK, in a file of mode 600 (docs/protected-tags.md)"),
-        CommandOption("--protect", help: "after writing, make writes need that password; reading stays open"),
-    ]
+    static let fromOption = CommandOption("--from", value: "FILE", help: "the whole message: JSON ({\"records\": […]}, as\n`decode` prints it) or hex", group: EncodeRecords.group)
+    static let appendOption = CommandOption("--append", help: "keep the records already on the tag, add these after them")
+    static let lockOption = CommandOption("--lock", help: "make the tag read-only after writing: IRREVERSIBLE, needs --yes")
+    static let yesOption = CommandOption("--yes", help: "confirm --lock")
+    static let passwordFileOption = CommandOption("--password-file", value: "FILE", help: "the NTAG 213/215/216 password to write a protected tag with: 12 hex\ndigits, PWD then PACK, in a file of mode 600 (docs/protected-tags.md)")
+    static let protectOption = CommandOption("--protect", help: "after writing, make writes need that password; reading stays open")
+    static let options = EncodeRecords.options + [fromOption] + ReaderOptions.options(multiple: false) + DaemonTagJob.options + [ReaderOptions.timeoutOption, appendOption, lockOption, yesOption, passwordFileOption, protectOption]
     static let epilogue = """
         Example:
           tagrouter write --uri https://www.home-assistant.io/tag/front-door --text "Front door"
@@ -46,17 +43,17 @@ enum WriteCommand: Command {
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: false)
-        let timeout = try ReaderOptions.seconds(try arguments.option("--timeout"), option: "--timeout", default: ReaderOptions.tagWait)
-        let append = arguments.flag("--append")
-        let lock = arguments.flag("--lock")
-        let confirmed = arguments.flag("--yes")
-        let protect = arguments.flag("--protect")
-        let passwordFile = try arguments.option("--password-file")
-        let from = try arguments.option("--from")
-        let readerName = try arguments.option("--reader")
-        let direct = arguments.flag("--direct")
+        let timeout = try ReaderOptions.seconds(of: ReaderOptions.timeoutOption, in: &arguments) ?? ReaderOptions.tagWait
+        let append = arguments.flag(appendOption)
+        let lock = arguments.flag(lockOption)
+        let confirmed = arguments.flag(yesOption)
+        let protect = arguments.flag(protectOption)
+        let passwordFile = try arguments.value(of: passwordFileOption)
+        let from = try arguments.value(of: fromOption)
+        let readerName = try arguments.value(of: DaemonTagJob.readerOption)
+        let direct = arguments.flag(DaemonTagJob.directOption)
         let control = try ControlOption.clientPath(&arguments)
-        let steps = try arguments.orderedOptions(EncodeRecords.optionNames)
+        let steps = try arguments.orderedValues(of: EncodeRecords.options)
         try arguments.finish()
         if lock, !confirmed {
             throw .usage("--lock makes the tag read-only for ever; add --yes to confirm")

@@ -67,4 +67,13 @@ import Testing
         #expect(broken.stdout.contains("✗ config: \(bad) has 1 problem → tagrouter check-config \(bad)"))
         #expect(broken.stderr == "error: 1 problem stops tags being read\n")
     }
+
+    @Test func anUnknownUserNamesThePasswordFileOfTheRootGiven() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let root = try Self.machine(setup, processes: [:])
+        let run = try await ToolRun(BuiltProducts.tagrouter.path, ["doctor", "--root", root, "--user", "nobody-here"])
+        #expect(run.status == 64)
+        #expect(run.stderr.hasPrefix("error: no user 'nobody-here' in \(root)/etc/passwd\n"))
+    }
 }

@@ -13,14 +13,14 @@ enum ControlOption {
 
     /// Where `run` listens: the path given, else the standard one.
     static func path(_ arguments: inout Arguments) throws(CLIError) -> (path: String, explicit: Bool) {
-        if let path = try arguments.option("--control") { return (path, true) }
+        if let path = try arguments.value(of: option) { return (path, true) }
         return ControlSocketPath.daemon(environment: ProcessInfo.processInfo.environment)
     }
 
     /// Where a command looks for the daemon: the path given, else the first socket present
     /// of the standard places (`ControlSocketPath.client`).
     static func clientPath(_ arguments: inout Arguments) throws(CLIError) -> (path: String, explicit: Bool) {
-        if let path = try arguments.option("--control") { return (path, true) }
+        if let path = try arguments.value(of: option) { return (path, true) }
         let found = ControlSocketPath.client(environment: ProcessInfo.processInfo.environment)
         return (found.path, found.explicit)
     }

@@ -14,21 +14,19 @@ enum EventsCommand: Command {
         time. When no route matched, the condition that failed in each route
         (the verdicts of `tagrouter check-config --explain`). Runs until Ctrl-C.
         """
-    static let options = [
-        CommandOption("--reader", value: "R", help: "only events of reader R"),
-        CommandOption("--route", value: "R", help: "only events that matched route R (and its actions)"),
-        CommandOption("--kind", value: "K", help: "only events of kind K (tag.arrived, tag.removed, reader.connected…)"),
-        CommandOption("--json", help: "one JSON object per line, as the daemon sends them (docs/control.md)"),
-        ControlOption.option,
-    ]
+    static let readerOption = CommandOption("--reader", value: "R", help: "only events of reader R")
+    static let routeOption = CommandOption("--route", value: "R", help: "only events that matched route R (and its actions)")
+    static let kindOption = CommandOption("--kind", value: "K", help: "only events of kind K (tag.arrived, tag.removed, reader.connected…)")
+    static let jsonOption = CommandOption("--json", help: "one JSON object per line, as the daemon sends them (docs/control.md)")
+    static let options = [readerOption, routeOption, kindOption, jsonOption, ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         var filters = JSONObject()
-        filters["reader"] = try arguments.option("--reader").map(JSONValue.string)
-        filters["route"] = try arguments.option("--route").map(JSONValue.string)
-        filters["kind"] = try arguments.option("--kind").map(JSONValue.string)
-        let json = arguments.flag("--json")
+        filters["reader"] = try arguments.value(of: readerOption).map(JSONValue.string)
+        filters["route"] = try arguments.value(of: routeOption).map(JSONValue.string)
+        filters["kind"] = try arguments.value(of: kindOption).map(JSONValue.string)
+        let json = arguments.flag(jsonOption)
         let (path, _) = try ControlOption.clientPath(&arguments)
         try arguments.finish()
         var (client, reply) = try ControlOption.ask(path, as: "tagrouter events", "events", filters)

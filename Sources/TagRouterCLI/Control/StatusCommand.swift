@@ -19,14 +19,12 @@ enum StatusCommand: Command {
         connected, an action's last delivery failed, something is spooled, or a
         connection is down) — for scripts and monitoring.
         """
-    static let options = [
-        CommandOption("--json", help: "print the daemon's answer as one JSON object"),
-        ControlOption.option,
-    ]
+    static let jsonOption = CommandOption("--json", help: "print the daemon's answer as one JSON object")
+    static let options = [jsonOption, ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        let json = arguments.flag("--json")
+        let json = arguments.flag(jsonOption)
         let (path, _) = try ControlOption.clientPath(&arguments)
         try arguments.finish()
         let (client, reply) = try ControlOption.ask(path, as: "tagrouter status", "status")

@@ -27,22 +27,20 @@ enum TagsCommand: Command {
         rename and forget change the file the same way and reload. The live page
         offers learn on its tap cards too (`metrics.allow_naming`, docs/http.md).
         """
-    static let options = [
-        CommandOption("--config", "-c", value: "FILE", help: "the config (default: the running daemon's, else the usual search)"),
-        CommandOption("--reader", value: "NAME", help: "the daemon's reader to read from (default: its only reader)"),
-        CommandOption("--name", value: "NAME", help: "learn: the tag's name (instead of asking)"),
-        CommandOption("--groups", value: "A,B", help: "learn: its groups, comma-separated (instead of asking)"),
-        CommandOption("--timeout", value: "SECONDS", help: "how long to wait for a tag (default 60)"),
-        ControlOption.option,
-    ]
+    static let configOption = CommandOption("--config", "-c", value: "FILE", help: "the config (default: the running daemon's, else the usual search)")
+    static let readerOption = CommandOption("--reader", value: "NAME", help: "the daemon's reader to read from (default: its only reader)")
+    static let nameOption = CommandOption("--name", value: "NAME", help: "learn: the tag's name (instead of asking)")
+    static let groupsOption = CommandOption("--groups", value: "A,B", help: "learn: its groups, comma-separated (instead of asking)")
+    static let timeoutOption = CommandOption("--timeout", value: "SECONDS", help: "how long to wait for a tag (default 60)")
+    static let options = [configOption, readerOption, nameOption, groupsOption, timeoutOption, ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        let reader = try arguments.option("--reader")
-        let givenName = try arguments.option("--name")
-        let givenGroups = try arguments.option("--groups")
-        let timeout = try ReaderOptions.seconds(try arguments.option("--timeout"), option: "--timeout", default: .seconds(60))
-        let explicitConfig = try arguments.option("--config", "-c")
+        let reader = try arguments.value(of: readerOption)
+        let givenName = try arguments.value(of: nameOption)
+        let givenGroups = try arguments.value(of: groupsOption)
+        let timeout = try ReaderOptions.seconds(of: timeoutOption, in: &arguments) ?? .seconds(60)
+        let explicitConfig = try arguments.value(of: configOption)
         let control = try ControlOption.path(&arguments)
         let words = arguments.positionals()
         try arguments.finish()

@@ -27,8 +27,7 @@ public final class TestDaemon: Sendable {
     }
 
     private let captured = Captured()
-    /// The pipe the events go through: the daemon reads `/dev/fd/<read>`, the test writes to `write`.
-    private let pipeEnds: (read: Int32, write: Int32)
+    /// The write end of the pipe the events go through (the daemon reads `/dev/fd/<read end>`); nil once closed.
     private let writeEnd = Mutex<Int32?>(nil)
 
     /// Builds the daemon from `options` and starts running it. Its `output` and `signals` are set here, and its
@@ -39,7 +38,6 @@ public final class TestDaemon: Sendable {
         // Close-on-exec: a child the daemon starts (a shell action) must not hold the write end, or the input never ends.
         guard pipe(&fds) == 0 else { throw DaemonError.runtime("pipe: \(String(cString: strerror(errno)))") }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        pipeEnds = (fds[0], fds[1])
         writeEnd.withLock { $0 = fds[1] }
         var options = options
         options.eventsFrom = options.eventsFrom ?? "/dev/fd/\(fds[0])"
@@ -58,7 +56,7 @@ public final class TestDaemon: Sendable {
             close(fds[1])
             throw error
         }
-        let daemon = daemon
+        let (daemon, readEnd) = (daemon, fds[0])
         Task {
             let result: Result<Void, DaemonError>
             do throws(DaemonError) {
@@ -67,6 +65,8 @@ public final class TestDaemon: Sendable {
             } catch {
                 result = .failure(error)
             }
+            // Only now: closed earlier, its number could name another file before the events input opened it.
+            close(readEnd)
             captured.ended.withLock { $0 = result }
         }
     }
@@ -86,10 +86,8 @@ public final class TestDaemon: Sendable {
         try self.init(options)
     }
 
-    deinit {
-        close(pipeEnds.read)
-        writeEnd.withLock { if let fd = $0 { close(fd) } }
-    }
+    /// A test that ended early (a failed expectation) ends the input: the daemon drains and stops by itself.
+    deinit { closeInput() }
 
     /// Sends one event as a JSON line (it may wait while the pipe is full: the daemon reads on a thread of its own).
     public func send(_ event: JSONValue) { send(line: event.serialized()) }

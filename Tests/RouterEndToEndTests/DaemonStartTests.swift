@@ -13,7 +13,7 @@ import Testing
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("bad.yaml", "readers: [{name: a, cooldown: soon}]\nroutes: [{actions: [{log: \"{{qqq}}\"}]}]\n")
-        let error = try #require(throws: DaemonError.self) { _ = try TagRouterDaemon.Daemon(configuration: DaemonOptions(config: try ConfigFile(explicit: file))) }
+        let error = try #require(throws: DaemonError.self) { _ = try Daemon(configuration: DaemonOptions(config: try ConfigFile(explicit: file))) }
         guard case .config(let problems, let name) = error else { Issue.record("not a config error: \(error)"); return }
         #expect(name == file)
         #expect(problems.lines().contains { $0.hasSuffix("bad.yaml:1:31: readers[0].cooldown: expected a duration such as 500ms, 5s, 2m or 1h, got \"soon\"") })
@@ -26,7 +26,7 @@ import Testing
         defer { scratch.remove() }
         var options = DaemonOptions(config: ConfigFile(text: "routes: []\nstate_dir: \(scratch.path)/state\n", name: "t.yaml"))
         options.eventsFrom = scratch.path + "/missing.jsonl"
-        let error = try #require(throws: DaemonError.self) { _ = try TagRouterDaemon.Daemon(configuration: options) }
+        let error = try #require(throws: DaemonError.self) { _ = try Daemon(configuration: options) }
         guard case .usage(let message) = error else { Issue.record("not a usage error: \(error)"); return }
         #expect(message == "cannot read events from '\(scratch.path)/missing.jsonl': No such file or directory")
     }
@@ -39,10 +39,10 @@ import Testing
         var options = DaemonOptions(config: ConfigFile(text: "routes: []\nstate_dir: \(scratch.path)/state\n", name: "t.yaml"))
         options.eventsFrom = "/dev/null"
         options.control = (blocker + "/control.sock", true)
-        let error = try #require(throws: DaemonError.self) { _ = try TagRouterDaemon.Daemon(configuration: options) }
+        let error = try #require(throws: DaemonError.self) { _ = try Daemon(configuration: options) }
         guard case .runtime = error else { Issue.record("not a runtime error: \(error)"); return }
         options.control = (blocker + "/control.sock", false)
-        #expect(throws: Never.self) { _ = try TagRouterDaemon.Daemon(configuration: options) }
+        #expect(throws: Never.self) { _ = try Daemon(configuration: options) }
     }
 
     @Test func aReloadAskedOnTheControlSocketRunsTheNewConfig() async throws {

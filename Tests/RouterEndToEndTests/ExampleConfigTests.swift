@@ -28,7 +28,7 @@ import Testing
         let home = Scratch()
         defer { home.remove() }
         for file in Self.shippedExamples {
-            let daemon = try Daemon(["check-config", "config/examples/" + file], directory: Self.repositoryRoot, environment: ["HOME": home.path])
+            let daemon = try TagrouterProcess(["check-config", "config/examples/" + file], directory: Self.repositoryRoot, environment: ["HOME": home.path])
             defer { daemon.stop() }
             #expect(try await daemon.exitStatus() == 0, "\(file): \(daemon.stderr.joined(separator: "\n"))")
             #expect(daemon.stdout.first == "config/examples/\(file): OK")
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func aSecretNotProvidedYetIsAWarningThatSaysWhatToCreate() async throws {
-        let daemon = try Daemon(["check-config", "config/examples/home-assistant-mqtt.yaml"], directory: Self.repositoryRoot)
+        let daemon = try TagrouterProcess(["check-config", "config/examples/home-assistant-mqtt.yaml"], directory: Self.repositoryRoot)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stderr == [
@@ -47,20 +47,20 @@ import Testing
 
     @Test func anUnsetEnvironmentVariableIsAWarningForCheckConfigAndAnErrorForRun() async throws {
         let file = "config/examples/webhook-home-assistant.yaml"
-        let check = try Daemon(["check-config", file], directory: Self.repositoryRoot)
+        let check = try TagrouterProcess(["check-config", file], directory: Self.repositoryRoot)
         defer { check.stop() }
         #expect(try await check.exitStatus() == 0)
         #expect(check.stderr == [
             "\(file):20:16: warning: routes[0].actions[0].webhook.url: environment variable 'HA_WEBHOOK_ID' is not set; `run` refuses to start until it is (export HA_WEBHOOK_ID=…)",
         ])
-        let run = try Daemon(["run", "--config", file, "--events-from", "-"], directory: Self.repositoryRoot)
+        let run = try TagrouterProcess(["run", "--config", file, "--events-from", "-"], directory: Self.repositoryRoot)
         defer { run.stop() }
         #expect(try await run.exitStatus() == 65)
         #expect(run.stderr.contains { $0.contains("environment variable 'HA_WEBHOOK_ID' is not set") })
     }
 
     @Test func runRefusesToStartWithoutASecretFileAndSaysWhichToCreate() async throws {
-        let run = try Daemon(["run", "--config", "config/examples/webhook-node-red.yaml", "--events-from", "-"], directory: Self.repositoryRoot)
+        let run = try TagrouterProcess(["run", "--config", "config/examples/webhook-node-red.yaml", "--events-from", "-"], directory: Self.repositoryRoot)
         defer { run.stop() }
         #expect(try await run.exitStatus() == 65)
         #expect(run.stderr.first == "config/examples/webhook-node-red.yaml:12:31: routes[0].actions[0].webhook.hmac.secret_file: "
@@ -100,7 +100,7 @@ import Testing
         defer { scratch.remove() }
         for (place, text) in configs {
             let file = try scratch.write("tagrouter.yaml", text)
-            let check = try Daemon(["check-config", file], directory: scratch.path, environment: ["HOME": scratch.path])
+            let check = try TagrouterProcess(["check-config", file], directory: scratch.path, environment: ["HOME": scratch.path])
             defer { check.stop() }
             #expect(try await check.exitStatus() == 0, "\(place): \(check.stderr.joined(separator: "\n"))")
         }

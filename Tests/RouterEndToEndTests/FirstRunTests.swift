@@ -20,7 +20,7 @@ import TestSupport
                   - log: "tap {{tag.uid}}"
                   - mqtt: { qos: 0, spool: false, retry: { attempts: 1 } }
             """)
-        let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
+        let daemon = try TagrouterProcess(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
         defer { daemon.stop() }
         for uid in ["01", "02", "03"] { daemon.send(arrival(uid: uid)) }
         #expect(try await daemon.stdout(count: 3) == ["tap 01", "tap 02", "tap 03"])
@@ -44,7 +44,7 @@ import TestSupport
             state_dir: \(scratch.path)/state
             routes: [{actions: [log]}]
             """)
-        let daemon = try Daemon(["run", "--config", file, "--log-format", "human"], directory: scratch.path)
+        let daemon = try TagrouterProcess(["run", "--config", file, "--log-format", "human"], directory: scratch.path)
         defer { daemon.stop() }
         let line = try await daemon.stderr(containing: "not found; waiting for it")
         #expect(line.hasPrefix("WARNING reader 'pn532_uart:\(scratch.path)/no-such-reader' not found; waiting for it "

@@ -31,7 +31,7 @@ import Testing
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("tagrouter.yaml", hostile.text)
-        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus(timeout: .seconds(10)) == 65)
         #expect(daemon.stderr == ["\(file):\(hostile.problem)", "error: \(file): the config has 1 problem"])
@@ -44,7 +44,7 @@ import Testing
         defer { scratch.remove() }
         let text = "a: &a \"" + String(repeating: "x", count: 2_000) + "\"\nroutes: [" + Array(repeating: "*a", count: 999).joined(separator: ", ") + "]\n"
         let file = try scratch.write("tagrouter.yaml", text)
-        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 65)
         #expect(daemon.stderr.count == 52)
@@ -62,7 +62,7 @@ import Testing
             x-aliases: [\(aliases)]
             routes: [{name: a, actions: [log]}]
             """)
-        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 65)
         // Only the spec objects (to the two extra keys), not the limits.

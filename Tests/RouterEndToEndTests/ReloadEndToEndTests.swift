@@ -15,7 +15,7 @@ struct ReloadEndToEndTests {
     }
 
     /// Rewrites the config, sends SIGHUP and waits until the new config routes.
-    private static func reload(_ daemon: Daemon, _ scratch: Scratch, _ config: String) async throws {
+    private static func reload(_ daemon: TagrouterProcess, _ scratch: Scratch, _ config: String) async throws {
         let before = daemon.stderr.count
         _ = try scratch.write("tagrouter.yaml", config)
         daemon.signal(SIGHUP)
@@ -142,7 +142,7 @@ struct ReloadEndToEndTests {
             """
         }
         let file = try scratch.write("tagrouter.yaml", config(dropped))
-        let daemon = try Daemon(Self.arguments(file), directory: scratch.path)
+        let daemon = try TagrouterProcess(Self.arguments(file), directory: scratch.path)
         defer { daemon.stop() }
         let events = (1...5).map { arrival(uid: String(format: "04%02x", $0)) }
         for event in events { daemon.send(event) }

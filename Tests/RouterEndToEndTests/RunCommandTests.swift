@@ -30,7 +30,7 @@ import TestSupport
         let fifo = scratch.path + "/tagrouter.yaml"
         #expect(mkfifo(fifo, 0o600) == 0)
         let config = "routes: [{name: a, actions: [{log: \"A {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n"
-        let daemon = try Daemon(["run", "--config", fifo, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
+        let daemon = try TagrouterProcess(["run", "--config", fifo, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
         defer { daemon.stop() }
         // Once the FIFO has a reader, the daemon is past its first instructions and reading its config.
         try await feed(fifo, config)
@@ -72,7 +72,7 @@ import TestSupport
                 actions:
                   - log: { template: "{{tag.uid}}", queue: 100000 }
             """)
-        let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
+        let daemon = try TagrouterProcess(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
         defer { daemon.stop() }
         daemon.send(arrival(uid: "00"))
         _ = try await daemon.stdout(count: 1)
@@ -101,7 +101,7 @@ import TestSupport
             arrival(uid: "04a2", uri: "https://example.com/b").serialized(),
         ]
         let events = try scratch.write("events.jsonl", lines.joined(separator: "\n"))
-        let daemon = try Daemon(["run", "--config", file, "--events-from", events, "--log-format", "json"], directory: scratch.path)
+        let daemon = try TagrouterProcess(["run", "--config", file, "--events-from", events, "--log-format", "json"], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus(timeout: .seconds(30)) == 0)
         #expect(daemon.stdout == ["https://example.com/café", "https://example.com/b"])
@@ -112,7 +112,7 @@ import TestSupport
     @Test func usesTheEmbeddedDefaultWhenNoFileIsFound() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let daemon = try Daemon(["run", "--events-from", "-", "--state-dir", scratch.path + "/state"], directory: scratch.path, environment: ["HOME": scratch.path])
+        let daemon = try TagrouterProcess(["run", "--events-from", "-", "--state-dir", scratch.path + "/state"], directory: scratch.path, environment: ["HOME": scratch.path])
         defer { daemon.stop() }
         daemon.send(arrival(uid: "04a224b2"))
         daemon.closeInput()
@@ -127,7 +127,7 @@ import TestSupport
         let scratch = Scratch()
         defer { scratch.remove() }
         _ = try scratch.write("tagrouter.yaml", "routes: [{name: here, actions: [{log: \"here {{reader}}\"}]}]\n")
-        let daemon = try Daemon(["run", "--events-from", "-", "--state-dir", scratch.path + "/state"], directory: scratch.path, environment: ["HOME": scratch.path])
+        let daemon = try TagrouterProcess(["run", "--events-from", "-", "--state-dir", scratch.path + "/state"], directory: scratch.path, environment: ["HOME": scratch.path])
         defer { daemon.stop() }
         daemon.send(arrival(uid: "01"))
         daemon.closeInput()
@@ -139,7 +139,7 @@ import TestSupport
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", "routes: [{name: r, actions: [{log: \"did {{tag.uid}}\"}]}]\n")
-        let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--dry-run", "--log-format", "json"], directory: scratch.path)
+        let daemon = try TagrouterProcess(["run", "--config", file, "--events-from", "-", "--dry-run", "--log-format", "json"], directory: scratch.path)
         defer { daemon.stop() }
         daemon.send(arrival(uid: "07"))
         daemon.closeInput()
@@ -152,7 +152,7 @@ import TestSupport
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("bad.yaml", "readers: [{name: a, cooldown: soon}]\nroutes: [{actions: [{log: \"{{qqq}}\"}]}]\n")
-        let daemon = try Daemon(["run", "--config", file, "--events-from", "-"], directory: scratch.path)
+        let daemon = try TagrouterProcess(["run", "--config", file, "--events-from", "-"], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 65)
         #expect(daemon.stderr.contains { $0.hasSuffix("bad.yaml:1:31: readers[0].cooldown: expected a duration such as 500ms, 5s, 2m or 1h, got \"soon\"") })
@@ -200,7 +200,7 @@ import TestSupport
               - events: replay.jsonl
             routes: [{name: all, actions: [{log: "{{tag.uid}} on {{reader}}"}]}]
             """)
-        let daemon = try Daemon(["run", "--config", file, "--log-format", "json"], directory: "/")
+        let daemon = try TagrouterProcess(["run", "--config", file, "--log-format", "json"], directory: "/")
         defer { daemon.stop() }
         #expect(try await daemon.stdout(count: 2) == ["0a on door", "0b on desk"])
         try await daemon.stderr(containing: "end of events")
@@ -217,7 +217,7 @@ import TestSupport
               - events: { path: missing.jsonl }
               - events: { path: a.jsonl, size: 3 }
             """)
-        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 65)
         let errors = daemon.stderr.joined(separator: "\n")

@@ -14,12 +14,13 @@ struct ReloadEndToEndTests {
         ["run", "--config", file, "--events-from", "-", "--log-format", "json", "--log-level", "debug"]
     }
 
-    /// Rewrites the config, sends SIGHUP and waits until the new config routes.
-    private static func reload(_ daemon: TagrouterProcess, _ scratch: Scratch, _ config: String) async throws {
+    /// Rewrites the config, sends SIGHUP and waits until the new config routes; returns that log line.
+    @discardableResult
+    private static func reload(_ daemon: TagrouterProcess, _ scratch: Scratch, _ config: String) async throws -> String {
         let before = daemon.stderr.count
         _ = try scratch.write("tagrouter.yaml", config)
         daemon.signal(SIGHUP)
-        try await daemon.stderr(containing: "the reloaded config routes from now on", after: before)
+        return try await daemon.stderr(containing: "the reloaded config routes from now on", after: before)
     }
 
     @Test func theMQTTConnectionStaysUpWhileItsSectionIsUnchangedAndIsReplacedWhenItChanges() async throws {
@@ -152,7 +153,9 @@ struct ReloadEndToEndTests {
         #expect(spooled, "\(daemon.stderr.joined(separator: "\n"))")
 
         // `all` keeps its id (all.0.mqtt); `dropped` is gone: its spool is named and kept.
-        try await Self.reload(daemon, scratch, config("  - name: extra\n    match: { reader: nowhere }\n    actions: [log]"))
+        let switched = try await Self.reload(daemon, scratch, config("  - name: extra\n    match: { reader: nowhere }\n    actions: [log]"))
+        // The `mqtt:` section is unchanged: its connection is kept; `log` is new.
+        #expect(switched.contains(#""plugins_kept":["mqtt"]"#) && switched.contains(#""plugins_started":["log"]"#), "\(switched)")
         let orphan = try JSONValue.parse(try await daemon.stderr(containing: "spooled events wait for an action this config does not have"))
         #expect(orphan["action"] == "dropped.0.mqtt")
         #expect(orphan["directory"]?.stringValue == scratch.path + "/state/spool/dropped.0.mqtt")

@@ -21,6 +21,26 @@ import TestSupport
             actions: [log]
         """
 
+    /// What the log says of a SIGHUP with a broken file: the problem at its line:col, and the old config runs on
+    /// (the reload itself is tested in process, `DaemonRoutingTests`).
+    @Test func aSighupWithABadConfigLogsTheProblemAndKeepsRouting() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("tagrouter.yaml", "routes: [{name: a, actions: [{log: \"A {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n")
+        let daemon = try TagrouterProcess(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
+        defer { daemon.stop() }
+        daemon.send(arrival(uid: "01"))
+        #expect(try await daemon.stdout(count: 1) == ["A 01"])
+        _ = try scratch.write("tagrouter.yaml", "routes: [{name: b, actions: [{lgo: {}}]}]\n")
+        daemon.signal(SIGHUP)
+        let rejected = try await daemon.stderr(containing: "reload rejected")
+        #expect(rejected.contains("tagrouter.yaml:1:30: routes[0].actions[0]: unknown action 'lgo' (did you mean 'log'?)"))
+        daemon.send(arrival(uid: "02"))
+        #expect(try await daemon.stdout(count: 2) == ["A 01", "A 02"])
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.exitStatus() == 0)
+    }
+
     /// A SIGHUP that arrives while the daemon is still starting (here: reading its
     /// config from a FIFO the test holds) waits for the handler instead of killing
     /// the daemon, and is answered with a reload once the daemon runs.

@@ -77,6 +77,20 @@ import Testing
         #expect(daemon.daemon.buffer.dropped == 0)
     }
 
+    /// Under a dry run the `log` action describes instead of printing (what it would print is in the log:
+    /// `RunCommandTests.dryRunDescribesInsteadOfDoing`), and the description counts as its delivery.
+    @Test func aDryRunWritesNothingAndCountsEachDescription() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let daemon = try TestDaemon(config: "routes: [{name: r, actions: [{log: \"did {{tag.uid}}\"}]}]\n", stateDirectory: scratch.path + "/state", dryRun: true)
+        daemon.send(arrival(uid: "07"))
+        daemon.send(arrival(uid: "08"))
+        daemon.closeInput()
+        try await daemon.finished()
+        #expect(daemon.output.isEmpty)
+        #expect(daemon.daemon.counters["r.0.log"]?.delivered == 2)
+    }
+
     /// The problems of a rejected reload; nil when the reload took.
     static func problems(_ outcome: ReloadOutcome) -> [String]? {
         guard case .rejected(let problems) = outcome else { return nil }

@@ -11,7 +11,7 @@ let systemLibraries: [Target] = [
     .systemLibrary(name: "CPCSC", providers: [.apt(["libpcsclite-dev"])]),
     .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-    // Loaded with dlopen only when needed (TagCore's SharedLibrary), so these modules give headers and link nothing:
+    // Loaded with dlopen only when needed (SystemKit's SharedLibrary), so these modules give headers and link nothing:
     // libsystemd under systemd (Systemd/LibSystemd.swift), libcurl for a webhook action (WebhookPlugin/HTTP/Curl.swift),
     // libmicrohttpd for a metrics listener (DaemonHTTP/Server/MicroHTTPD.swift).
     .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -36,15 +36,24 @@ let ndef: [Target] = [
     .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
 ]
 
-/// The vocabulary every layer shares: tag events, JSON values (re-exported from OrderedJSON), reader settings, the log, services.
+/// The process and the system below everything else: the log, dedicated threads, signals, dlopen, private files, stderr,
+/// string helpers (SystemKit); services and their group, bounded queues, latches, the watchdog (Lifecycle).
+let runtime: [Target] = [
+    .target(name: "SystemKit", dependencies: ["OrderedJSON"]),
+    .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "OrderedJSON"]),
+    .target(name: "Lifecycle", dependencies: ["SystemKit", "OrderedJSON"]),
+    .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "SystemKit"]),
+]
+
+/// The vocabulary every layer shares: tag events and UIDs, reader settings, feedback, tag jobs, the event buffer.
 let core: [Target] = [
-    .target(name: "TagCore", dependencies: ["OrderedJSON"]),
-    .testTarget(name: "TagCoreTests", dependencies: ["TagCore"]),
+    .target(name: "TagCore", dependencies: ["OrderedJSON", "SystemKit", "Lifecycle"]),
+    .testTarget(name: "TagCoreTests", dependencies: ["TagCore", "OrderedJSON"]),
 ]
 
 /// Life under systemd: sd_notify (ready, status, watchdog) and native journal entries.
 let systemd: [Target] = [
-    .target(name: "Systemd", dependencies: ["CSystemd", "TagCore"]),
+    .target(name: "Systemd", dependencies: ["CSystemd", "SystemKit", "OrderedJSON"]),
     /// Calls the Systemd module as the daemon will, so tests can give it a NOTIFY_SOCKET of their own.
     .executableTarget(name: "systemd-probe", dependencies: ["Systemd"], path: "Tests/SystemdProbe"),
     .testTarget(name: "SystemdTests", dependencies: ["Systemd", "TestSupport", "systemd-probe"]),
@@ -53,13 +62,13 @@ let systemd: [Target] = [
 /// Tags: transports, drivers, in-memory models, the PN532 simulator, the libnfc reader loop.
 let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
-    .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags", "OrderedJSON"]),
+    .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "SystemKit", "SecureTags", "OrderedJSON"]),
     .target(
-        name: "TagReader", dependencies: ["TagKit", "NDEF", "TagCore", "SecureTags", "CNFC", "CPCSC"],
+        name: "TagReader", dependencies: ["TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "SecureTags", "CNFC", "CPCSC"],
         swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
     .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "SecureTags", "TagCore", "OrderedJSON", "TestSupport", "Harness"]),
-    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "TagCore", "SecureTags", "TestSupport", "Harness"]),
+    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "SecureTags", "TestSupport", "Harness"]),
     .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "Harness", "BenchSupport"], path: "Benchmarks/ReaderBench"),
 ]
 
@@ -67,46 +76,46 @@ let tags: [Target] = [
 /// NTAG 424 DNA SUN messages checked against keys and a counter kept on disk (SecureTags).
 let secureTags: [Target] = [
     .target(name: "TagCrypto", dependencies: ["CCrypto"]),
-    .target(name: "SecureTags", dependencies: ["TagCrypto", "TagCore", "OrderedJSON"]),
-    .testTarget(name: "SecureTagsTests", dependencies: ["SecureTags", "TagCrypto", "TagCore"]),
+    .target(name: "SecureTags", dependencies: ["TagCrypto", "TagCore", "SystemKit", "OrderedJSON"]),
+    .testTarget(name: "SecureTagsTests", dependencies: ["SecureTags", "TagCrypto", "TagCore", "OrderedJSON"]),
 ]
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.
 let routing: [Target] = [
-    .target(name: "TagRouter", dependencies: ["TagCore", "SecureTags", "CYAML"]),
-    .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "TagCore", "SecureTags"]),
-    .executableTarget(name: "router-bench", dependencies: ["TagRouter", "TagCore", "BenchSupport"], path: "Benchmarks/RouterBench"),
+    .target(name: "TagRouter", dependencies: ["OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "SecureTags", "CYAML"]),
+    .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "SecureTags"]),
+    .executableTarget(name: "router-bench", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "TagCore", "BenchSupport"], path: "Benchmarks/RouterBench"),
     .testTarget(
         name: "RouterEndToEndTests",
-        dependencies: ["TagCore", "TagRouter", "TagRouterDaemon", "DaemonTesting", "DaemonControl", "TestSupport", "Harness"]),
+        dependencies: ["OrderedJSON", "TagRouter", "TagRouterDaemon", "DaemonTesting", "DaemonControl", "TestSupport", "Harness"]),
 ]
 
 /// The running daemon seen and steered from outside: the control socket, its server and client; metrics and the live page.
 let control: [Target] = [
-    .target(name: "DaemonControl", dependencies: ["TagRouter", "TagCore", "NDEF"]),
-    .testTarget(name: "DaemonControlTests", dependencies: ["DaemonControl", "TagRouter", "TagCore"]),
+    .target(name: "DaemonControl", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "NDEF"]),
+    .testTarget(name: "DaemonControlTests", dependencies: ["DaemonControl", "TagRouter", "OrderedJSON", "TagCore"]),
     /// Prometheus metrics and the live page on a local HTTP listener (libmicrohttpd).
-    .target(name: "DaemonHTTP", dependencies: ["TagRouter", "TagCore", "CMicroHTTPD"], resources: [.embedInCode("Resources/live.html")]),
+    .target(name: "DaemonHTTP", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "CMicroHTTPD"], resources: [.embedInCode("Resources/live.html")]),
     .testTarget(name: "DaemonHTTPTests", dependencies: ["DaemonHTTP"]),
 ]
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
 let plugins: [Target] = [
-    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "TagCore", "NDEF", "CMosquitto", "TagCrypto"], path: "Plugins/MQTTPlugin"),
-    .target(name: "ChildProcess", dependencies: ["TagCore"]),
-    .target(name: "ShellPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ShellPlugin"),
-    .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/OpenURLPlugin"),
-    .target(name: "WebhookPlugin", dependencies: ["TagRouter", "TagCore", "CCurl", "TagCrypto"], path: "Plugins/WebhookPlugin"),
-    .target(name: "ExecPlugin", dependencies: ["TagRouter", "TagCore", "ChildProcess"], path: "Plugins/ExecPlugin"),
+    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "NDEF", "CMosquitto", "TagCrypto"], path: "Plugins/MQTTPlugin"),
+    .target(name: "ChildProcess", dependencies: ["SystemKit"]),
+    .target(name: "ShellPlugin", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "TagCore", "ChildProcess"], path: "Plugins/ShellPlugin"),
+    .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "ChildProcess"], path: "Plugins/OpenURLPlugin"),
+    .target(name: "WebhookPlugin", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "CCurl", "TagCrypto"], path: "Plugins/WebhookPlugin"),
+    .target(name: "ExecPlugin", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "ChildProcess"], path: "Plugins/ExecPlugin"),
     .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess", "TestSupport"]),
     .testTarget(
         name: "ActionPluginTests",
         dependencies: [
-            "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "TagCore",
-            "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin", "TagRouterDaemon", "TestSupport",
+            "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "OrderedJSON", "Lifecycle",
+            "TagCore", "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin", "TagRouterDaemon", "TestSupport",
         ]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin", "TagCore"], path: "Benchmarks/MQTTBench"),
-    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagRouterDaemon", "TagCore", "ChildProcess", "TestSupport", "Harness", "mqtt-bench"]),
+    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagRouterDaemon", "OrderedJSON", "Lifecycle", "TagCore", "ChildProcess", "TestSupport", "Harness", "mqtt-bench"]),
 ]
 
 /// How the release `tagrouter` is linked, for a smaller resident set (docs/development/memory.md): lld places the functions the
@@ -125,12 +134,12 @@ let daemon: [Target] = [
     .target(
         name: "TagRouterDaemon",
         dependencies: [
-            "TagCore", "TagReader", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin",
-            "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
+            "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagReader", "TagRouter",
+            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]),
     /// A daemon in the test process: config text in, events in, reload, stop; what the `log` action wrote and the observer saw.
-    .target(name: "DaemonTesting", dependencies: ["TagRouterDaemon", "TagRouter", "TagCore", "DaemonControl"], path: "Tests/DaemonTesting"),
+    .target(name: "DaemonTesting", dependencies: ["TagRouterDaemon", "TagRouter", "OrderedJSON", "DaemonControl"], path: "Tests/DaemonTesting"),
 ]
 
 /// The command-line tool: parses arguments, runs the daemon and the other commands, prints.
@@ -138,7 +147,7 @@ let executable: [Target] = [
     .executableTarget(
         name: "TagRouterCLI",
         dependencies: [
-            "OrderedJSON", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter", "TagRouterDaemon",
+            "OrderedJSON", "SystemKit", "Lifecycle", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter", "TagRouterDaemon",
             "MQTTPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
         ],
         resources: [.embedInCode("Resources/demo.yaml")],
@@ -148,12 +157,12 @@ let executable: [Target] = [
     /// an independent subscriber, a connection to the simulator's control socket.
     .target(name: "Harness", dependencies: ["ChildProcess"], path: "Benchmarks/Harness"),
     /// What only the tests share, on top of the Harness: the built binaries, tools run to their end, pcscd, HTTP and datagram peers.
-    .target(name: "TestSupport", dependencies: ["ChildProcess", "TagCore", "Harness"], path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["ChildProcess", "OrderedJSON", "TagCore", "Harness"], path: "Tests/TestSupport"),
     /// The public event format: docs/event.schema.json against every event kind, and the events the docs show.
-    .testTarget(name: "EventFormatTests", dependencies: ["TagCore", "NDEF", "TagKit", "PN532Sim", "TestSupport", "Harness"],
+    .testTarget(name: "EventFormatTests", dependencies: ["OrderedJSON", "TagCore", "NDEF", "TagKit", "PN532Sim", "TestSupport", "Harness"],
                 exclude: ["validate-events.py"]),
     /// The built `tagrouter` as real processes: `simulate`, `run`, a real broker and subscriber.
-    .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Harness", "TagCore"], exclude: ["scrape-metrics.py", "drive-browser.py"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Harness", "OrderedJSON", "SystemKit", "TagCore"], exclude: ["scrape-metrics.py", "drive-browser.py"]),
     .executableTarget(name: "e2e-bench", dependencies: ["Harness", "BenchSupport"], path: "Benchmarks/EndToEndBench"),
     /// `make deb` and `make install`: the package from the release binary, lintian, the systemd units.
     .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "Harness", "TagCore"]),
@@ -165,6 +174,6 @@ let package = Package(
         .executable(name: "tagrouter", targets: ["TagRouterCLI"]),
         .library(name: "NDEF", targets: ["NDEF"]),
     ],
-    targets: systemLibraries + json + ndef + core + systemd + tags + secureTags + routing + control + plugins + daemon + executable,
+    targets: systemLibraries + json + ndef + runtime + core + systemd + tags + secureTags + routing + control + plugins + daemon + executable,
     swiftLanguageModes: [.v6]
 )

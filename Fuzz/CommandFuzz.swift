@@ -3,7 +3,7 @@
 // Built by scripts/fuzz.sh into the MQTTPlugin module itself (it reaches the plugin's
 // internals); not part of Package.swift.
 import NDEF
-import TagCore
+import OrderedJSON
 
 let token = "fuzz-command-token-0123456789"
 let commands = MQTTWriteCommands(baseTopic: "tagrouter", readers: ["door"], allowLock: false, token: CommandToken(token), jobs: nil)

@@ -4,6 +4,7 @@
 // Every line the daemon sends back must be one JSON object, the first the hello.
 // Built by scripts/fuzz.sh with the DaemonControl sources; not part of Package.swift.
 @preconcurrency import Glibc
+import OrderedJSON
 import TagCore
 import TagRouter
 

@@ -5,7 +5,6 @@
 // with the MQTT plugin's sources as one module (it reaches their internals); not part
 // of Package.swift.
 import FoundationEssentials
-import TagCore
 
 let keys = ["pi-1": EventSignature.Key(id: "pi-1", secret: Array("0123456789abcdef0123456789abcdef".utf8))]
 let intakes = [

@@ -1,7 +1,7 @@
 // libFuzzer entry point for the template parser and renderer. The input is the template
 // text, then optionally a NUL byte and the event variables as JSON (else a sample event).
 // Built by scripts/fuzz.sh against the TagRouter module; not part of Package.swift.
-import TagCore
+import OrderedJSON
 import TagRouter
 
 /// The one secret a template can name: `display` must never print its value.

@@ -42,7 +42,7 @@ depends=${shlibs#shlibs:Depends=}
 if readelf -d "$root/usr/bin/tagrouter" | grep -q '(RELR)'; then
     depends=$(printf '%s' "$depends" | sed -E 's/libc6 \(>= 2\.(1?[0-9]|2[0-9]|3[0-5])(\.[0-9]+)?\)/libc6 (>= 2.36)/')
 fi
-# Libraries the daemon opens with dlopen only when a feature needs them (TagCore's SharedLibrary), so they are
+# Libraries the daemon opens with dlopen only when a feature needs them (SystemKit's SharedLibrary), so they are
 # not in the binary's DT_NEEDED and dpkg-shlibdeps does not see them: libcurl for a webhook action,
 # libmicrohttpd for a metrics listener, libsystemd when run under systemd.
 dlopened="libcurl4, libmicrohttpd12, libsystemd0"

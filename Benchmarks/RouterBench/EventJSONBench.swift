@@ -1,5 +1,6 @@
 import BenchSupport
 import Foundation
+import OrderedJSON
 import TagCore
 
 /// Event → JSON text: microseconds per event for a tag.arrived with a URI and a Text

@@ -1,5 +1,4 @@
 import Foundation
-import TagCore
 import TagRouter
 
 /// The cost of the spool's write-ahead: one route, one action, with `spool: true`

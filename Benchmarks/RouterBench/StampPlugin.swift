@@ -1,5 +1,4 @@
 import Synchronization
-import TagCore
 import TagRouter
 
 /// A bench-only action that reports when it was reached: the event's `id`

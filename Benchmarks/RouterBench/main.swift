@@ -1,5 +1,7 @@
 @preconcurrency import Glibc
 import Foundation
+import OrderedJSON
+import SystemKit
 import TagCore
 import TagRouter
 

@@ -1,4 +1,5 @@
 import ChildProcess
+import Lifecycle
 import Synchronization
 import TagCore
 import TagRouter

@@ -1,4 +1,7 @@
 import ChildProcess
+import Lifecycle
+import OrderedJSON
+import SystemKit
 import TagCore
 import TagRouter
 

@@ -1,4 +1,5 @@
-import TagCore
+import OrderedJSON
+import SystemKit
 import TagRouter
 
 /// One `- mqtt:` action: renders topic and payload for each delivery and

@@ -1,5 +1,6 @@
 import ChildProcess
-import TagCore
+import OrderedJSON
+import SystemKit
 
 /// Asks the user before opening, like a phone's "open this link?" notification:
 /// `notify-send --action=open=Open --wait` prints `open` when the user clicks.

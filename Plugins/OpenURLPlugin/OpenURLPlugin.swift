@@ -1,5 +1,4 @@
 import ChildProcess
-import TagCore
 import TagRouter
 
 /// The `open` action: opens the tag's URI the way a phone does in background

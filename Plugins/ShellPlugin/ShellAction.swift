@@ -1,5 +1,6 @@
 import ChildProcess
-import TagCore
+import OrderedJSON
+import SystemKit
 import TagRouter
 
 /// One configured `shell` action.

@@ -1,5 +1,6 @@
 import ChildProcess
-import TagCore
+import OrderedJSON
+import SystemKit
 import TagRouter
 
 /// The `shell` action: runs a command for each event. The list form

@@ -1,4 +1,5 @@
-import TagCore
+import OrderedJSON
+import SystemKit
 import TagRouter
 
 /// One configured `webhook` action with its own curl thread.

@@ -1,4 +1,3 @@
-import TagCore
 import TagRouter
 
 /// The `webhook` action: an HTTP request per event, on libcurl (a dedicated

@@ -1,5 +1,5 @@
 import Glibc
-import TagCore
+import SystemKit
 
 /// What to start: the argument vector (never a shell string), the complete
 /// environment the child sees, and the directory it starts in.

@@ -1,5 +1,5 @@
 import Glibc
-import TagCore
+import SystemKit
 
 /// The thread that minds one child: feeds its standard input, reads its output
 /// into tails and lines, enforces the timeout by signalling the whole process

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
-import TagCore
+import OrderedJSON
+import SystemKit
 
 /// A connection to a running daemon's control socket, for the `status`,
 /// `events` and `reload` commands: checks that nobody but the daemon's user could

@@ -1,4 +1,4 @@
-import TagCore
+import OrderedJSON
 import TagRouter
 
 /// The control socket's conversation (docs/control.md): the daemon greets with

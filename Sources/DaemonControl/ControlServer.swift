@@ -1,6 +1,9 @@
 @preconcurrency import Glibc
 import FoundationEssentials
+import Lifecycle
+import OrderedJSON
 import Synchronization
+import SystemKit
 import TagCore
 import TagRouter
 

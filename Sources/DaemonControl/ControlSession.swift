@@ -1,7 +1,10 @@
 @preconcurrency import Glibc
 import Dispatch
 import FoundationEssentials
+import Lifecycle
+import OrderedJSON
 import Synchronization
+import SystemKit
 import TagCore
 import TagRouter
 

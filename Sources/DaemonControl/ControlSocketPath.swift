@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import TagCore
+import SystemKit
 
 /// Where the control socket is when `--control` does not say. The daemon listens
 /// at `$TAGROUTER_CONTROL`, else in its runtime folder (`RuntimeDirectory.standard`).

@@ -1,4 +1,5 @@
 import NDEF
+import OrderedJSON
 import TagCore
 
 /// The control socket's `write` and `read` requests (docs/control.md) as the

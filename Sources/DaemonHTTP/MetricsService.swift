@@ -1,5 +1,7 @@
 import FoundationEssentials
-import TagCore
+import Lifecycle
+import OrderedJSON
+import SystemKit
 import TagRouter
 
 /// The `metrics:` section at work, as a service of the daemon: the HTTP

@@ -1,4 +1,4 @@
-import TagCore
+import OrderedJSON
 import TagRouter
 
 /// What the listener serves: `/` the live page, `/metrics`, and under `/api/`

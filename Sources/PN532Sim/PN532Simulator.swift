@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import TagCore
+import SystemKit
 import TagKit
 
 /// A PN532 on a pseudo-terminal that libnfc's `pn532_uart` driver opens like a

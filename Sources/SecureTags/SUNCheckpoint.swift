@@ -1,3 +1,4 @@
+import SystemKit
 import TagCore
 
 /// The daemon's SUN check of each event before it is routed: a tag whose URI

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
-import TagCore
+import OrderedJSON
+import SystemKit
 
 /// The daemon's log straight into the journal when systemd connected stderr to it
 /// (`JOURNAL_STREAM`): each entry's fields become journal fields — `READER=`,

@@ -1,5 +1,5 @@
 import CSystemd
-import TagCore
+import SystemKit
 
 /// libsystemd's entry points, opened with `dlopen` and looked up by name the
 /// first time the daemon talks to systemd, which it does only when systemd is

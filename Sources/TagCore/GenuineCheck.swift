@@ -1,3 +1,4 @@
+import OrderedJSON
 /// What checking a tag's NXP originality signature (READ_SIG) found — the
 /// event's `tag.genuine`: `true` (NXP signed this UID), `false` (the signature
 /// does not fit the UID: not an NXP chip, or another UID), `unknown` (a chip that

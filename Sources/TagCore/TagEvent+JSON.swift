@@ -1,4 +1,5 @@
 import FoundationEssentials
+import OrderedJSON
 
 /// A tag event that could not be read back from JSON.
 public struct EventDecodingError: Error, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import OrderedJSON
 
 /// One thing that happened at a reader — a tag arrived or left, a reader came or
 /// went — as the reader loop emits it and the router consumes it. Its `json` form

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import TagCore
+import SystemKit
 
 /// One process's exclusive claim on a reader device, so that two daemons (or a
 /// daemon and `tagrouter write`) never talk to one PN532 at once: an

@@ -1,7 +1,10 @@
 import CNFC
 import Dispatch
 import FoundationEssentials
+import Lifecycle
+import OrderedJSON
 import Synchronization
+import SystemKit
 import TagCore
 
 /// One reader: a dedicated thread makes the blocking libnfc calls, runs the scan

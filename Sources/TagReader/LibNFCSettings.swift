@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import TagCore
+import SystemKit
 
 /// libnfc's settings from the environment as the user made them, and its own
 /// log lines. libnfc prints its log on stderr at `LIBNFC_LOG_LEVEL` (and sets

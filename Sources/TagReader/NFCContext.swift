@@ -1,6 +1,5 @@
 import CNFC
 import Synchronization
-import TagCore
 
 /// The process's libnfc context (`nfc_init`), shared by every reader thread and
 /// never exited.

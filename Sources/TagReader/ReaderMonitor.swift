@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Synchronization
-import TagCore
+import SystemKit
 
 /// Watches a set of reader threads from a thread of its own: checks their
 /// watchdogs once a second and, once asked to stop them, repeats the stop every

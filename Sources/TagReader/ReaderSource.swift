@@ -1,4 +1,7 @@
+import Lifecycle
+import OrderedJSON
 import Synchronization
+import SystemKit
 import TagCore
 
 /// The configured readers as the daemon's source: one `ReaderService` per

@@ -1,3 +1,6 @@
+import Lifecycle
+import OrderedJSON
+import SystemKit
 import TagCore
 
 /// The configured readers as one stream of events, for commands that print

@@ -1,3 +1,4 @@
+import Lifecycle
 import TagCore
 
 /// One configured reader's dedicated thread, whichever library drives it

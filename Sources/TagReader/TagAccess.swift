@@ -1,6 +1,8 @@
 import CNFC
 import FoundationEssentials
 import Glibc
+import OrderedJSON
+import SystemKit
 import TagCore
 import TagKit
 

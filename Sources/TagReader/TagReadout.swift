@@ -1,4 +1,5 @@
 import NDEF
+import OrderedJSON
 import TagCore
 import TagKit
 

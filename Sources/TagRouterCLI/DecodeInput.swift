@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 import NDEF
-import TagCore
+import SystemKit
 
 /// Where `decode` reads its bytes from: an argument, a file or stdin, as hex or raw.
 enum DecodeInput {

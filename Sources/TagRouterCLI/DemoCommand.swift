@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import ChildProcess
-import TagCore
+import OrderedJSON
+import SystemKit
 import TagRouter
 import TagRouterDaemon
 

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import NDEF
 import Synchronization
+import SystemKit
 import TagCore
 
 /// The scripted part of `tagrouter demo`: five tags put on the simulated reader

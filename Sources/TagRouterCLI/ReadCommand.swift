@@ -1,3 +1,5 @@
+import OrderedJSON
+import SystemKit
 import TagCore
 import TagRouter
 import TagRouterDaemon

@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import TagCore
+import SystemKit
 import TagRouterDaemon
 
 /// `tagrouter run`: the daemon. Loads the config, starts the readers, the

@@ -1,5 +1,5 @@
+import SystemKit
 import Systemd
-import TagCore
 
 /// `--log-level` and `--log-format`, shared by `run` and `check-config`. Without
 /// `--log-format`, a stderr that is the journal gets native journal entries.

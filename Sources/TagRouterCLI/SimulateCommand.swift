@@ -2,7 +2,7 @@
 import FoundationEssentials
 import OrderedJSON
 import PN532Sim
-import TagCore
+import SystemKit
 
 /// `tagrouter simulate`: run a PN532 reader simulator on a pseudo-terminal
 enum SimulateCommand: Command {

@@ -1,5 +1,7 @@
 import FoundationEssentials
 import NDEF
+import OrderedJSON
+import SystemKit
 import TagCore
 import TagKit
 import TagReader

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import NDEF
 import OrderedJSON
+import SystemKit
 
 /// `write --from FILE`: a whole message as JSON (`{"records": […]}`, the form
 /// `decode` prints and events carry) or as hex.

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import FoundationEssentials
+import SystemKit
 import TagCore
 
 /// Every subcommand, in the order `tagrouter --help` lists them.

@@ -1,5 +1,8 @@
 import DaemonControl
 import DaemonHTTP
+import Lifecycle
+import OrderedJSON
+import SystemKit
 import TagCore
 import TagReader
 import TagRouter

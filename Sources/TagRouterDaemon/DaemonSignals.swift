@@ -1,5 +1,7 @@
 @preconcurrency import Glibc
-import TagCore
+import Lifecycle
+import OrderedJSON
+import SystemKit
 
 /// The daemon's signals as a service: SIGHUP calls `reload`; SIGTERM or SIGINT
 /// ends it, which begins the graceful shutdown of the daemon's service group.

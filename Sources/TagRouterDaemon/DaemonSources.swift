@@ -1,3 +1,4 @@
+import Lifecycle
 import TagCore
 
 /// The daemon's event sources as one service: runs them side by side and, once

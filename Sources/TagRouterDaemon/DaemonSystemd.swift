@@ -1,6 +1,8 @@
+import Lifecycle
+import OrderedJSON
 import Synchronization
 import Systemd
-import TagCore
+import SystemKit
 import TagRouter
 
 /// The daemon's side of a `Type=notify` unit, as the first member of the

@@ -1,5 +1,8 @@
 import ChildProcess
+import Lifecycle
+import OrderedJSON
 import Synchronization
+import SystemKit
 import TagCore
 
 /// Plays each reader's `feedback.sound` files on this machine, for every

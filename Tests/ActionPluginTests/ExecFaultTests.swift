@@ -1,7 +1,7 @@
 import ExecPlugin
 import Foundation
 import Glibc
-import TagCore
+import Lifecycle
 import TagRouter
 import TestSupport
 import Testing

@@ -1,6 +1,5 @@
 import ExecPlugin
 import Foundation
-import TagCore
 import TagRouter
 import TestSupport
 import Testing

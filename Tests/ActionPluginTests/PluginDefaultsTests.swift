@@ -1,5 +1,4 @@
 import Foundation
-import TagCore
 import TagRouter
 import Testing
 

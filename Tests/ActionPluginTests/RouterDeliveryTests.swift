@@ -2,7 +2,6 @@ import ExecPlugin
 import Foundation
 import OpenURLPlugin
 import ShellPlugin
-import TagCore
 import TagRouter
 import TagRouterDaemon
 import TestSupport

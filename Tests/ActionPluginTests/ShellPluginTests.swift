@@ -1,8 +1,8 @@
 import ChildProcess
 import Foundation
 import Glibc
+import OrderedJSON
 import ShellPlugin
-import TagCore
 import TagRouter
 import TestSupport
 import Testing

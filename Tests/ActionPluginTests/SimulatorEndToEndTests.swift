@@ -2,6 +2,7 @@ import ExecPlugin
 import Foundation
 import NDEF
 import OpenURLPlugin
+import OrderedJSON
 import PN532Sim
 import ShellPlugin
 import TagCore

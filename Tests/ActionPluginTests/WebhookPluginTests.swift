@@ -1,6 +1,6 @@
 import ChildProcess
 import Foundation
-import TagCore
+import OrderedJSON
 import TagRouter
 import TestSupport
 import Testing

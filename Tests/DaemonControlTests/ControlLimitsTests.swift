@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import OrderedJSON
 import TagCore
 import Testing
 

@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
 import DaemonControl
 import Synchronization
-import TagCore
+import OrderedJSON
 import TagRouter
 import TagRouterDaemon
 

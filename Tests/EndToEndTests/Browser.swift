@@ -1,6 +1,6 @@
 import Foundation
 import Harness
-import TagCore
+import OrderedJSON
 import TestSupport
 
 /// Debian's chromium, headless, driven by selenium through `drive-browser.py`

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Harness
+import OrderedJSON
 import TagCore
 import TestSupport
 import Testing

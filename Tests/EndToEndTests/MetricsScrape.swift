@@ -1,6 +1,6 @@
 import Foundation
 import Harness
-import TagCore
+import OrderedJSON
 import TestSupport
 
 /// The daemon's metrics as Prometheus's own parser (prometheus_client, through

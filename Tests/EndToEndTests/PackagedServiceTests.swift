@@ -1,6 +1,5 @@
 import Foundation
 import Harness
-import TagCore
 import TestSupport
 import Testing
 

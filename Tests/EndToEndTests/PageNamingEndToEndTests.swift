@@ -1,6 +1,6 @@
 import Foundation
 import Harness
-import TagCore
+import OrderedJSON
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Harness
+import OrderedJSON
 import TagCore
 import TestSupport
 import Testing

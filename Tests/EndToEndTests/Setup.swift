@@ -1,6 +1,5 @@
 import Foundation
 import Harness
-import TagCore
 import TestSupport
 
 /// One end-to-end set-up as a user has it: a scratch directory, `tagrouter simulate`

@@ -1,6 +1,7 @@
 import Foundation
 import Harness
-import TagCore
+import OrderedJSON
+import SystemKit
 import TestSupport
 import Testing
 

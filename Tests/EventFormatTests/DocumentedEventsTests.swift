@@ -1,5 +1,6 @@
 import Foundation
 import NDEF
+import OrderedJSON
 import TagCore
 import Testing
 import TestSupport

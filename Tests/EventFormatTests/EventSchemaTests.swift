@@ -1,6 +1,7 @@
 import Foundation
 import Harness
 import NDEF
+import OrderedJSON
 import PN532Sim
 import TagCore
 import TagKit

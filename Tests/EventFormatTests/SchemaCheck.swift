@@ -1,6 +1,6 @@
 import Foundation
 import Harness
-import TagCore
+import OrderedJSON
 import TestSupport
 
 /// docs/event.schema.json applied by an independent validator: Debian's

@@ -1,5 +1,7 @@
 import Foundation
 import Harness
+import Lifecycle
+import OrderedJSON
 import TagCore
 import TagRouter
 import TestSupport

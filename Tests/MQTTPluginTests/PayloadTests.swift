@@ -1,4 +1,5 @@
 import Foundation
+import OrderedJSON
 import TagCore
 import TagRouter
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Harness
+import OrderedJSON
 import Synchronization
 import TagCore
 import TagRouter

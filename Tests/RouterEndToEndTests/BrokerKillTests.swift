@@ -1,6 +1,6 @@
 import Foundation
 import Harness
-import TagCore
+import OrderedJSON
 import Testing
 import TestSupport
 

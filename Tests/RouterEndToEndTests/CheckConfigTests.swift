@@ -1,5 +1,5 @@
 import Foundation
-import TagCore
+import OrderedJSON
 import Testing
 
 /// `tagrouter check-config` as a real process.

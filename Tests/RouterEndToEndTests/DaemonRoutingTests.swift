@@ -1,7 +1,7 @@
 import DaemonControl
 import DaemonTesting
 import Foundation
-import TagCore
+import OrderedJSON
 import Testing
 
 /// The daemon in process (`TestDaemon`): routing, the end of the input, reloads, backpressure — what

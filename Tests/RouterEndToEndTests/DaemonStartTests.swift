@@ -1,7 +1,7 @@
 import DaemonControl
 import DaemonTesting
 import Foundation
-import TagCore
+import OrderedJSON
 import TagRouterDaemon
 import Testing
 

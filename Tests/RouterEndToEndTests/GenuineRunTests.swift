@@ -1,5 +1,4 @@
 import Foundation
-import TagCore
 import Testing
 
 /// `tag.genuine` in the daemon: `tagrouter simulate` places NTAGs with a real

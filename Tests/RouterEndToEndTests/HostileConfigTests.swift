@@ -1,6 +1,5 @@
 import DaemonTesting
 import Foundation
-import TagCore
 import Testing
 
 /// Config files built to exhaust memory or the stack: `check-config` refuses each

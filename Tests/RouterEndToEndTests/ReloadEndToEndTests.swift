@@ -1,7 +1,7 @@
 import DaemonTesting
 import Foundation
 import Harness
-import TagCore
+import OrderedJSON
 import Testing
 import TestSupport
 

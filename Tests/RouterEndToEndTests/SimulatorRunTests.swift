@@ -1,5 +1,5 @@
 import Foundation
-import TagCore
+import OrderedJSON
 import Testing
 
 /// The real reader path: the PN532 simulator on a pseudo-terminal, libnfc,

@@ -1,5 +1,4 @@
 import Foundation
-import TagCore
 import Testing
 import TestSupport
 

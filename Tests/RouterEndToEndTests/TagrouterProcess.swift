@@ -1,6 +1,6 @@
 import Foundation
+import OrderedJSON
 import Synchronization
-import TagCore
 import TestSupport
 import Testing
 

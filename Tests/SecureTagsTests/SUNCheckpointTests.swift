@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-import Testing
+import OrderedJSON
 import TagCore
+import Testing
 @testable import SecureTags
 
 /// A tap's SUN check in the daemon: verified once, a copy refused as a replay, also after a restart.

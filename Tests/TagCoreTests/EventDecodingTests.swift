@@ -1,5 +1,6 @@
-import Testing
+import OrderedJSON
 import TagCore
+import Testing
 
 /// An event line is read member by member (`init(jsonUTF8:)`, behind `init(jsonText:)`),
 /// never built as an object; it must read exactly as the parsed JSON value does

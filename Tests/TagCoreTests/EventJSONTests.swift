@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import OrderedJSON
 import TagCore
+import Testing
 
 /// Event JSON in format v1: written and read back by the same code, time from the epoch.
 struct EventJSONTests {

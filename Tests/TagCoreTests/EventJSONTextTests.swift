@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import OrderedJSON
 import TagCore
+import Testing
 
 /// `jsonText`, written straight from the event's fields, is byte for byte the text of
 /// the `json` tree: for every event kind, every optional member, and text that needs escaping.

@@ -1,4 +1,4 @@
-import TagCore
+import OrderedJSON
 import Testing
 
 /// Event lines and exec-plugin answers are parsed with `JSONValue.parse`; a hostile

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import OrderedJSON
 import TagCore
+import Testing
 
 @Test(arguments: ["04:A2:24:B2", "04-a2-24-b2", "04 a2 24 b2", "04A224B2", "0x04a224b2", "0X04A224B2"])
 func uidSpellingsAreEquivalent(spelling: String) throws {

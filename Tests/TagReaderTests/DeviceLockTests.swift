@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Harness
 import PN532Sim
-import TagCore
+import SystemKit
 import TestSupport
 import Testing
 

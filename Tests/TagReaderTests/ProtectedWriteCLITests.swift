@@ -1,7 +1,7 @@
 import Foundation
 import NDEF
+import OrderedJSON
 import PN532Sim
-import TagCore
 import TagKit
 import Testing
 import TestSupport

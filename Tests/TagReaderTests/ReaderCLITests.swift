@@ -1,8 +1,8 @@
 import Foundation
 import Harness
 import NDEF
+import OrderedJSON
 import PN532Sim
-import TagCore
 import TagKit
 import Testing
 import TestSupport

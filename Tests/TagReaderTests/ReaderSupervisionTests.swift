@@ -1,4 +1,5 @@
 import Foundation
+import Lifecycle
 import NDEF
 import PN532Sim
 import TagCore

@@ -1,4 +1,5 @@
 import NDEF
+import OrderedJSON
 import PN532Sim
 import TagCore
 import TagKit

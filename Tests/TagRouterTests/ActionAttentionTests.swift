@@ -1,6 +1,7 @@
 import Foundation
+import OrderedJSON
 import Synchronization
-import TagCore
+import SystemKit
 import Testing
 
 @testable import TagRouter

@@ -1,3 +1,4 @@
+import OrderedJSON
 import TagCore
 import Testing
 

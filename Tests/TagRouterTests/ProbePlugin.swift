@@ -1,5 +1,4 @@
 import Synchronization
-import TagCore
 
 @testable import TagRouter
 

@@ -1,4 +1,4 @@
-import TagCore
+import Lifecycle
 
 @testable import TagRouter
 

@@ -1,5 +1,4 @@
 import Foundation
-import TagCore
 import Testing
 
 @testable import TagRouter

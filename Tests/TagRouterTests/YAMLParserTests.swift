@@ -1,4 +1,3 @@
-import TagCore
 import Testing
 
 @testable import TagRouter

@@ -1,6 +1,6 @@
 import ChildProcess
 import Foundation
-import TagCore
+import OrderedJSON
 
 /// A real HTTP/1.1 server on a free 127.0.0.1 port (Python's `http.server`,
 /// Nagle off), answering from a plan and reporting each request it received.

@@ -1,5 +1,5 @@
 import Harness
-import TagCore
+import OrderedJSON
 
 extension Subscriber.Received {
     /// The payload as a JSON object (`.null` when it is not JSON).

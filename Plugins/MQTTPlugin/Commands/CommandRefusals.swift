@@ -1,5 +1,6 @@
+import OrderedJSON
 import Synchronization
-import TagCore
+import SystemKit
 
 /// Write requests refused before they reached a reader, counted by reason and
 /// logged at most once per `interval` per reason — the first at once, later

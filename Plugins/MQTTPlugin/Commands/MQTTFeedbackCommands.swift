@@ -1,3 +1,5 @@
+import OrderedJSON
+import SystemKit
 import TagCore
 
 /// `mqtt: {commands: {token_file: …}}` also listens on `<base_topic>/<reader>/feedback`:

@@ -1,3 +1,4 @@
+import OrderedJSON
 import TagCore
 
 /// `mqtt: {commands: {token_file: …}}`: the daemon listens on `<base_topic>/<reader>/write`

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import NDEF
+import OrderedJSON
 import TagCore
 
 /// A message on `<base_topic>/<reader>/write` (docs/home-assistant.md) as the

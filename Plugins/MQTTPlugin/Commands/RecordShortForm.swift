@@ -1,5 +1,6 @@
 import FoundationEssentials
 import NDEF
+import OrderedJSON
 import TagCore
 
 /// One record of an MQTT write request, in `tagrouter encode`'s terms:

@@ -1,7 +1,9 @@
 import FoundationEssentials
 import Glibc
+import Lifecycle
+import OrderedJSON
 import Synchronization
-import TagCore
+import SystemKit
 
 /// The one shared broker connection of a config: connects, reconnects with
 /// backoff, announces availability, and publishes messages in the order they

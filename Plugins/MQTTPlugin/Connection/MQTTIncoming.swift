@@ -1,4 +1,4 @@
-import TagCore
+import Lifecycle
 
 /// A message that arrived on a subscription, as `MQTTConnection.incoming` hands it out.
 public struct MQTTIncoming: Sendable {

@@ -1,5 +1,5 @@
+import OrderedJSON
 import Synchronization
-import TagCore
 import TagRouter
 
 /// What an `mqtt` input has seen since it started, readable while it runs.

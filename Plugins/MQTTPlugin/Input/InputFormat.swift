@@ -1,4 +1,6 @@
 import FoundationEssentials
+import OrderedJSON
+import SystemKit
 import TagCore
 
 /// What the payloads on an `mqtt` input's topic are, and how each becomes an event.

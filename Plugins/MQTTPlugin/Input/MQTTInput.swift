@@ -1,5 +1,7 @@
 import Dispatch
 import FoundationEssentials
+import Lifecycle
+import SystemKit
 import TagCore
 import TagRouter
 

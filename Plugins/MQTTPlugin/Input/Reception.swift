@@ -1,3 +1,5 @@
+import OrderedJSON
+import SystemKit
 import TagCore
 
 /// An `mqtt` input's reception desk: turns each message into the event to

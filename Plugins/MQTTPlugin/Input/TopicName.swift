@@ -1,4 +1,4 @@
-import TagCore
+import OrderedJSON
 import TagRouter
 
 /// A name made from a message's topic — an `mqtt` input's `reader:` or

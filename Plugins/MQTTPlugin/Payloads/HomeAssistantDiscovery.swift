@@ -1,3 +1,4 @@
+import OrderedJSON
 import TagCore
 
 /// Home Assistant MQTT discovery for the configured readers, as HA documents it

@@ -1,3 +1,4 @@
+import OrderedJSON
 import Synchronization
 import TagCore
 

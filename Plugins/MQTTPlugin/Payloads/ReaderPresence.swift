@@ -1,3 +1,4 @@
+import OrderedJSON
 import TagCore
 
 /// What lies on one reader, as Home Assistant's "current tag" sensor and "tag

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import OrderedJSON
 import TagCore
 
 /// The JSON a Tasmota device with a PN532 publishes on `tele/<topic>/SENSOR`

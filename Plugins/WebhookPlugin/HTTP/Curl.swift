@@ -1,6 +1,6 @@
 import CCurl
 import Glibc
-import TagCore
+import SystemKit
 
 /// libcurl's entry points, opened with `dlopen` and looked up by name the first
 /// time a webhook action is configured, so that a daemon without one need not

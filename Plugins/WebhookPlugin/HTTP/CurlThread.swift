@@ -1,7 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Synchronization
-import TagCore
+import SystemKit
 
 /// A dedicated thread for blocking libcurl transfers (they never run on the
 /// cooperative pool): requests queue up, run one at a time over a kept-alive

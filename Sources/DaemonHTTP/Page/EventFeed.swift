@@ -1,6 +1,7 @@
 import FoundationEssentials
+import Lifecycle
+import OrderedJSON
 import Synchronization
-import TagCore
 import TagRouter
 
 /// `/api/events` for one client: server-sent events with the records

@@ -1,7 +1,6 @@
 import CMicroHTTPD
 @preconcurrency import Glibc
 import Synchronization
-import TagCore
 
 /// libmicrohttpd (loaded by `init`) serving one listening socket: one thread per connection,
 /// each request answered by `handle` on that thread. Streams get their own

@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import TagCore
+import SystemKit
 
 /// libmicrohttpd's entry points, opened with `dlopen` and looked up by name the
 /// first time a metrics or page listener starts, so that a daemon without one

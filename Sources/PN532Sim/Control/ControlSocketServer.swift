@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
 import FoundationEssentials
 import Synchronization
-import TagCore
+import SystemKit
 
 /// Serves `SimulatorControl` on a Unix socket: any number of clients, each
 /// sending JSON request lines and reading one response line per request.

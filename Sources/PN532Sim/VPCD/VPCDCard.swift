@@ -2,7 +2,7 @@
 import Dispatch
 import FoundationEssentials
 import Synchronization
-import TagCore
+import SystemKit
 import TagKit
 
 /// The simulator as the card in vsmartcard's virtual reader: pcscd's `vpcd`

@@ -1,3 +1,4 @@
+import OrderedJSON
 import Synchronization
 
 /// A request to a running reader to reach one tag: read it, or write an NDEF

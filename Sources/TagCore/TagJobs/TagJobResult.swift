@@ -1,3 +1,4 @@
+import OrderedJSON
 /// How a `TagJob` ended: the tag read, the tag written, or why not.
 public enum TagJobResult: Sendable, Equatable {
     /// The tag as read: its `tag.arrived` event.

@@ -1,3 +1,4 @@
+import SystemKit
 /// The password an NTAG 213/215/216 is protected with and the PACK the tag answers
 /// it with (docs/protected-tags.md), from a private file: 12 hex digits, the 4
 /// password bytes then the 2 PACK bytes in the order they cross the air, spaces or

@@ -1,5 +1,7 @@
 import Dispatch
+import OrderedJSON
 import Synchronization
+import SystemKit
 import TagCore
 
 /// The jobs waiting for one reader's tags, oldest first: the control socket and

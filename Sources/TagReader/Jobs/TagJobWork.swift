@@ -1,3 +1,5 @@
+import OrderedJSON
+import SystemKit
 import TagCore
 
 /// Does a claimed job on an identified tag, on the reader's thread (libnfc and

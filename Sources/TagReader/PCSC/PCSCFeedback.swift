@@ -1,6 +1,8 @@
 import Dispatch
+import OrderedJSON
 import Synchronization
 import NDEF
+import SystemKit
 import TagCore
 
 /// Shows a PC/SC reader's feedback on a thread of its own, with its own pcscd

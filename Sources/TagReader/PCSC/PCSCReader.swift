@@ -1,6 +1,9 @@
 import Dispatch
 import FoundationEssentials
+import Lifecycle
+import OrderedJSON
 import Synchronization
+import SystemKit
 import TagCore
 
 /// One PC/SC reader: a dedicated thread blocks in `SCardGetStatusChange` (no

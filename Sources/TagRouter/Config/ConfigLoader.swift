@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemKit
 import TagCore
 
 /// Reads a config file into a `RouterConfig`: YAML → nodes → checked against the

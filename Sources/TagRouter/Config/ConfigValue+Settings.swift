@@ -1,4 +1,4 @@
-import TagCore
+import OrderedJSON
 
 /// A value's settings as one comparable snapshot — how a reload tells a plugin
 /// section that did not change from one that did, wherever in the file it is

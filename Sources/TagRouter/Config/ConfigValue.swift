@@ -1,5 +1,6 @@
 import FoundationEssentials
-import TagCore
+import OrderedJSON
+import SystemKit
 
 /// A config node that passed its `OptionSpec`: plugins read their options
 /// through its typed getters. An option declared with a default is read as a

@@ -1,3 +1,4 @@
+import SystemKit
 import TagCore
 
 /// `readers[].feedback.sound` is TagCore's `FeedbackSound`: its keys are

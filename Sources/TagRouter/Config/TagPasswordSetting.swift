@@ -1,3 +1,4 @@
+import SystemKit
 import TagCore
 
 /// The top-level `tag_password_file`: the NTAG 213/215/216 password (and PACK) the

@@ -1,4 +1,4 @@
-import TagCore
+import SystemKit
 
 /// A bearer token that guards a listener (`metrics.token_file`), read so that it
 /// guards something: a regular file (not `/dev/null`, `/dev/zero`, a pipe),

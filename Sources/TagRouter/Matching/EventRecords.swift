@@ -1,3 +1,4 @@
+import OrderedJSON
 import TagCore
 
 /// The NDEF records of an event, for the record conditions.

@@ -1,3 +1,4 @@
+import OrderedJSON
 import TagCore
 
 /// A route's compiled `match:` section: every condition must hold; a condition

@@ -1,5 +1,7 @@
 import FoundationEssentials
+import OrderedJSON
 import Synchronization
+import SystemKit
 import TagCore
 
 /// The log lines of one action, by one rule: a success is a debug line (the

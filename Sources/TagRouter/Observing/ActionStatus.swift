@@ -1,5 +1,5 @@
 import FoundationEssentials
-import TagCore
+import OrderedJSON
 
 /// What happened to one action's deliveries since the daemon started (kept
 /// across reloads while the action keeps its id), and what waits for it now.

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import TagCore
+import OrderedJSON
 
 /// A plugin's link to an outside service (the MQTT broker) as `status` and the
 /// metrics show it. A plugin with such a link reports it through `ActionPlugin.connectionReport`.

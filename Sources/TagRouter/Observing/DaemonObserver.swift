@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Lifecycle
 import Synchronization
 import TagCore
 

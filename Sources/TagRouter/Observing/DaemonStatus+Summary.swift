@@ -1,5 +1,5 @@
 import FoundationEssentials
-import TagCore
+import SystemKit
 
 extension DaemonStatus {
     /// The daemon in one line for `systemctl status`:

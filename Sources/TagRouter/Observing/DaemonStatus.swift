@@ -1,4 +1,5 @@
 import FoundationEssentials
+import OrderedJSON
 import TagCore
 
 /// A snapshot of the running daemon: what `tagrouter status` prints and the

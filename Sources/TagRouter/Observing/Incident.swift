@@ -1,5 +1,5 @@
 import FoundationEssentials
-import TagCore
+import OrderedJSON
 
 /// Something that went wrong, and when: a reader's or an action's last error.
 public struct Incident: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import TagCore
+import OrderedJSON
 
 /// What one entry of `inputs:` has counted (messages received, refused by
 /// reason…), as `status` and the metrics show it. A source plugin reports its

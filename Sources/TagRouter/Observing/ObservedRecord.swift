@@ -1,4 +1,5 @@
 import FoundationEssentials
+import OrderedJSON
 import TagCore
 
 /// One line of the daemon's live event stream (`tagrouter events`, the page):

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import OrderedJSON
 import TagCore
 
 /// What the daemon knows about one reader, learned from the events it sent.

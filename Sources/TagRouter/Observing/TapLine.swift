@@ -1,3 +1,5 @@
+import OrderedJSON
+import SystemKit
 import TagCore
 
 /// The one info line per gesture that answers "did my tap do anything?": the reader,

@@ -1,3 +1,4 @@
+import Lifecycle
 import TagCore
 
 /// A kind of action (`mqtt`, `shell`, `log`…), listed once in the registry.

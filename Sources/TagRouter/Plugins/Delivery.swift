@@ -1,3 +1,5 @@
+import Lifecycle
+import OrderedJSON
 import TagCore
 
 /// One event handed to one action: what `Action.perform` receives.

@@ -1,4 +1,7 @@
 @preconcurrency import Glibc
+import Lifecycle
+import OrderedJSON
+import SystemKit
 import TagCore
 
 /// The `events` input (and `run --events-from FILE`): JSON-lines events from a

@@ -1,4 +1,4 @@
-import TagCore
+import OrderedJSON
 
 /// One plugin instance a config was built with, and what it was built from.
 ///

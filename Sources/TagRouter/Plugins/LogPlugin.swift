@@ -1,4 +1,5 @@
-import TagCore
+import OrderedJSON
+import SystemKit
 
 /// The built-in `log` action: one line per event on stdout (the daemon's `LineOutput`) — its `template`
 /// rendered, or by default `{"route": <route name>, "event": <event JSON>}` —

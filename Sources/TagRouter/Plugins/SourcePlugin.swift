@@ -1,3 +1,4 @@
+import Lifecycle
 import TagCore
 
 /// A kind of event source that is not a local reader — an events file, later

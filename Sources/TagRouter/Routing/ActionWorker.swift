@@ -1,4 +1,7 @@
+import Lifecycle
+import OrderedJSON
 import Synchronization
+import SystemKit
 import TagCore
 
 /// Runs one configured action: its bounded queue, its task, retries with

@@ -1,4 +1,4 @@
-import TagCore
+import Lifecycle
 
 /// The plugins' long-lived parts (`ActionPlugin.run()`, such as the MQTT
 /// connection) across reloads, as tasks of `RoutingService`'s group: each runs

@@ -1,4 +1,7 @@
+import Lifecycle
+import OrderedJSON
 import SecureTags
+import SystemKit
 import TagCore
 
 /// Routes events to actions: tries the compiled routes in order (the first

@@ -1,4 +1,7 @@
+import Lifecycle
+import OrderedJSON
 import Synchronization
+import SystemKit
 import TagCore
 
 /// The router as the daemon's service across reloads: one `Router` at a time

@@ -1,8 +1,10 @@
 @preconcurrency import Glibc
 import FoundationEssentials
 import Dispatch
+import OrderedJSON
 import SecureTags
 import Synchronization
+import SystemKit
 import TagCore
 
 /// One action's write-ahead log: the deliveries accepted for it and not yet

@@ -1,5 +1,4 @@
 import Synchronization
-import TagCore
 
 /// A delivery an action's worker has accepted: its place in the spool, or nil
 /// when the spool could not take it (it then waits in memory only).

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import OrderedJSON
 import TagCore
 
 /// A `{{path | filter}}` template over the event, parsed once at config load

@@ -1,4 +1,4 @@
-import TagCore
+import OrderedJSON
 
 /// A filter after `|` in a template expression.
 enum TemplateFilter: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import FoundationEssentials
-import TagCore
+import OrderedJSON
+import SystemKit
 
 /// Splits template text into literals and `{{ path | filter }}` expressions and
 /// checks every path against the known variables (the event's fields by default).

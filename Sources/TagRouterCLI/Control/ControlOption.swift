@@ -1,6 +1,7 @@
 import DaemonControl
 import FoundationEssentials
-import TagCore
+import OrderedJSON
+import SystemKit
 
 /// `--control PATH`, shared by `run` and the commands that talk to it.
 enum ControlOption {

@@ -1,5 +1,7 @@
 @preconcurrency import Glibc
 import DaemonControl
+import OrderedJSON
+import SystemKit
 import TagCore
 import TagReader
 

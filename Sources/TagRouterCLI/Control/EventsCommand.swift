@@ -1,5 +1,6 @@
 import DaemonControl
-import TagCore
+import OrderedJSON
+import SystemKit
 
 /// `tagrouter events`: the running daemon's events as they happen, each
 /// followed by its outcome, until interrupted.

@@ -1,5 +1,5 @@
 import DaemonControl
-import TagCore
+import OrderedJSON
 
 /// `tagrouter reload`: the running daemon reloads its config and says how that went.
 enum ReloadCommand: Command {

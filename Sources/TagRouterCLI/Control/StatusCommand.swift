@@ -1,5 +1,6 @@
 import DaemonControl
-import TagCore
+import OrderedJSON
+import SystemKit
 
 /// `tagrouter status`: the running daemon's readers, routes, actions and
 /// connections; the exit status says healthy (0), no daemon (1) or degraded (2).

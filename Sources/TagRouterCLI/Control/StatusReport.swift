@@ -1,4 +1,5 @@
-import TagCore
+import OrderedJSON
+import SystemKit
 
 /// The daemon's `status` answer (docs/control.md) as text for a person.
 struct StatusReport {

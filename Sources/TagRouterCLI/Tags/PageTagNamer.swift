@@ -1,6 +1,8 @@
 import DaemonControl
 import DaemonHTTP
+import OrderedJSON
 import Synchronization
+import SystemKit
 import TagCore
 
 /// The live page's "name this tag" inside `tagrouter run`: the same edit of the

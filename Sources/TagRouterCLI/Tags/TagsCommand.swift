@@ -1,6 +1,8 @@
 @preconcurrency import Glibc
 import DaemonControl
 import FoundationEssentials
+import OrderedJSON
+import SystemKit
 import TagCore
 import TagRouter
 import TagRouterDaemon

@@ -1,3 +1,4 @@
+import SystemKit
 import TagCore
 import TagRouter
 

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TagCore
+@testable import Lifecycle
 
 @Suite struct WatchdogTests {
     /// What fired, in order.

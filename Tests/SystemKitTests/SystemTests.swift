@@ -1,5 +1,5 @@
 import Foundation
-import TagCore
+import SystemKit
 import Testing
 
 /// The small POSIX stand-ins TagCore gives for what only the full Foundation had.

@@ -1,5 +1,5 @@
 import Foundation
-import TagCore
+import SystemKit
 import Testing
 
 /// A signal is caught from the moment its stream exists: a SIGTERM sent while the daemon starts is never lost.

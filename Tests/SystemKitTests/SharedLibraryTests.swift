@@ -1,5 +1,5 @@
 import Glibc
-import TagCore
+import SystemKit
 import Testing
 
 /// Libraries opened on first use: a real one's function is called, and what is missing is said with the package to install.

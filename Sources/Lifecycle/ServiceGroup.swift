@@ -1,4 +1,6 @@
+import OrderedJSON
 import Synchronization
+import SystemKit
 
 /// Runs services side by side, and stops them in order, each within deadlines.
 ///

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import OrderedJSON
 
 /// What C libraries print through stdio's `stderr` — libnfc's log lines,
 /// `debug\tlibnfc.chip.pn53x\tmessage` — taken as log entries, so a JSON log

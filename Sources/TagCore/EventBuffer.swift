@@ -1,4 +1,7 @@
+import Lifecycle
+import OrderedJSON
 import Synchronization
+import SystemKit
 
 /// The daemon's one bounded buffer between the event sources and the router,
 /// in two lanes of `event_buffer` events (a `BoundedQueue`). A live source (a

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import FoundationEssentials
+import OrderedJSON
 import Synchronization
 
 /// The daemon's diagnostic log on stderr (stdout is kept for event output such as

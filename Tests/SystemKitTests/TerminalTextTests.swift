@@ -1,4 +1,5 @@
-import TagCore
+import OrderedJSON
+import SystemKit
 import Testing
 
 /// What reaches a terminal from a tag, a reader name or a broker is shown, never obeyed.

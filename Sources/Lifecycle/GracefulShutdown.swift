@@ -15,6 +15,14 @@ public enum GracefulShutdown {
     /// True once the graceful shutdown of the calling service has begun.
     public static var isRequested: Bool { signal?.isOpen ?? false }
 
+    /// Runs `operation` — a service with nothing to finish — until it ends, and
+    /// cancels it once the graceful shutdown of the calling service begins (as
+    /// swift-service-lifecycle's `cancelWhenGracefulShutdown`).
+    public static func cancelling(_ operation: @escaping @Sendable () async throws -> Void) async throws {
+        guard let signal else { return try await operation() }
+        try await signal.cancelling(operation)
+    }
+
     /// Runs `operation` with `signal` as its graceful-shutdown signal.
     static func withSignal<Result: Sendable>(_ signal: Latch, _ operation: @Sendable () async throws -> Result) async rethrows -> Result {
         try await $signal.withValue(signal) { try await operation() }

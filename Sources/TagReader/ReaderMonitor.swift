@@ -1,11 +1,12 @@
 import FoundationEssentials
 import Glibc
+import Lifecycle
 import Synchronization
 import SystemKit
 
 /// Watches a set of reader threads from a thread of its own: checks their
 /// watchdogs once a second and, once asked to stop them, repeats the stop every
-/// 100 ms until `finish()` — a stop that lands just before a thread enters its
+/// 100 ms until they have all ended (`ended` opens) — a stop that lands just before a thread enters its
 /// next libnfc call is lost (libnfc clears its abort flag when a command starts).
 /// Not on Dispatch or the Swift concurrency pool: busy or blocked work elsewhere
 /// can starve those (seen on 2 cores under the full test suite), and a stalled
@@ -13,9 +14,12 @@ import SystemKit
 final class ReaderMonitor: Sendable {
     private let threads: [any ReaderThread]
     private let stopping = Atomic<Bool>(false)
-    private let finished = Atomic<Bool>(false)
+    private let ended: Latch
 
-    init(_ threads: [any ReaderThread]) { self.threads = threads }
+    init(_ threads: [any ReaderThread], until ended: Latch) {
+        self.threads = threads
+        self.ended = ended
+    }
 
     func start() {
         DedicatedThread.start(name: "tagrouter reader monitor") { [self] in watch() }
@@ -27,12 +31,9 @@ final class ReaderMonitor: Sendable {
         for thread in threads { thread.stop() }
     }
 
-    /// The readers have ended: the monitor's thread ends too.
-    func finish() { finished.store(true, ordering: .sequentiallyConsistent) }
-
     private func watch() {
         var ticks = 0
-        while !finished.load(ordering: .sequentiallyConsistent) {
+        while !ended.isOpen {
             usleep(100_000)
             ticks += 1
             if stopping.load(ordering: .sequentiallyConsistent) {

@@ -1,5 +1,4 @@
 import Lifecycle
-import Synchronization
 import TagCore
 
 /// Every configured reader as one service: `run()` starts one thread per reader
@@ -33,27 +32,12 @@ public struct ReaderService: Service {
     }
 
     public func run() async {
-        let running = Atomic<Int>(readers.count)
-        let allEnded = Latch()
-        if readers.isEmpty { allEnded.open() }
-        let threads = readers.map { config -> any ReaderThread in
-            let finished: @Sendable () -> Void = {
-                if running.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 { allEnded.open() }
-            }
-            let queue = jobs?.queue(for: config)
-            return PCSCDevice.names(config.device)
-                ? PCSCReader(config: config, jobs: queue, emit: emit, finished: finished)
-                : LibNFCReader(config: config, present: present[config.name] ?? [], jobs: queue, emit: emit, finished: finished)
-        }
-        for thread in threads { thread.start() }
-        let registration = monitor?.register { threads.compactMap(\.progress) }
+        let threads = ReaderThreads(readers: readers, present: present, jobs: jobs, emit: emit)
+        let registration = monitor?.register { threads.progress }
         defer { if let registration { monitor?.unregister(registration) } }
-        let watcher = ReaderMonitor(threads)
-        watcher.start()
         // Readers end by themselves only when told to give up (`if_busy: exit`).
-        await allEnded.wait()
-        watcher.stopReaders()
-        await allEnded.waitIgnoringCancellation()
-        watcher.finish()
+        await threads.ended.wait()
+        threads.stop()
+        await threads.ended.waitIgnoringCancellation()
     }
 }

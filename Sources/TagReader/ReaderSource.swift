@@ -51,8 +51,12 @@ public final class ReaderSource: Service {
         let ended = Latch()
     }
 
-    public func run() async throws {
-        await withTaskGroup(of: Void.self) { group in
+    /// Runs the readers until cancelled or the graceful shutdown begins (a reader has nothing to finish).
+    public func run() async throws { try await GracefulShutdown.cancelling { await self.runReaders() } }
+
+    private func runReaders() async {
+        // Discarding: a reader stopped by a reload leaves nothing behind while the daemon runs.
+        await withDiscardingTaskGroup { group in
             var running: [String: Running] = [:]
             var first = true
             while !Task.isCancelled {

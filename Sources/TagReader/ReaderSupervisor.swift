@@ -4,13 +4,13 @@ import SystemKit
 import TagCore
 
 /// The configured readers as one stream of events, for commands that print
-/// events (`tagrouter read`/`watch`) and for tests: a `ReaderService` run in a
-/// task this object owns. The stream ends after `stop()` (or when the
-/// supervisor goes away), once the reader threads have ended.
+/// events (`tagrouter read`/`watch`) and for tests: their threads
+/// (`ReaderThreads`), started at once, no task. The stream ends after `stop()`
+/// (or when the supervisor goes away), once the reader threads have ended.
 public final class ReaderSupervisor: Sendable {
     /// Every reader's events, in the order they happened per reader.
     public let events: BoundedQueue<TagEvent>
-    private let task: Task<Void, Never>
+    private let threads: ReaderThreads
 
     /// Starts one thread per reader at once. `buffer` bounds the events held for a
     /// slow consumer; past it the oldest are dropped (and logged).
@@ -18,19 +18,15 @@ public final class ReaderSupervisor: Sendable {
     public init(readers configs: [ReaderConfig], buffer: Int = 1024, jobs: ReaderJobBoard? = nil) {
         let events = BoundedQueue<TagEvent>(capacity: buffer)
         self.events = events
-        let service = ReaderService(readers: configs, jobs: jobs) { event in
+        threads = ReaderThreads(readers: configs, jobs: jobs, emit: { event in
             if let old = events.push(event), old.id != event.id {
                 Log.warning("event buffer full; dropped the oldest event", JSONObject(["event": .string(old.kind.rawValue), "reader": .string(old.reader)]))
             }
-        }
-        task = Task {
-            await service.run()
-            events.finish()
-        }
+        }, whenEnded: { events.finish() })
     }
 
     /// Stops every reader; `events` finishes once their threads have ended.
-    public func stop() { task.cancel() }
+    public func stop() { threads.stop() }
 
     deinit { stop() }
 }

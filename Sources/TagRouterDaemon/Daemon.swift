@@ -61,7 +61,7 @@ public final class Daemon: Sendable {
         // then control and the signals.
         var members: [ServiceGroup.Member] = systemd.map { [.init("systemd", $0)] } ?? []
         members += [
-            .init("sources", DaemonSources(sources: parts.sources, buffer: buffer)),
+            .init("sources", DaemonSources(sources: parts.sources, buffer: buffer), stop: .graceful),
             .init("router", routing, stop: .drain),
         ]
         if let sound = parts.sound { members.append(.init("sound", sound)) }

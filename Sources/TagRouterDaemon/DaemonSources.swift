@@ -2,8 +2,10 @@ import Lifecycle
 import TagCore
 
 /// The daemon's event sources as one service: runs them side by side and, once
-/// they have all ended (the input ended, or the shutdown cancelled them),
-/// finishes the buffer, so the router routes what it holds and stops.
+/// they have all ended (the input ended, or the shutdown stopped them: each
+/// source gets the graceful-shutdown signal in its task, see
+/// `SourcePlugin.finishesGracefully`), finishes the buffer, so the router
+/// routes what it holds and stops.
 struct DaemonSources: Service {
     let sources: [any Service]
     let buffer: EventBuffer

@@ -86,7 +86,8 @@ final class HostSound: Service {
     }
 
     func run() async {
-        await withTaskGroup(of: Void.self) { group in
+        // Discarding: a sound that ended leaves nothing behind while the daemon runs.
+        await withDiscardingTaskGroup { group in
             var playing: [String: Playing] = [:]
             for await _ in wakes {
                 let due = state.withLock { state in

@@ -287,6 +287,26 @@ private struct Recorder: Service {
         #expect(finished.isOpen, "cancelled while finishing")
         #expect(report.notFinishedGracefully.isEmpty && report.leftRunning.isEmpty)
     }
+
+    /// A member with nothing to finish (a reader) wraps its work in
+    /// `GracefulShutdown.cancelling`: the graceful signal cancels it at once, well
+    /// before the graceful deadline; outside a group only cancellation ends it.
+    @Test func gracefulShutdownCancellingEndsTheWorkAtTheSignal() async throws {
+        let cancelled = Latch()
+        struct Idle: Service {
+            let cancelled: Latch
+            func run() async throws {
+                try await GracefulShutdown.cancelling {
+                    await withTaskCancellationHandler { await Latch().wait() } onCancel: { cancelled.open() }
+                }
+            }
+        }
+        let group = ServiceGroup([.init("idle", Idle(cancelled: cancelled), stop: .graceful)], deadlines: .init(graceful: .seconds(60), cancellation: .seconds(60)))
+        group.shutdown()
+        let report = try await group.run()
+        #expect(cancelled.isOpen)
+        #expect(report.notFinishedGracefully.isEmpty && report.leftRunning.isEmpty)
+    }
 }
 
 @Suite struct LatchTests {

@@ -36,18 +36,38 @@ struct InputTests {
         try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(port), "-q", "1", "-t", topic, "-m", payload])
     }
 
-    /// Runs the config's first input into a buffer while `body` publishes and reads;
-    /// `body` starts once the input subscribed, or at once (`subscribed: false`:
-    /// a persistent session's messages come before the SUBACK and wait for `body`).
+    /// Runs the config's first input into a buffer while `body` publishes and reads,
+    /// then stops it as the daemon does: a graceful shutdown (`ServiceGroup`), which
+    /// it must finish by itself. `body` starts once the input subscribed, or at once
+    /// (`subscribed: false`: a persistent session's messages come before the SUBACK and wait for `body`).
     static func whileReceiving<Result: Sendable>(
-        _ inputs: String, on broker: MosquittoBroker, subscribed: Bool = true, _ body: (MQTTInput, EventBuffer) async throws -> Result
+        _ inputs: String, on broker: MosquittoBroker, subscribed: Bool = true, buffer capacity: Int = 100,
+        _ body: (MQTTInput, EventBuffer) async throws -> Result
     ) async throws -> Result {
         let config = try load(inputs, port: broker.port)
         let input = try #require(config.inputs.first?.source as? MQTTInput)
-        let buffer = EventBuffer(capacity: 100)
-        return try await config.inputs[0].service(into: buffer).whileRunning {
+        let buffer = EventBuffer(capacity: capacity)
+        let (result, report) = try await whileRunningGracefully(config.inputs[0].service(into: buffer), deadline: .seconds(60)) {
             if subscribed { await input.connection.subscribed() }
             return try await body(input, buffer)
+        }
+        #expect(report.notFinishedGracefully.isEmpty && report.leftRunning.isEmpty, "the input ended by itself at the graceful shutdown")
+        return result
+    }
+
+    /// Runs `service` as the `.graceful` member of a group while `body` runs, then
+    /// shuts the group down: `body`'s result and the group's report.
+    static func whileRunningGracefully<Result: Sendable>(
+        _ service: any Service, deadline: Duration, _ body: () async throws -> Result
+    ) async throws -> (Result, ServiceGroup.Report) {
+        let group = ServiceGroup([.init("input", service, stop: .graceful)], deadlines: .init(graceful: deadline, cancellation: .seconds(30)))
+        return try await withThrowingTaskGroup(of: ServiceGroup.Report.self) { running in
+            running.addTask { try await group.run() }
+            let result: Swift.Result<Result, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            group.shutdown()
+            let report = try #require(await running.next())
+            return (try result.get(), report)
         }
     }
 
@@ -182,31 +202,82 @@ struct InputTests {
 
     /// What the broker had not been able to hand over while the input was away
     /// — unacknowledged, or published meanwhile — arrives when it is back: the
-    /// input's session is persistent by default. A stop acknowledges the group
-    /// it holds and still hands on every event of it, also while messages that
-    /// came behind the group wait unread on the socket (closing a socket with
-    /// unread bytes resets the connection, and the broker's kernel then drops
-    /// the acknowledgements it had not read yet).
+    /// input's session is persistent by default. A stop reads nothing more and
+    /// waits until the router has accepted the group the input holds, then
+    /// acknowledges it — also while messages that came behind the group wait
+    /// unread on the socket (closing a socket with unread bytes resets the
+    /// connection, and the broker's kernel then drops the acknowledgements it
+    /// had not read yet).
     @Test func aPersistentSessionKeepsWhatArrivedWhileTheInputWasAway() async throws {
         let broker = try await MosquittoBroker()
         let inputs = #"- mqtt: {topic: "fleet/+/tag.arrived", trust: broker}"#
         try await Self.whileReceiving(inputs, on: broker) { _, _ in }
-        // Waiting for the input: the broker writes them right behind its CONNACK, so they come as one group.
+        // Waiting for the input: the broker writes them right behind its CONNACK.
         try Self.publishTaps(10, on: broker)
-        let handedOn = try await Self.whileReceiving(inputs, on: broker, subscribed: false) { _, buffer in
-            let first = try #require(await buffer.next())
-            #expect(first.event.id == "tap-0")  // not accepted: the input is stopped while it waits
-            // The group is held: these wait unread on the input's socket when it stops.
+        let config = try Self.load(inputs, port: broker.port)
+        let buffer = EventBuffer(capacity: 100)
+        let group = ServiceGroup(
+            [.init("input", config.inputs[0].service(into: buffer), stop: .graceful)], deadlines: .init(graceful: .seconds(60), cancellation: .seconds(30)))
+        var ids: [String] = []
+        let report = try await withThrowingTaskGroup(of: ServiceGroup.Report.self) { running in
+            running.addTask {
+                defer { buffer.finish() }  // as the daemon's sources do once they have ended
+                return try await group.run()
+            }
+            var entry = try #require(await buffer.next())
+            #expect(entry.event.id == "tap-0")
+            // Its group is held (not accepted yet): these wait unread on the input's socket when it stops.
             try Self.publishTaps(5, from: 10, on: broker)
-            return buffer
+            group.shutdown()
+            // The router goes on taking events through the stop, as the daemon's does.
+            while true {
+                ids.append(entry.event.id)
+                entry.acceptance?.release()
+                guard let next = await buffer.next() else { break }
+                entry = next
+            }
+            return try #require(try await running.next())
         }
-        var ids = ["tap-0"]
-        while handedOn.count > 0, let entry = await handedOn.next() { ids.append(entry.event.id) }
+        #expect(report.notFinishedGracefully.isEmpty, "the input stopped once what it held was accepted")
         try Self.publishTaps(5, from: 15, on: broker)
         try await Self.whileReceiving(inputs, on: broker, subscribed: false) { _, buffer in
             ids += try await Self.next(20 - ids.count, from: buffer).map(\.id)
         }
         #expect(ids == (0..<20).map { "tap-\($0)" }, "each once, in order: the held group through the stop, the rest after")
+    }
+
+    /// A stop while the router takes no more events (its buffer stays full) ends at
+    /// the graceful deadline: the input is cancelled, which means stop now. The
+    /// group it held is not acknowledged: with a persistent session (the default)
+    /// the broker sends it to the next session; without one it is lost, and
+    /// counted (and logged).
+    @Test(arguments: [true, false])
+    func aStopWhileNobodyRoutesEndsAtTheDeadlineWithoutAcknowledgingWhatItHeld(persistent: Bool) async throws {
+        let broker = try await MosquittoBroker()
+        let inputs = #"- mqtt: {topic: "fleet/+/tag.arrived", trust: broker, persistent_session: \#(persistent)}"#
+        let config = try Self.load(inputs, port: broker.port)
+        let input = try #require(config.inputs.first?.source as? MQTTInput)
+        let buffer = EventBuffer(capacity: 1)
+        let filler = TagEvent(kind: .tagArrived, id: "filler", reader: "a", tag: TagInfo(uid: TagUID(bytes: [4, 1, 2, 3]), type: "ntag215"))
+        #expect(await buffer.send(filler), "the waiting lane is full: every message the input takes waits for room")
+        let (held, report) = try await Self.whileRunningGracefully(config.inputs[0].service(into: buffer), deadline: .milliseconds(200)) {
+            await input.connection.subscribed()
+            try Self.publishTaps(3, on: broker)
+            #expect(await eventually { input.connection.received > 0 })
+            return input.connection.received
+        }
+        #expect(report.notFinishedGracefully == ["input"], "cancelled at the graceful deadline")
+        #expect(report.leftRunning.isEmpty, "and then it stopped at once")
+        #expect(buffer.count == 1, "nothing was sent after the cancellation")
+        guard persistent else {
+            #expect(input.counters.lost == held, "without a persistent session every message it held is lost, and counted")
+            return
+        }
+        #expect(input.counters.lost == 0)
+        let ids = try await Self.whileReceiving(inputs, on: broker, subscribed: false) { _, buffer in
+            try await Self.next(3, from: buffer).map(\.id)
+        }
+        #expect(ids == ["tap-0", "tap-1", "tap-2"], "none was acknowledged: the broker sent them all again")
     }
 
     /// Publishes `tap-<first>` … as one QoS 1 burst, the way a node does.

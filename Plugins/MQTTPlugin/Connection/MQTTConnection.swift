@@ -64,6 +64,8 @@ public final class MQTTConnection: Service {
     private let incomingInput: AsyncStream<MQTTIncoming>.Continuation
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
+    /// Stop now: with `settings.acknowledgeWhenAccepted`, without the acknowledgements of a group not yet accepted.
+    private let abandoning = Atomic<Bool>(false)
     private let wake: WakePipe
     private let subscribedLatch = Latch()
     private let receivedCount = Atomic<Int>(0)
@@ -104,6 +106,9 @@ public final class MQTTConnection: Service {
 
     /// Publishes `offline` (when an availability topic is set), disconnects
     /// cleanly and ends the thread; messages still waiting fail with `.stopped`.
+    /// With `settings.acknowledgeWhenAccepted` it reads nothing more and first
+    /// waits until the group handed over is accepted, so its acknowledgements
+    /// go out with the DISCONNECT — unless `abandon()` comes first.
     public func stop() async {
         stopping.store(true, ordering: .releasing)
         wake.signal()
@@ -116,6 +121,16 @@ public final class MQTTConnection: Service {
             if done { continuation.resume() }
         }
         finishAll(with: .stopped)
+    }
+
+    /// Stops now (from any thread; `stop()` still waits for the thread): with
+    /// `settings.acknowledgeWhenAccepted` the group handed over and not yet
+    /// accepted is not acknowledged — the connection closes without a word,
+    /// and the broker sends the group again to the next session.
+    public func abandon() {
+        abandoning.store(true, ordering: .releasing)
+        stopping.store(true, ordering: .releasing)
+        wake.signal()
     }
 
     /// Publishes `message` after everything handed in before it and returns
@@ -195,6 +210,7 @@ public final class MQTTConnection: Service {
     // MARK: The loop thread
 
     private var isStopping: Bool { stopping.load(ordering: .acquiring) }
+    private var isAbandoning: Bool { abandoning.load(ordering: .acquiring) }
 
     private func loop() {
         var failures = 0
@@ -247,7 +263,8 @@ public final class MQTTConnection: Service {
         var moreToSend = false
         while true {
             if isStopping {
-                if announced { leave(session) }
+                // Abandoned: closed without DISCONNECT or the PUBACKs queued for a group not accepted.
+                if announced, !isAbandoning { leave(session) }
                 return (announced, nil)
             }
             waitForActivity(on: session, timeoutMilliseconds: moreToSend ? 0 : 1000)
@@ -351,13 +368,14 @@ public final class MQTTConnection: Service {
     private func stepAcknowledgingWhenAccepted(_ session: MQTTSession) -> MQTTError? {
         let problem = session.readWaiting(limit: Self.acceptanceGroupLimit)
         handOverAndWait(session.takeReceived())
+        if isAbandoning { return nil }  // the PUBACKs of a group not accepted never go out
         return problem ?? session.writeAndKeepAlive()
     }
 
     /// Hands `messages` to the consumer and holds the loop thread — libmosquitto
     /// reads and writes nothing meanwhile, so their PUBACKs stay queued — until
-    /// the consumer accepted every one or the connection stops. A stop lets the
-    /// PUBACKs go out with the DISCONNECT: the consumer still takes what it was handed.
+    /// the consumer accepted every one, also through a `stop()` (the PUBACKs then
+    /// go out with the DISCONNECT), or until `abandon()` (they never go out).
     private func handOverAndWait(_ messages: [MQTTMessage]) {
         guard !messages.isEmpty else { return }
         receivedCount.add(messages.count, ordering: .relaxed)
@@ -369,7 +387,7 @@ public final class MQTTConnection: Service {
                 if unaccepted.countDown() { wake.signal() }
             }))
         }
-        while !unaccepted.isDone, !isStopping {
+        while !unaccepted.isDone, !isAbandoning {
             wake.wait(alongside: -1, events: 0, timeoutMilliseconds: 1000)
         }
     }

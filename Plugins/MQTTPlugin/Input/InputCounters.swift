@@ -5,7 +5,7 @@ import TagRouter
 /// What an `mqtt` input has seen since it started, readable while it runs.
 public final class InputCounters: Sendable {
     private struct Counts {
-        var received = 0, duplicates = 0, ignored = 0, warnings = 0
+        var received = 0, duplicates = 0, ignored = 0, warnings = 0, lost = 0
         var refused: [InputRefusal: Int] = [:]
     }
 
@@ -21,6 +21,8 @@ public final class InputCounters: Sendable {
     public var malformed: Int { refused(.malformed) }
     /// Messages of the format that carried no reading (Tasmota's telemetry of other sensors), or on a topic outside the filter.
     public var ignored: Int { counts.withLock { $0.ignored } }
+    /// Messages a stop that could not wait kept from being routed, without a persistent session to send them again (see `MQTTInput.run(into:)`).
+    public var lost: Int { counts.withLock { $0.lost } }
     /// Every message not routed for `reason`.
     func refused(_ reason: InputRefusal) -> Int { counts.withLock { $0.refused[reason] ?? 0 } }
     /// Warning lines written about refused messages (at most one per reason and minute).
@@ -30,6 +32,7 @@ public final class InputCounters: Sendable {
     func countDuplicate() { counts.withLock { $0.duplicates += 1 } }
     func countIgnored() { counts.withLock { $0.ignored += 1 } }
     func countWarning() { counts.withLock { $0.warnings += 1 } }
+    func countLost(_ count: Int) { counts.withLock { $0.lost += count } }
     /// Counts a refused message and returns how many were refused for `reason`.
     func countRefused(_ reason: InputRefusal) -> Int {
         counts.withLock { counts in
@@ -39,12 +42,13 @@ public final class InputCounters: Sendable {
     }
 
     /// The counts by name, for `status` and the metrics: `received`, `duplicates`, `ignored`,
-    /// `malformed`, and `refused_<reason>` for each other reason.
+    /// `malformed`, `lost`, and `refused_<reason>` for each other reason.
     var all: [InputReport.Count] {
         let counts = counts.withLock { $0 }
         return [
             InputReport.Count("received", counts.received), InputReport.Count("duplicates", counts.duplicates),
             InputReport.Count("malformed", counts.refused[.malformed] ?? 0), InputReport.Count("ignored", counts.ignored),
+            InputReport.Count("lost", counts.lost),
         ] + InputRefusal.allCases.filter { $0 != .malformed }.map { InputReport.Count("refused_\($0.rawValue)", counts.refused[$0] ?? 0) }
     }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Lifecycle
 import SystemKit
@@ -65,8 +64,6 @@ public struct MQTTInput: SourcePlugin {
     /// The signature, bounds, freshness and local-reader checks.
     let intake: InputIntake
     let dryRun: Bool
-    /// How long a stopping input may take to send on what arrived before the stop.
-    static let drainLimit: TimeInterval = 10
 
     /// The input's own session with the broker, subscribed to `filter`.
     public let connection: MQTTConnection
@@ -180,41 +177,60 @@ public struct MQTTInput: SourcePlugin {
         }
     }
 
+    /// It ends by itself at the graceful shutdown (see `run(into:)`).
+    public static var finishesGracefully: Bool { true }
+
     /// Connects (not under `--dry-run`), subscribes, and sends each event into
-    /// `buffer` until cancelled; then disconnects and still sends what had
-    /// arrived: a stop lets its acknowledgement go out, the broker will not resend it.
+    /// `buffer`. At the graceful shutdown (`GracefulShutdown`) it reads nothing
+    /// more, still sends what had arrived, and disconnects once the router has
+    /// accepted it (its acknowledgements go out with the DISCONNECT); then
+    /// returns. Cancellation means stop now: it closes the connection without
+    /// acknowledging what was not accepted — the broker sends that again to the
+    /// next session (`persistent_session`), or, without one, it is lost:
+    /// counted (`lost`) and logged.
     public func run(into buffer: EventBuffer) async throws {
-        guard !dryRun else { return await Latch().wait() }
+        guard !dryRun else { return await GracefulShutdown.wait() }
         let connection = connection
         connection.start()
-        // Out of reach of the input's cancellation, so it can send what arrived before the
-        // stop; it ends once the connection has stopped and its messages are sent.
-        let consumer = Task { [self] in
-            var reception = Reception(input: self)
-            for await incoming in connection.incoming {
-                guard let event = reception.event(from: incoming.message) else {
-                    incoming.acceptance?.release()  // nothing to route: a copy, not a reading, or malformed
-                    continue
-                }
-                // Not sent, the message stays unacknowledged: the connection is stopping, it goes again later.
-                guard await buffer.send(event, acceptance: incoming.acceptance) else { return }
+        let handedOn = await withTaskGroup(of: Int.self) { group in
+            group.addTask {
+                await GracefulShutdown.wait()  // or cancelled
+                // Ends `incoming` once the connection thread has ended.
+                await withTaskCancellationHandler { await connection.stop() } onCancel: { connection.abandon() }
+                return 0
             }
+            group.addTask { await self.handOn(connection.incoming, into: buffer) }
+            return await group.reduce(0, +)
         }
-        await Latch().wait()
-        await connection.stop()
-        // When nobody routes any more (the daemon is failing, not stopping) the consumer would wait for room forever.
-        let giveUp = DispatchWorkItem { consumer.cancel() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.drainLimit, execute: giveUp)
-        await consumer.value
-        giveUp.cancel()
         var fields = counters.fields
         fields["topic"] = .string(filter.subscription)
-        let unsent = connection.received - counters.received
-        if unsent > 0 {
-            fields["unsent"] = .int(Int64(unsent))
-            Log.error("mqtt input stopped before it could send every acknowledged message on; those are lost", fields)
-        } else {
-            Log.info("mqtt input stopped", fields)
+        let unsent = connection.received - handedOn
+        guard unsent > 0 else { return Log.info("mqtt input stopped", fields) }
+        guard connection.settings.persistentSession else {
+            counters.countLost(unsent)
+            fields["lost"] = .int(Int64(unsent))
+            return Log.error("mqtt input stopped before it could send every message on; without a persistent session those are lost", fields)
         }
+        fields["unsent"] = .int(Int64(unsent))
+        Log.warning("mqtt input stopped before it could send every message on; they were not acknowledged, the broker sends them again to the next session", fields)
+    }
+
+    /// Sends the event of each message into `buffer` until `incoming` ends, the
+    /// buffer is finished or the task is cancelled; returns how many messages
+    /// it took care of (sent, or dropped as nothing to route).
+    private func handOn(_ incoming: AsyncStream<MQTTIncoming>, into buffer: EventBuffer) async -> Int {
+        var reception = Reception(input: self)
+        var handled = 0
+        for await incoming in incoming {
+            guard let event = reception.event(from: incoming.message) else {
+                incoming.acceptance?.release()  // nothing to route: a copy, not a reading, or malformed
+                handled += 1
+                continue
+            }
+            // Not sent, the message stays unaccepted: the buffer is finished, or the input stops now.
+            guard await buffer.send(event, acceptance: incoming.acceptance) else { break }
+            handled += 1
+        }
+        return handled
     }
 }

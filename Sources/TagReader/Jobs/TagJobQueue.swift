@@ -1,4 +1,4 @@
-import Dispatch
+import Lifecycle
 import OrderedJSON
 import Synchronization
 import SystemKit
@@ -8,8 +8,9 @@ import TagCore
 /// MQTT put (never blocking), the reader's thread claims one between polls when
 /// a tag arrives (or, for a job that takes it, while one lies there). Each job is
 /// answered exactly once: by the thread that claimed it, or — still waiting at its
-/// deadline — with `no_tag` by a timer, so a reader that is down or blocked in a
-/// poll cannot keep the caller waiting past its timeout.
+/// deadline — with `no_tag` by the queue's one `Watchdog` (armed for the earliest
+/// deadline waiting), so a reader that is down or blocked in a poll cannot keep
+/// the caller waiting past its timeout, and an answered job leaves no timer behind.
 public final class TagJobQueue: Sendable {
     /// A job a reader's thread took: do it, then `finish` it.
     struct Claimed: Sendable {
@@ -27,29 +28,32 @@ public final class TagJobQueue: Sendable {
     private struct Waiting {
         let id: Int
         let job: TagJob
+        let deadline: ContinuousClock.Instant
         let answer: @Sendable (TagJobResult) -> Void
     }
 
     public let reader: String
     private let state = Mutex<(waiting: [Waiting], nextID: Int)>(([], 0))
+    /// Fires at the earliest deadline of the jobs waiting.
+    private let expiry = Watchdog()
 
     public init(reader: String) { self.reader = reader }
 
-    /// Queues `job`; `answer` is called once, on the reader's thread, a timer's, or the canceller's.
+    deinit { expiry.cancel() }
+
+    /// Queues `job`; `answer` is called once, on the reader's thread, the watchdog's task, or the canceller's.
     @discardableResult
     public func submit(_ job: TagJob, answer: @escaping @Sendable (TagJobResult) -> Void) -> TagJobHandle {
+        let deadline = ContinuousClock.now + job.timeout
         let id = state.withLock { state in
             defer { state.nextID += 1 }
-            state.waiting.append(Waiting(id: state.nextID, job: job, answer: answer))
+            state.waiting.append(Waiting(id: state.nextID, job: job, deadline: deadline, answer: answer))
+            if state.waiting.allSatisfy({ $0.deadline >= deadline }) { armExpiry(for: deadline) }
             return state.nextID
         }
         Log.info(
             job.work == .read ? "read requested; waiting for a tag" : "write requested; waiting for a tag",
             JSONObject(["reader": .string(reader), "origin": .string(job.origin), "takes_present": .bool(job.takesPresent)]))
-        let expired = TagJobRefusal(.noTag, Self.noTag(job, reader: reader))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(job.timeout.milliseconds))) { [weak self] in
-            self?.withdraw(id, expired)
-        }
         return TagJobHandle { [weak self] in
             self?.withdraw(id, TagJobRefusal(.cancelled, "the request was withdrawn before a tag came"))
         }
@@ -74,6 +78,22 @@ public final class TagJobQueue: Sendable {
             return state.waiting
         }
         for job in waiting { job.answer(.refused(refusal)) }
+    }
+
+    /// Answers every job past its deadline with `no_tag`, and arms the watchdog for the next deadline.
+    private func expireDue() {
+        let now = ContinuousClock.now
+        let expired = state.withLock { state -> [Waiting] in
+            let expired = state.waiting.filter { $0.deadline <= now }
+            state.waiting.removeAll { $0.deadline <= now }
+            if let next = state.waiting.map(\.deadline).min() { armExpiry(for: next) }
+            return expired
+        }
+        for job in expired { job.answer(.refused(TagJobRefusal(.noTag, Self.noTag(job.job, reader: reader)))) }
+    }
+
+    private func armExpiry(for deadline: ContinuousClock.Instant) {
+        expiry.set(deadline) { [weak self] in self?.expireDue() }
     }
 
     /// Answers job `id` with `refusal` if it still waits.

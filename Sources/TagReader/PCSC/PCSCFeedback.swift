@@ -1,22 +1,23 @@
 import Dispatch
+import Lifecycle
+import NDEF
 import OrderedJSON
 import Synchronization
-import NDEF
 import SystemKit
 import TagCore
 
 /// Shows a PC/SC reader's feedback on a thread of its own, with its own pcscd
 /// context: `post` queues a moment and returns at once, so neither the reader's
 /// scan nor the router ever waits on LEDs, a buzzer or the host-timed pauses of
-/// a blink. At most `depth` moments wait; an older one gives way to a newer.
+/// a blink. At most `depth` moments wait (the live lane of a `BoundedQueue`); an
+/// older one gives way to a newer.
 /// A driver that refuses escape commands (libccid without `ifdDriverOptions`
 /// bit 0) is reported once, and the card-present pseudo-APDUs stand in.
 final class PCSCFeedback: Sendable {
     let readerName: String
     let model: ReaderFeedback.Model
     private let config: ReaderConfig
-    private let queue = Mutex<[ReaderFeedback.Moment]>([])
-    private let wakeUp = DispatchSemaphore(value: 0)
+    private let queue = BoundedQueue<ReaderFeedback.Moment>(capacity: PCSCFeedback.depth)
     /// Cuts a host-timed pause short when stopping.
     private let pauseCut = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
@@ -39,17 +40,13 @@ final class PCSCFeedback: Sendable {
     /// Queues `moment` for the reader; never blocks.
     func post(_ moment: ReaderFeedback.Moment) {
         guard config.feedback.patterns[moment]?.isVisible == true || (moment == .arrival && !config.beepOnDetect) else { return }
-        queue.withLock { queue in
-            if queue.count >= Self.depth { queue.removeFirst() }
-            queue.append(moment)
-        }
-        wakeUp.signal()
+        queue.push(moment)
     }
 
     /// Ends the thread after the command under way and waits for it.
     func stop() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        wakeUp.signal()
+        queue.finish()
         pauseCut.signal()
         ended.wait()
     }
@@ -61,8 +58,8 @@ final class PCSCFeedback: Sendable {
         var escape = FeedbackCommand.usesEscape(model)
         var silenced = config.beepOnDetect
         while !isStopping {
-            wakeUp.wait()
-            while !isStopping, let moment = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            // Returns at once when moments wait, and when `stop` finishes the queue.
+            for moment in queue.take(waiting: .seconds(60)).elements where !isStopping {
                 if context == nil { context = try? PCSCContext() }
                 guard let connection = context else { break }
                 var commands: [FeedbackCommand] = []

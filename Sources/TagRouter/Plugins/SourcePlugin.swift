@@ -10,7 +10,9 @@ import TagCore
 /// An implementer guarantees what a `Service` does: `run(into:)` puts events
 /// into the buffer until its task is cancelled (or its input ends), then
 /// releases what it holds. A source that can wait (a file, a broker that
-/// redelivers) uses `EventBuffer.send`; a live one `offer`.
+/// redelivers) uses `EventBuffer.send`; a live one `offer`. One that holds
+/// something to hand on at a stop (messages a broker counts as delivered) says
+/// `finishesGracefully` and ends by itself at the graceful shutdown.
 public protocol SourcePlugin: Sendable {
     /// The key users write in `inputs: [- <name>: <options>]`.
     static var name: String { get }
@@ -20,6 +22,10 @@ public protocol SourcePlugin: Sendable {
     init(options: ConfigValue, context: PluginContext) throws(ConfigErrors)
     /// Puts events into `buffer` until cancelled or the input ends.
     func run(into buffer: EventBuffer) async throws
+    /// True for an input whose `run(into:)` ends by itself at the daemon's graceful
+    /// shutdown (`GracefulShutdown.wait()`), having sent on what it holds; false
+    /// (the default): the input is cancelled when the graceful shutdown begins.
+    static var finishesGracefully: Bool { get }
     /// What `check-config` should warn about in this input's options (none by default).
     var warnings: [ConfigError] { get }
     /// What the input has counted so far, for `status` and the metrics (none by default).
@@ -27,6 +33,7 @@ public protocol SourcePlugin: Sendable {
 }
 
 extension SourcePlugin {
+    public static var finishesGracefully: Bool { false }
     public var warnings: [ConfigError] { [] }
     public var counts: [InputReport.Count] { [] }
 }
@@ -54,5 +61,11 @@ private struct InputService: Service {
     let source: any SourcePlugin
     let buffer: EventBuffer
 
-    func run() async throws { try await source.run(into: buffer) }
+    func run() async throws {
+        let (source, buffer) = (source, buffer)
+        guard type(of: source).finishesGracefully else {
+            return try await GracefulShutdown.cancelling { try await source.run(into: buffer) }
+        }
+        try await source.run(into: buffer)
+    }
 }

@@ -1,0 +1,48 @@
+import Lifecycle
+import Synchronization
+import TagCore
+
+/// The dedicated threads of a set of readers, started at once: one per reader
+/// (libnfc, or PC/SC for a `pcsc:` device), watched by a `ReaderMonitor`.
+/// `stop()` asks them to end; `ended` opens once every one has (also when they
+/// gave up by themselves, `if_busy: exit`), and `whenEnded` is called then.
+/// Tasks wait on `ended`; a thread-side owner (`ReaderSupervisor`) needs no task.
+final class ReaderThreads: Sendable {
+    /// Open once every reader thread has ended.
+    let ended: Latch
+    private let threads: [any ReaderThread]
+    private let monitor: ReaderMonitor
+
+    init(
+        readers: [ReaderConfig], present: [String: [TagEvent]] = [:], jobs: ReaderJobBoard? = nil,
+        emit: @escaping @Sendable (TagEvent) -> Void, whenEnded: @escaping @Sendable () -> Void = {}
+    ) {
+        let ended = Latch()
+        let running = Atomic<Int>(readers.count)
+        let finished: @Sendable () -> Void = {
+            guard running.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return }
+            ended.open()
+            whenEnded()
+        }
+        threads = readers.map { config -> any ReaderThread in
+            let queue = jobs?.queue(for: config)
+            return PCSCDevice.names(config.device)
+                ? PCSCReader(config: config, jobs: queue, emit: emit, finished: finished)
+                : LibNFCReader(config: config, present: present[config.name] ?? [], jobs: queue, emit: emit, finished: finished)
+        }
+        self.ended = ended
+        monitor = ReaderMonitor(threads, until: ended)
+        if readers.isEmpty {
+            ended.open()
+            whenEnded()
+        }
+        for thread in threads { thread.start() }
+        monitor.start()
+    }
+
+    /// How long each thread has gone without progress and may go (see `ReaderThread.progress`).
+    var progress: [ProgressMonitor.Report] { threads.compactMap(\.progress) }
+
+    /// Asks every reader to end now, and keeps asking until they have.
+    func stop() { monitor.stopReaders() }
+}

@@ -37,7 +37,7 @@ let ndef: [Target] = [
 ]
 
 /// The process and the system below everything else: the log, dedicated threads, signals, dlopen, private files, stderr,
-/// string helpers (SystemKit); services and their group, bounded queues, latches, the watchdog (Lifecycle).
+/// string helpers (SystemKit); services and their group, bounded queues, latches, the watchdog, the retry backoff (Lifecycle).
 let runtime: [Target] = [
     .target(name: "SystemKit", dependencies: ["OrderedJSON"]),
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "OrderedJSON"]),
@@ -114,7 +114,7 @@ let plugins: [Target] = [
             "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "OrderedJSON", "Lifecycle",
             "TagCore", "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin", "TagRouterDaemon", "TestSupport",
         ]),
-    .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin", "TagCore"], path: "Benchmarks/MQTTBench"),
+    .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin", "Lifecycle"], path: "Benchmarks/MQTTBench"),
     .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagRouterDaemon", "OrderedJSON", "Lifecycle", "TagCore", "ChildProcess", "TestSupport", "Harness", "mqtt-bench"]),
 ]
 
@@ -139,7 +139,7 @@ let daemon: [Target] = [
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]),
     /// A daemon in the test process: config text in, events in, reload, stop; what the `log` action wrote and the observer saw.
-    .target(name: "DaemonTesting", dependencies: ["TagRouterDaemon", "TagRouter", "OrderedJSON", "DaemonControl"], path: "Tests/DaemonTesting"),
+    .target(name: "DaemonTesting", dependencies: ["TagRouterDaemon", "TagRouter", "OrderedJSON", "SystemKit", "DaemonControl"], path: "Tests/DaemonTesting"),
 ]
 
 /// The command-line tool: parses arguments, runs the daemon and the other commands, prints.

@@ -8,8 +8,8 @@
 //   mqtt-bench hold --port P [--host H] --client-id ID --availability-topic T
 //       connects, prints `connected`, and stays connected until killed.
 import Foundation
+import Lifecycle
 import MQTTPlugin
-import TagCore
 
 struct Usage: Error, CustomStringConvertible {
     var description: String

@@ -1,7 +1,6 @@
 import ChildProcess
 import Lifecycle
 import Synchronization
-import TagCore
 import TagRouter
 
 /// The `exec` action: a plugin in any language, run as a long-lived child

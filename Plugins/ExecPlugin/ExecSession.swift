@@ -2,7 +2,6 @@ import ChildProcess
 import Lifecycle
 import OrderedJSON
 import SystemKit
-import TagCore
 import TagRouter
 
 /// One plugin program and the conversation with it: starts it and sends the

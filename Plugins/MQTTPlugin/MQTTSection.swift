@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Lifecycle
 import OrderedJSON
 import TagCore
 import TagRouter

@@ -1,14 +1,12 @@
-@preconcurrency import Glibc
-import FoundationEssentials
 import OrderedJSON
-import Synchronization
 
-/// The daemon's diagnostic log on stderr (stdout is kept for event output such as
-/// the `log` action). One line per entry: human text on a terminal, one JSON
-/// object per line otherwise; set once at start-up with `Log.configure`, which
-/// can also hand entries to a sink instead (the executable sets the journal's).
+/// The daemon's diagnostic log on stderr (stdout is kept for event output such as the `log` action): its levels,
+/// formats and entries, and the calls every module makes (`Log.info("…", fields)`). Each call goes to
+/// `Logger.current` — the logger bound to the calling task (or to the `DedicatedThread` it started), else the
+/// process-wide one `Log.configure` sets at start-up — and builds its message and fields only when that logger's
+/// level lets the entry through.
 public enum Log {
-    /// How important an entry is; entries below the configured level are dropped.
+    /// How important an entry is; entries below the logger's level are dropped unbuilt.
     public enum Level: Int, Sendable, Comparable, CaseIterable {
         case debug, info, warning, error
 
@@ -22,7 +20,7 @@ public enum Log {
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    /// How entries are written.
+    /// How entries are written on stderr: human text (a terminal) or one JSON object per line.
     public enum Format: String, Sendable {
         case human, json
     }
@@ -38,64 +36,39 @@ public enum Log {
     /// Takes every entry at or above the level instead of stderr; it must not block for long.
     public typealias Sink = @Sendable (Entry) -> Void
 
-    private struct Settings {
-        var level: Level = .info
-        var format: Format = isatty(STDERR_FILENO) != 0 ? .human : .json
-        var sink: Sink?
-    }
-
-    private static let settings = Mutex(Settings())
-
-    /// Sets the level, the format, and a sink for the rest of the process.
+    /// Sets the process-wide logger's level, format, and sink, for every task not bound to a logger of its own.
     public static func configure(level: Level? = nil, format: Format? = nil, sink: Sink? = nil) {
-        settings.withLock { current in
-            if let level { current.level = level }
-            if let format { current.format = format }
-            if let sink { current.sink = sink }
+        Logger.processWide.withLock { logger in
+            if let level { logger.level = level }
+            if let format { logger.format = format }
+            if let sink { logger.sink = sink }
         }
     }
 
-    /// The level entries must reach to be written.
-    public static var level: Level { settings.withLock { $0.level } }
+    /// The level entries must reach to be written, here.
+    public static var level: Level { Logger.current.level }
 
     /// True when entries are JSON lines or go to a sink (the journal): raw text on stderr would not fit in.
-    public static var isStructured: Bool { settings.withLock { $0.format == .json || $0.sink != nil } }
+    public static var isStructured: Bool { Logger.current.isStructured }
 
-    public static func debug(_ message: String, _ fields: JSONObject = JSONObject()) {
-        write(.debug, message, fields)
+    public static func debug(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> JSONObject = JSONObject()) {
+        Logger.current.write(.debug, message(), fields())
     }
 
-    public static func info(_ message: String, _ fields: JSONObject = JSONObject()) {
-        write(.info, message, fields)
+    public static func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> JSONObject = JSONObject()) {
+        Logger.current.write(.info, message(), fields())
     }
 
-    public static func warning(_ message: String, _ fields: JSONObject = JSONObject()) {
-        write(.warning, message, fields)
+    public static func warning(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> JSONObject = JSONObject()) {
+        Logger.current.write(.warning, message(), fields())
     }
 
-    public static func error(_ message: String, _ fields: JSONObject = JSONObject()) {
-        write(.error, message, fields)
+    public static func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> JSONObject = JSONObject()) {
+        Logger.current.write(.error, message(), fields())
     }
 
     /// Logs at a level chosen at run time (`debug` … `error`).
-    public static func write(_ level: Level, _ message: String, _ fields: JSONObject) {
-        let current = settings.withLock { $0 }
-        guard level >= current.level else { return }
-        if let sink = current.sink { return sink(Entry(level: level, message: message, fields: fields)) }
-        let line: String
-        switch current.format {
-        case .json:
-            var object = JSONObject()
-            object["time"] = .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-            object["level"] = .string(level.name)
-            object["msg"] = .string(message)
-            for (key, value) in fields { object[key] = value }
-            line = JSONValue.object(object).serialized()
-        case .human:
-            let details = fields.map { "\($0.key)=\($0.value.plainText)" }.joined(separator: " ")
-            line = "\(level.name.uppercased()) \(message)" + (details.isEmpty ? "" : " " + details)
-        }
-        // Either format may reach a terminal (`journalctl`, `tail -f`): shown, never obeyed; JSON stays the same JSON.
-        StandardError.write(line: TerminalText.escaped(line))
+    public static func write(_ level: Level, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> JSONObject) {
+        Logger.current.write(level, message(), fields())
     }
 }

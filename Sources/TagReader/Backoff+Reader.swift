@@ -1,4 +1,4 @@
-import TagCore
+import Lifecycle
 
 extension Backoff {
     /// How a reader retries a device that is missing, lost or held by another

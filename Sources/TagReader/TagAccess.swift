@@ -1,6 +1,7 @@
 import CNFC
 import FoundationEssentials
 import Glibc
+import Lifecycle
 import OrderedJSON
 import SystemKit
 import TagCore

@@ -2,7 +2,7 @@ import ChildProcess
 import Foundation
 import Glibc
 import Harness
-import TagCore
+import Lifecycle
 import TestSupport
 import Testing
 @testable import MQTTPlugin

@@ -21,9 +21,10 @@ import Testing
 
     /// What the attention wrote, in order.
     final class Lines: Sendable {
-        private let lines = Mutex<[(level: Log.Level, message: String, fields: JSONObject)]>([])
+        private let lines = Mutex<[Log.Entry]>([])
 
-        func write(_ level: Log.Level, _ message: String, _ fields: JSONObject) { lines.withLock { $0.append((level, message, fields)) } }
+        /// A logger at `level` whose entries are kept here.
+        func logger(at level: Log.Level = .debug) -> Logger { Logger(level: level, sink: { entry in self.lines.withLock { $0.append(entry) } }) }
 
         /// Lines at `level` and above, as a user at that level sees them.
         func shown(atLeast level: Log.Level = .info) -> [Line] {
@@ -39,7 +40,7 @@ import Testing
 
     func attention() -> (ActionAttention, Lines) {
         let lines = Lines()
-        return (ActionAttention(Self.action, window: .seconds(60), write: lines.write, shows: { _ in true }), lines)
+        return (ActionAttention(Self.action, window: .seconds(60), logger: lines.logger()), lines)
     }
 
     @Test func aFloodOfTheSameFailureIsOneLineThenACount() {
@@ -135,7 +136,7 @@ import Testing
     /// Every delivery succeeds on the hot path: below debug its line is not even built.
     @Test func successesBelowTheLogLevelAreNotWritten() {
         let lines = Lines()
-        let attention = ActionAttention(Self.action, write: lines.write, shows: { $0 >= .info })
+        let attention = ActionAttention(Self.action, logger: lines.logger(at: .info))
         attention.note(.delivered, tagEvent(), reason: nil)
         attention.note(.failed, tagEvent(), reason: "HTTP 500")
         #expect(lines.shown(atLeast: .debug).map(\.level) == [.error])

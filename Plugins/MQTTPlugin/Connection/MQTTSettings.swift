@@ -1,4 +1,4 @@
-import TagCore
+import Lifecycle
 
 /// Everything the shared connection needs to know, resolved from the
 /// top-level `mqtt:` section (secrets already read from their files).

@@ -12,9 +12,6 @@ import TagCore
 /// `window` is written at debug level only, and the next such line at its own
 /// level says how many it stands for.
 final class ActionAttention: Sendable {
-    /// Where the lines go: `Log.write`, or a test's collector.
-    typealias Writer = @Sendable (Log.Level, String, JSONObject) -> Void
-
     private struct Flood {
         var since: Date
         var unshown = 0
@@ -34,18 +31,13 @@ final class ActionAttention: Sendable {
     private let action: ConfiguredAction
     private let window: TimeInterval
     private let state = Mutex(State())
-    private let write: Writer
-    /// Whether a line at a level would be shown: a success's debug line is not even built otherwise.
-    private let shows: @Sendable (Log.Level) -> Bool
+    /// Where the lines go: this logger (a test's), else `Logger.current` when each is written.
+    private let logger: Logger?
 
-    init(
-        _ action: ConfiguredAction, window: Duration = .seconds(60), write: @escaping Writer = Log.write,
-        shows: @escaping @Sendable (Log.Level) -> Bool = { $0 >= Log.level }
-    ) {
+    init(_ action: ConfiguredAction, window: Duration = .seconds(60), logger: Logger? = nil) {
         self.action = action
         self.window = Double(window.components.seconds)
-        self.write = write
-        self.shows = shows
+        self.logger = logger
     }
 
     /// One result of a delivery. `quiet`: the target is known down and its plugin said so once
@@ -88,8 +80,7 @@ final class ActionAttention: Sendable {
             return (state.troubleSince, state.spoolDelivered)
         }
         guard let recovery else {
-            if shows(.debug) { write(.debug, "\(action.id): delivered", fields(event)) }
-            return
+            return write(.debug, "\(action.id): delivered", fields(event))
         }
         var parts: [String] = []
         var fields = fields(event)
@@ -131,6 +122,11 @@ final class ActionAttention: Sendable {
             fields["repeated"] = .int(Int64(unshown))
         }
         write(level, message, fields)
+    }
+
+    /// Below the logger's level a line is not even built: every delivery that succeeds passes here.
+    private func write(_ level: Log.Level, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> JSONObject) {
+        (logger ?? Logger.current).write(level, message(), fields())
     }
 
     private func fields(_ event: TagEvent) -> JSONObject {

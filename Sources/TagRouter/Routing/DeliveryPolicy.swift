@@ -1,4 +1,4 @@
-import TagCore
+import Lifecycle
 
 /// How an action's deliveries are retried and kept: the options the router adds
 /// to every action (`queue`, `retry: {attempts, backoff, max_backoff}`, `spool`).

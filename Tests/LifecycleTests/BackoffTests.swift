@@ -1,4 +1,4 @@
-import TagCore
+import Lifecycle
 import Testing
 
 @Suite struct BackoffTests {

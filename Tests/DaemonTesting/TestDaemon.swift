@@ -1,14 +1,16 @@
 @preconcurrency import Glibc
 import DaemonControl
-import Synchronization
 import OrderedJSON
+import Synchronization
+import SystemKit
 import TagRouter
 import TagRouterDaemon
 
 /// A tagrouter daemon running in the test process, as `tagrouter run --events-from -`
 /// runs in its own: events go in as JSON lines through a pipe read by the real
-/// `events` input; the `log` action's lines are captured in memory (the test
-/// process's stdout is not touched); `reload()` and `stop()` are the daemon's own.
+/// `events` input; the `log` action's lines and the daemon's own log (a `Logger`
+/// bound to its tasks and threads, at debug) are captured in memory (the test
+/// process's stdout and stderr are not touched); `reload()` and `stop()` are the daemon's own.
 /// Every wait has a deadline and waits on state, never on a moment.
 public final class TestDaemon: Sendable {
     /// Waiting for the daemon took longer than its deadline.
@@ -23,10 +25,13 @@ public final class TestDaemon: Sendable {
     /// What the daemon's task and the output sink fill in.
     private final class Captured: Sendable {
         let lines = Mutex<[String]>([])
+        let log = Mutex<[Log.Entry]>([])
         let ended = Mutex<Result<Void, DaemonError>?>(nil)
     }
 
     private let captured = Captured()
+    /// The daemon's log, bound to its start, its run and `reload()`.
+    private let logger: Logger
     /// The write end of the pipe the events go through (the daemon reads `/dev/fd/<read end>`); nil once closed.
     private let writeEnd = Mutex<Int32?>(nil)
 
@@ -49,21 +54,24 @@ public final class TestDaemon: Sendable {
             captured.lines.withLock { $0.append(line) }
             return nil
         }
+        let logger = Logger(level: .debug, sink: { entry in captured.log.withLock { $0.append(entry) } })
         do {
-            daemon = try Daemon(configuration: options)
+            daemon = try Logger.$bound.withValue(logger) { try Daemon(configuration: options) }
         } catch {
             close(fds[0])
             close(fds[1])
             throw error
         }
+        self.logger = logger
         let (daemon, readEnd) = (daemon, fds[0])
         Task {
-            let result: Result<Void, DaemonError>
-            do throws(DaemonError) {
-                try await daemon.run()
-                result = .success(())
-            } catch {
-                result = .failure(error)
+            let result: Result<Void, DaemonError> = await Logger.$bound.withValue(logger) {
+                do throws(DaemonError) {
+                    try await daemon.run()
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
             }
             // Only now: closed earlier, its number could name another file before the events input opened it.
             close(readEnd)
@@ -127,9 +135,23 @@ public final class TestDaemon: Sendable {
         return output
     }
 
+    /// The daemon's log entries so far (debug and up).
+    public var log: [Log.Entry] { captured.log.withLock { $0 } }
+
+    /// Waits for a log entry whose message contains `text`, returning it.
+    @discardableResult
+    public func log(containing text: String, timeout: Duration = .seconds(20)) async throws -> Log.Entry {
+        var found: Log.Entry?
+        try await waitUntil("'\(text)' in the log", timeout: timeout) {
+            found = captured.log.withLock { $0.first { $0.message.contains(text) } }
+            return found != nil
+        }
+        return found!
+    }
+
     /// Loads the config again (as SIGHUP does), once the reload in progress has ended.
     @discardableResult
-    public func reload() -> ReloadOutcome { daemon.reload() }
+    public func reload() -> ReloadOutcome { Logger.$bound.withValue(logger) { daemon.reload() } }
 
     /// Begins the graceful shutdown (as SIGTERM does) and waits for the daemon to end.
     public func stop(timeout: Duration = .seconds(60)) async throws {

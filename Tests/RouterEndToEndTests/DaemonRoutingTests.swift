@@ -77,9 +77,9 @@ import Testing
         #expect(daemon.daemon.buffer.dropped == 0)
     }
 
-    /// Under a dry run the `log` action describes instead of printing (what it would print is in the log:
-    /// `RunCommandTests.dryRunDescribesInsteadOfDoing`), and the description counts as its delivery.
-    @Test func aDryRunWritesNothingAndCountsEachDescription() async throws {
+    /// Under a dry run the `log` action describes in the log what it would print instead of printing it,
+    /// and the description counts as its delivery.
+    @Test func aDryRunDescribesInsteadOfDoing() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let daemon = try TestDaemon(config: "routes: [{name: r, actions: [{log: \"did {{tag.uid}}\"}]}]\n", stateDirectory: scratch.path + "/state", dryRun: true)
@@ -88,7 +88,27 @@ import Testing
         daemon.closeInput()
         try await daemon.finished()
         #expect(daemon.output.isEmpty)
+        #expect(daemon.log.filter { $0.message.hasPrefix("dry run: log would print did ") }.map(\.message) == ["dry run: log would print did 07", "dry run: log would print did 08"])
         #expect(daemon.daemon.counters["r.0.log"]?.delivered == 2)
+    }
+
+    /// Lines are read as bytes: blank and white-space lines are passed over, a line
+    /// that is not an event is logged with its number and skipped, non-ASCII text
+    /// survives, and a last line without a newline still counts.
+    @Test func anEventsFileSkipsBlankAndBadLines() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("tagrouter.yaml", "state_dir: \(scratch.path)/state\nroutes:\n  - {name: all, actions: [{log: {template: \"{{uri}}\"}}]}\n")
+        let lines = [
+            arrival(uid: "04a1", uri: "https://example.com/café").serialized(), "", " \t\r", "{not an event", "\u{0B}",
+            arrival(uid: "04a2", uri: "https://example.com/b").serialized(),
+        ]
+        let events = try scratch.write("events.jsonl", lines.joined(separator: "\n"))
+        let daemon = try TestDaemon(configFile: file, eventsFrom: events)
+        try await daemon.finished()
+        #expect(daemon.output == ["https://example.com/café", "https://example.com/b"])
+        let skipped = daemon.log.filter { $0.message.contains("event line skipped") }
+        #expect(skipped.map { $0.fields["line"] } == [.int(4)])
     }
 
     /// The problems of a rejected reload; nil when the reload took.

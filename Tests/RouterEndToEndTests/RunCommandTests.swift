@@ -109,26 +109,6 @@ import TestSupport
         #expect(stopped["actions"]?["all.0.log"]?["dropped"] == 0)
     }
 
-    /// Lines are read as bytes: blank and white-space lines are passed over, a line
-    /// that is not an event is logged with its number and skipped, non-ASCII text
-    /// survives, and a last line without a newline still counts.
-    @Test func anEventsFileSkipsBlankAndBadLines() async throws {
-        let scratch = Scratch()
-        defer { scratch.remove() }
-        let file = try scratch.write("tagrouter.yaml", "state_dir: \(scratch.path)/state\nroutes:\n  - {name: all, actions: [{log: {template: \"{{uri}}\"}}]}\n")
-        let lines = [
-            arrival(uid: "04a1", uri: "https://example.com/café").serialized(), "", " \t\r", "{not an event", "\u{0B}",
-            arrival(uid: "04a2", uri: "https://example.com/b").serialized(),
-        ]
-        let events = try scratch.write("events.jsonl", lines.joined(separator: "\n"))
-        let daemon = try TagrouterProcess(["run", "--config", file, "--events-from", events, "--log-format", "json"], directory: scratch.path)
-        defer { daemon.stop() }
-        #expect(try await daemon.exitStatus(timeout: .seconds(30)) == 0)
-        #expect(daemon.stdout == ["https://example.com/café", "https://example.com/b"])
-        let skipped = daemon.stderr.filter { $0.contains("event line skipped") }.map { try? JSONValue.parse($0) }
-        #expect(skipped.map { $0?["line"] } == [.int(4)])
-    }
-
     @Test func usesTheEmbeddedDefaultWhenNoFileIsFound() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
@@ -153,19 +133,6 @@ import TestSupport
         daemon.closeInput()
         #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stdout == ["here door"])
-    }
-
-    @Test func dryRunDescribesInsteadOfDoing() async throws {
-        let scratch = Scratch()
-        defer { scratch.remove() }
-        let file = try scratch.write("c.yaml", "routes: [{name: r, actions: [{log: \"did {{tag.uid}}\"}]}]\n")
-        let daemon = try TagrouterProcess(["run", "--config", file, "--events-from", "-", "--dry-run", "--log-format", "json"], directory: scratch.path)
-        defer { daemon.stop() }
-        daemon.send(arrival(uid: "07"))
-        daemon.closeInput()
-        #expect(try await daemon.exitStatus() == 0)
-        #expect(daemon.stdout.isEmpty)
-        #expect(daemon.stderr.contains { $0.contains("dry run: log would print did 07") })
     }
 
     @Test func aBadConfigStopsTheStartWithEveryProblem() async throws {

@@ -1,3 +1,4 @@
+import DaemonTesting
 import Foundation
 import Harness
 import OrderedJSON
@@ -159,22 +160,22 @@ struct WriteAheadTests {
                 actions:
                   - webhook: { url: "\(server.url)", retry: { attempts: 1 } }
             """)
-        let daemon = try TagrouterProcess(Self.arguments(file), directory: scratch.path)
-        defer { daemon.stop() }
+        // In process: the daemon's log is captured as entries.
+        let daemon = try TestDaemon(configFile: file)
         for event in Self.events.prefix(3) { daemon.send(event) }
         _ = await server.waitForRequests(3)
         daemon.closeInput()
-        #expect(try await daemon.exitStatus() == 0)
-        let warnings = daemon.stderr.filter { $0.contains("state_dir cannot be written") }
-        #expect(warnings.count == 1, "\(daemon.stderr.joined(separator: "\n"))")
-        let warning = try JSONValue.parse(try #require(warnings.first))
-        #expect(warning["level"]?.stringValue == "warning")
-        #expect(warning["state_dir"]?.stringValue == blocker + "/state")
-        #expect(warning["reason"]?.stringValue == "spool: create directory \(blocker)/state: Not a directory")
-        #expect(warning["actions"] == ["hook.0.webhook"])
-        #expect(daemon.stderr.contains { $0.contains("hook.0.webhook: delivery failed; event not delivered") && $0.contains("no spool") })
-        let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
-        let counters = stopped["actions"]?["hook.0.webhook"]
+        try await daemon.finished()
+        let warnings = daemon.log.filter { $0.message.contains("state_dir cannot be written") }
+        #expect(warnings.count == 1, "\(daemon.log.map(\.message))")
+        let warning = try #require(warnings.first)
+        #expect(warning.level == .warning)
+        #expect(warning.fields["state_dir"]?.stringValue == blocker + "/state")
+        #expect(warning.fields["reason"]?.stringValue == "spool: create directory \(blocker)/state: Not a directory")
+        #expect(warning.fields["actions"] == ["hook.0.webhook"])
+        #expect(daemon.log.contains { $0.message.contains("hook.0.webhook: delivery failed; event not delivered") && ($0.message + JSONValue.object($0.fields).serialized()).contains("no spool") })
+        let stopped = try #require(daemon.log.last { $0.message == "stopped" })
+        let counters = JSONValue.object(stopped.fields)["actions"]?["hook.0.webhook"]
         #expect(counters?["failed"] == 1 && counters?["delivered"] == 2 && counters?["spooled"] == 0, "\(String(describing: counters))")
     }
 

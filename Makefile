@@ -34,14 +34,14 @@ demo: build
 
 ## The whole suite: unit, integration (libnfc + simulator, mosquitto, HTTP) and end to end.
 test: deps
-	$(SWIFT) build $(SWIFTFLAGS)
+	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	@# Tests/PackagingTests package the release binary: rebuild it when missing or older than a source file
 	@# (a stale one would test an old program; an unchanged tree skips this slow step).
 	@[ -x .build/release/tagrouter ] && [ -z "$$(find Package.swift Sources Plugins -newer .build/release/tagrouter -print -quit)" ] \
 	  || scripts/build-release.sh --product tagrouter
-	@# One test at a time: many tests drive simulators, brokers and daemons whose timing matters;
-	@# side by side on a 2-core machine they starved each other (about 2 minutes this way, and steady).
-	$(SWIFT) test $(SWIFTFLAGS) --no-parallel
+	@# The suite mostly waits on simulators, brokers and daemons: TEST_LANES (default 3) processes side by side,
+	@# each running its group of tests one at a time (scripts/test-lanes.py, docs/development/testing.md).
+	scripts/test-lanes.py
 
 ## The product built with Debian 13's own Swift (swiftlang 6.0.3, what `apt install swiftlang` gives a Raspberry Pi)
 ## in a cached trixie chroot; needs root (docs/packaging.md "Debian 13 and arm64").

@@ -98,8 +98,12 @@ public final class MosquittoBroker: @unchecked Sendable {
         ])
     }
 
-    /// Starts the broker and returns once it accepts TCP connections.
+    /// Starts the broker and returns once it listens on its port. One still running (`init` starts it) is
+    /// stopped first: a second mosquitto cannot bind the port, and the first would outlive the test. Its own
+    /// listening socket is what counts: when another process took the port meanwhile (tests run side by side),
+    /// something accepts there while this mosquitto has failed to bind it and ended.
     public func start() async throws {
+        await stop()
         let text = (["listener \(port) 127.0.0.1"] + config).joined(separator: "\n") + "\n"
         try text.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
         try? FileManager.default.removeItem(at: directory.appendingPathComponent("mosquitto.log"))
@@ -108,7 +112,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             options: ChildOptions(stdout: .null, stderr: .null))
         self.process = process
         let deadline = ContinuousClock.now + .seconds(20)
-        while !Self.accepts(port) {
+        while !Self.listens(process.pid, on: port) {
             guard !process.hasExited, ContinuousClock.now < deadline else {
                 throw TestFailure(description: "mosquitto did not start on port \(port): \(log)")
             }
@@ -145,7 +149,24 @@ public final class MosquittoBroker: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    private static func accepts(_ port: Int) -> Bool {
+    /// True when process `pid` holds a socket listening on TCP `port` (`/proc/net/tcp`, then its descriptors).
+    private static func listens(_ pid: pid_t, on port: Int) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+        let local = String(format: ":%04X", port)
+        // Fields: sl, local address, remote address, state (0A: listening), …, inode (the tenth).
+        let sockets = Set(table.split(separator: "\n").dropFirst().compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            guard fields.count > 9, fields[1].hasSuffix(local), fields[3] == "0A" else { return nil }
+            return "socket:[\(fields[9])]"
+        })
+        guard !sockets.isEmpty, let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return false }
+        return descriptors.contains { descriptor in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)")).map(sockets.contains) ?? false
+        }
+    }
+
+    /// True when something accepts TCP connections on 127.0.0.1:`port`.
+    public static func accepts(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

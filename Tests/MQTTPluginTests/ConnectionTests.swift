@@ -40,6 +40,30 @@ struct ConnectionTests {
         await connection.stop()
     }
 
+    @Test func messagesNobodyTakesWaitUpToTheLimitAndTheRestAreDroppedAndCounted() async throws {
+        let broker = try await MosquittoBroker()
+        var settings = Self.settings(broker)
+        settings.subscriptions = ["flood/#"]
+        let connection = MQTTConnection(settings)
+        connection.start()
+        await connection.subscribed()
+        let sender = MQTTConnection(Self.settings(broker))
+        sender.start()
+        let sent = MQTTConnection.incomingLimit + 100
+        for index in 0..<sent { _ = sender.enqueue(MQTTMessage(topic: "flood/\(index)", text: "\(index)", qos: 1), hold: .seconds(30)) }
+        try await sender.publish(MQTTMessage(topic: "done", text: "", qos: 1), hold: .seconds(30))
+        await sender.stop()
+        // Nobody reads `incoming` meanwhile.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while connection.received < sent, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(connection.received == sent)
+        #expect(connection.droppedIncoming == 100)
+        await connection.stop()
+        var waiting: [String] = []
+        for await incoming in connection.incoming { waiting.append(incoming.message.topic) }
+        #expect(waiting == (0..<MQTTConnection.incomingLimit).map { "flood/\($0)" }, "the oldest wait, the newest are dropped")
+    }
+
     @Test func announcesOnlineAndOfflineOnCleanStop() async throws {
         let broker = try await MosquittoBroker()
         let watcher = try Subscriber(port: broker.port, filter: "avail/#")

@@ -56,10 +56,13 @@ public final class MQTTConnection: Service {
     }
 
     public let settings: MQTTSettings
-    /// Messages arriving on `settings.subscriptions`, for one consumer. With
-    /// `settings.acknowledgeWhenAccepted` in groups — every message waiting on
-    /// the socket, at most `acceptanceGroupLimit` — and the next group is read
-    /// once the consumer released the acceptance of every message before.
+    /// Messages arriving on `settings.subscriptions`, for one consumer, at most
+    /// `incomingLimit` waiting. With `settings.acknowledgeWhenAccepted` in groups —
+    /// every message waiting on the socket, at most `acceptanceGroupLimit` — and the
+    /// next group is read once the consumer released the acceptance of every message
+    /// before, so none is ever dropped. Otherwise (commands, Home Assistant's birth)
+    /// a message arriving while `incomingLimit` wait is dropped and counted
+    /// (`droppedIncoming`): a flood from the broker cannot fill the memory.
     public let incoming: AsyncStream<MQTTIncoming>
     private let incomingInput: AsyncStream<MQTTIncoming>.Continuation
     private let state = Mutex(State())
@@ -71,12 +74,15 @@ public final class MQTTConnection: Service {
     private let receivedCount = Atomic<Int>(0)
     private let groupCount = Atomic<Int>(0)
     private let takeoverCount = Atomic<Int>(0)
+    private let droppedCount = Atomic<Int>(0)
     /// Messages handed over at most as one group with `settings.acknowledgeWhenAccepted`.
     static let acceptanceGroupLimit = 256
+    /// Messages waiting in `incoming` at most.
+    static let incomingLimit = acceptanceGroupLimit
 
     public init(_ settings: MQTTSettings) {
         self.settings = settings
-        (incoming, incomingInput) = AsyncStream.makeStream(of: MQTTIncoming.self)
+        (incoming, incomingInput) = AsyncStream.makeStream(of: MQTTIncoming.self, bufferingPolicy: .bufferingOldest(Self.incomingLimit))
         wake = WakePipe()
     }
 
@@ -173,6 +179,10 @@ public final class MQTTConnection: Service {
     /// Messages that arrived on the subscriptions so far (each acknowledged to the
     /// broker as it arrived, or once accepted with `settings.acknowledgeWhenAccepted`).
     public var received: Int { receivedCount.load(ordering: .relaxed) }
+
+    /// Messages dropped because `incomingLimit` were already waiting in `incoming`
+    /// (never with `settings.acknowledgeWhenAccepted`).
+    public var droppedIncoming: Int { droppedCount.load(ordering: .relaxed) }
 
     /// Groups of messages handed over with `settings.acknowledgeWhenAccepted`
     /// (each acknowledged to the broker together once every message of it was accepted).
@@ -344,9 +354,15 @@ public final class MQTTConnection: Service {
             }
             for outcome in outcomes { outcome.complete(.success(())) }
         }
+        var dropped = 0
         for message in session.takeReceived() {
             receivedCount.add(1, ordering: .relaxed)
-            incomingInput.yield(MQTTIncoming(message: message, acceptance: nil))
+            if case .dropped = incomingInput.yield(MQTTIncoming(message: message, acceptance: nil)) { dropped += 1 }
+        }
+        if dropped > 0, droppedCount.wrappingAdd(dropped, ordering: .relaxed).oldValue == 0 {
+            // Once per connection object: the count says how many followed.
+            Log.warning("mqtt: messages arrive faster than they are handled; the ones past \(Self.incomingLimit) waiting are dropped",
+                        JSONObject(["broker": .string(settings.broker), "topics": .array(settings.subscriptions.map(JSONValue.string))]))
         }
         for granted in session.takeSubscribeAcks() {
             let fields = JSONObject(["broker": .string(settings.broker), "topics": .array(settings.subscriptions.map(JSONValue.string))])

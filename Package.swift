@@ -53,7 +53,7 @@ let core: [Target] = [
 
 /// Life under systemd: sd_notify (ready, status, watchdog) and native journal entries.
 let systemd: [Target] = [
-    .target(name: "Systemd", dependencies: ["CSystemd", "SystemKit"]),
+    .target(name: "Systemd", dependencies: ["CSystemd", "SystemKit", "OrderedJSON"]),
     /// Calls the Systemd module as the daemon will, so tests can give it a NOTIFY_SOCKET of their own.
     .executableTarget(name: "systemd-probe", dependencies: ["Systemd"], path: "Tests/SystemdProbe"),
     .testTarget(name: "SystemdTests", dependencies: ["Systemd", "TestSupport", "systemd-probe"]),
@@ -87,7 +87,7 @@ let routing: [Target] = [
     .executableTarget(name: "router-bench", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "TagCore", "BenchSupport"], path: "Benchmarks/RouterBench"),
     .testTarget(
         name: "RouterEndToEndTests",
-        dependencies: ["OrderedJSON", "TagRouter", "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "TestSupport", "Harness"]),
+        dependencies: ["OrderedJSON", "TagRouter", "TagRouterDaemon", "DaemonTesting", "DaemonControl", "TestSupport", "Harness"]),
 ]
 
 /// The running daemon seen and steered from outside: the control socket, its server and client; metrics and the live page.
@@ -112,10 +112,10 @@ let plugins: [Target] = [
         name: "ActionPluginTests",
         dependencies: [
             "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "ChildProcess", "TagRouter", "OrderedJSON", "Lifecycle",
-            "TagCore", "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin", "TestSupport",
+            "TagCore", "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin", "TagRouterDaemon", "TestSupport",
         ]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin", "Lifecycle"], path: "Benchmarks/MQTTBench"),
-    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "OrderedJSON", "Lifecycle", "TagCore", "ChildProcess", "TestSupport", "Harness", "mqtt-bench"]),
+    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagRouterDaemon", "OrderedJSON", "Lifecycle", "TagCore", "ChildProcess", "TestSupport", "Harness", "mqtt-bench"]),
 ]
 
 /// How the release `tagrouter` is linked, for a smaller resident set (docs/development/memory.md): lld places the functions the
@@ -128,15 +128,29 @@ let releaseLinkLayout = [
     "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
 ]
 
-/// The command-line tool and daemon.
+/// The daemon as a library: the plugin registry, the config file and its embedded default, the service group, one
+/// serialized reload, the graceful shutdown. `tagrouter run` runs it; tests run it in process (DaemonTesting).
+let daemon: [Target] = [
+    .target(
+        name: "TagRouterDaemon",
+        dependencies: [
+            "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagReader", "TagRouter",
+            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
+        ],
+        resources: [.embedInCode("Resources/tagrouter.yaml")]),
+    /// A daemon in the test process: config text in, events in, reload, stop; what the `log` action wrote and the observer saw.
+    .target(name: "DaemonTesting", dependencies: ["TagRouterDaemon", "TagRouter", "OrderedJSON", "SystemKit", "DaemonControl"], path: "Tests/DaemonTesting"),
+]
+
+/// The command-line tool: parses arguments, runs the daemon and the other commands, prints.
 let executable: [Target] = [
     .executableTarget(
         name: "TagRouterCLI",
         dependencies: [
-            "OrderedJSON", "SystemKit", "Lifecycle", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter",
-            "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
+            "OrderedJSON", "SystemKit", "Lifecycle", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter", "TagRouterDaemon",
+            "MQTTPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
         ],
-        resources: [.embedInCode("Resources/tagrouter.yaml"), .embedInCode("Resources/demo.yaml")],
+        resources: [.embedInCode("Resources/demo.yaml")],
         linkerSettings: [.unsafeFlags(releaseLinkLayout, .when(configuration: .release))]
     ),
     /// Real processes for tests and benchmarks alike: a running tool with its timed output lines, a mosquitto broker,
@@ -160,6 +174,6 @@ let package = Package(
         .executable(name: "tagrouter", targets: ["TagRouterCLI"]),
         .library(name: "NDEF", targets: ["NDEF"]),
     ],
-    targets: systemLibraries + json + ndef + runtime + core + systemd + tags + secureTags + routing + control + plugins + executable,
+    targets: systemLibraries + json + ndef + runtime + core + systemd + tags + secureTags + routing + control + plugins + daemon + executable,
     swiftLanguageModes: [.v6]
 )

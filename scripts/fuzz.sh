@@ -126,7 +126,7 @@ prepare_config() {
   for plugin in "${plugins[@]}"; do build_module "$plugin" "Plugins/$plugin"; done
   link_fuzzer config-fuzz ConfigFuzz.swift OrderedJSON SystemKit Lifecycle NDEF TagCore TagCrypto SecureTags TagRouter ChildProcess "${plugins[@]}"
   local corpus=$1
-  for file in config/examples/*.yaml config/tagrouter.yaml Sources/TagRouterCLI/Resources/tagrouter.yaml; do
+  for file in config/examples/*.yaml config/tagrouter.yaml Sources/TagRouterDaemon/Resources/tagrouter.yaml; do
     [ -f "$file" ] && cp "$file" "$corpus/seed-$(basename "$file")"
   done
   # The limits, each just crossed: an alias bomb, deep nesting, many aliases.

@@ -1,3 +1,5 @@
+import TagRouterDaemon
+
 /// A failure the command line reports on stderr as `error: …` with the exit
 /// status of its kind (sysexits: 64 usage, 65 bad data, 1 runtime).
 enum CLIError: Error {
@@ -23,6 +25,19 @@ enum CLIError: Error {
         switch self {
         case .usage(let message), .data(let message), .runtime(let message): return message
         case .degraded: return "the daemon is degraded (see problems above)"
+        }
+    }
+}
+
+extension CLIError {
+    /// The command line's failure for a daemon's: a config's problems are printed on stderr, one per line.
+    init(_ error: DaemonError) {
+        switch error {
+        case .usage(let message): self = .usage(message)
+        case .config(let problems, _):
+            for line in problems.lines() { printToStderr(line) }
+            self = .data(error.description)
+        case .runtime(let message): self = .runtime(message)
         }
     }
 }

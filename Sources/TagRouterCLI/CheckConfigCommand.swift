@@ -1,5 +1,6 @@
 import TagCore
 import TagRouter
+import TagRouterDaemon
 
 /// `tagrouter check-config`: validates a config and prints its problems, or a
 /// summary; with `--explain`, shows for one sample event every route with the
@@ -40,7 +41,7 @@ enum CheckConfigCommand: Command {
         ]
         for document in documents where arguments.flag(document.flag) {
             try arguments.finish()
-            print(document.render(ConfigLoader(registry: builtinPlugins)), terminator: "")
+            print(document.render(ConfigLoader(registry: BuiltinPlugins.registry)), terminator: "")
             return
         }
         let explain = arguments.flag(explainOption)
@@ -50,8 +51,8 @@ enum CheckConfigCommand: Command {
         guard files.count <= 1 else { throw .usage("give one config file, not \(files.count)") }
         if !explain && sample.given { throw .usage("--event, --uri, --text, --uid, --reader, --tag-type and --kind go with --explain") }
 
-        let file = try RunConfigFile(explicit: files.first)
-        let config = try file.loadOrExit(ConfigLoader(registry: builtinPlugins, dryRun: true, missingSecretsAreWarnings: true))
+        let file = try ConfigFile.named(files.first)
+        let config = try file.loadOrExit(ConfigLoader(registry: BuiltinPlugins.registry, dryRun: true, missingSecretsAreWarnings: true))
         if explain {
             let event = try sample.event(defaultReader: config.readers.first?.name ?? "reader")
             print(explanation(Router(config: config, dryRun: true).explain(event), event: event))

@@ -3,6 +3,7 @@ import ChildProcess
 import OrderedJSON
 import SystemKit
 import TagRouter
+import TagRouterDaemon
 
 /// `tagrouter demo`: the two-minute tour. Starts the simulator and the daemon on
 /// the embedded demo config in a temporary folder, plays `DemoTour`, prints what
@@ -96,7 +97,7 @@ enum DemoCommand: Command {
     /// How many actions each route of the demo config has: loaded and checked here, before anything starts.
     private static func actionsPerRoute(_ workspace: DemoWorkspace) throws(CLIError) -> [String: Int] {
         do {
-            let config = try ConfigLoader(registry: builtinPlugins).load(file: workspace.config)
+            let config = try ConfigLoader(registry: BuiltinPlugins.registry).load(file: workspace.config)
             return Dictionary(config.routes.map { ($0.name, $0.actions.count) }) { first, _ in first }
         } catch {
             throw .data("the demo config has problems (a bug in this build): " + error.sorted.map(\.description).joined(separator: "; "))

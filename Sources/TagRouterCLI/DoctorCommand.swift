@@ -3,6 +3,7 @@ import Glibc
 import MQTTPlugin
 import TagReader
 import TagRouter
+import TagRouterDaemon
 
 /// `tagrouter doctor`: checks the machine and the setup, one line per check, ✓ or ✗
 /// with the command that fixes it; exit status 1 when something stops tags being read.
@@ -49,14 +50,14 @@ enum DoctorCommand: Command {
     }
 
     static func configCheck(_ path: String?) -> (check: DoctorCheck, loaded: RouterConfig?) {
-        let file: RunConfigFile
+        let file: ConfigFile
         do {
-            file = try RunConfigFile(explicit: path)
+            file = try ConfigFile.named(path)
         } catch {
             return (.failed("config: \(error.message)", fix: "tagrouter check-config FILE"), nil)
         }
         do {
-            let config = try file.load(ConfigLoader(registry: builtinPlugins, dryRun: true))
+            let config = try file.load(ConfigLoader(registry: BuiltinPlugins.registry, dryRun: true))
             return (.ok("config: \(file.name) is valid (\(config.readers.count) reader(s), \(config.routes.count) route(s))"), config)
         } catch {
             let count = error.errors.count

@@ -2,6 +2,7 @@ import OrderedJSON
 import SystemKit
 import TagCore
 import TagRouter
+import TagRouterDaemon
 
 /// `tagrouter read`: read the tag on a reader and print its event JSON
 enum ReadCommand: Command {
@@ -35,7 +36,7 @@ enum ReadCommand: Command {
         try arguments.finish()
         var checked: @Sendable (TagEvent) -> TagEvent = { $0 }
         if let configFile {
-            checked = try RunConfigFile(explicit: configFile).loadOrExit(ConfigLoader(registry: builtinPlugins, dryRun: true, missingSecretsAreWarnings: true)).sunPreview
+            checked = try ConfigFile.named(configFile).loadOrExit(ConfigLoader(registry: BuiltinPlugins.registry, dryRun: true, missingSecretsAreWarnings: true)).sunPreview
         }
         if !direct, let reply = try DaemonTagJob.ask(
             "read", JSONObject(["present": true]), control: control, reader: readerName, device: reader.given ? reader.devices[0] : nil, timeout: timeout)

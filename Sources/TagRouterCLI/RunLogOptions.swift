@@ -1,4 +1,5 @@
 import SystemKit
+import Systemd
 
 /// `--log-level` and `--log-format`, shared by `run` and `check-config`. Without
 /// `--log-format`, a stderr that is the journal gets native journal entries.

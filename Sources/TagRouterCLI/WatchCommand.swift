@@ -2,6 +2,7 @@ import SystemKit
 import TagCore
 import TagReader
 import TagRouter
+import TagRouterDaemon
 
 /// `tagrouter watch`: print every reader and tag event as JSON lines
 enum WatchCommand: Command {
@@ -46,8 +47,8 @@ enum WatchCommand: Command {
         var checked: @Sendable (TagEvent) -> TagEvent = { $0 }
         if let configFile {
             guard !reader.given, names.isEmpty else { throw .usage("--config watches the readers of the file; leave out --device and --name") }
-            let file = try RunConfigFile(explicit: configFile)
-            let config = try file.loadOrExit(ConfigLoader(registry: builtinPlugins, dryRun: true, missingSecretsAreWarnings: true))
+            let file = try ConfigFile.named(configFile)
+            let config = try file.loadOrExit(ConfigLoader(registry: BuiltinPlugins.registry, dryRun: true, missingSecretsAreWarnings: true))
             configs = config.readers
             checked = config.sunPreview
         } else {

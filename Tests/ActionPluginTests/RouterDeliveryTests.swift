@@ -3,13 +3,14 @@ import Foundation
 import OpenURLPlugin
 import ShellPlugin
 import TagRouter
+import TagRouterDaemon
 import TestSupport
 import Testing
 import WebhookPlugin
 
 /// The plugins under the router's own queues and delivery policy, as `tagrouter run` uses them.
 @Suite struct RouterDeliveryTests {
-    private static let registry = PluginRegistry([ShellPlugin.self, OpenURLPlugin.self, WebhookPlugin.self, ExecPlugin.self])
+    private static let registry = BuiltinPlugins.registry
 
     private func router(_ yaml: String, in sandbox: Sandbox) throws -> Router {
         var config = try ConfigLoader(registry: Self.registry).load(text: yaml, file: "t.yaml", directory: sandbox.path)

@@ -9,6 +9,7 @@ import TagCore
 import TagKit
 import TagReader
 import TagRouter
+import TagRouterDaemon
 import TestSupport
 import Testing
 import WebhookPlugin
@@ -21,7 +22,7 @@ import WebhookPlugin
         let sandbox = try Sandbox()
         let server = try await HTTPTestServer([.init()])
         let opener = try sandbox.write("opener", "#!/bin/sh\nprintf '%s' \"$1\" > '\(sandbox.file("opened"))'\n", executable: true)
-        var config = try ConfigLoader(registry: PluginRegistry([ShellPlugin.self, OpenURLPlugin.self, WebhookPlugin.self, ExecPlugin.self]))
+        var config = try ConfigLoader(registry: BuiltinPlugins.registry)
             .load(text: """
                 open:
                   handler: [\(opener), "{{uri}}"]

@@ -1,6 +1,7 @@
 import Foundation
 import TagCore
 import TagRouter
+import TagRouterDaemon
 import TestSupport
 import Testing
 
@@ -12,8 +13,10 @@ import Testing
     static func declared(_ spec: OptionSpec, _ key: String) throws -> String { try #require(spec.option(key)?.defaultValue, "\(key) has no default") }
     static func duration(_ spec: OptionSpec, _ key: String) throws -> Duration { try #require(Duration(configText: try declared(spec, key))) }
 
+    /// Of every built-in plugin and input, the MQTT ones included (the daemon's registry).
     @Test func everyDefaultOfTheSectionActionAndInputIsAValidValue() {
-        let problems = PluginRegistry([MQTTPlugin.self], sources: [MQTTInput.self]).invalidDefaults
+        #expect(BuiltinPlugins.registry[MQTTPlugin.name] != nil && BuiltinPlugins.registry.source(named: MQTTInput.name) != nil)
+        let problems = BuiltinPlugins.registry.invalidDefaults
         #expect(problems.isEmpty, "\(problems)")
     }
 

@@ -104,7 +104,7 @@ import TestSupport
               - name: all
                 actions: [{ log: x }]
             """)
-        let daemon = try Daemon(["run", "--config", file, "--log-format", "json"], directory: scratch.path)
+        let daemon = try TagrouterProcess(["run", "--config", file, "--log-format", "json"], directory: scratch.path)
         defer { daemon.stop() }
         try await daemon.stderr(containing: "mqtt subscribed")
         daemon.signal(SIGTERM)
@@ -175,7 +175,7 @@ import TestSupport
                 actions:
                   - mqtt: { topic: "back/{{tag.uid}}", qos: 1, payload: "{{id}}", retry: { attempts: 1, backoff: 100ms, max_backoff: 200ms } }
             """)
-        let daemon = try Daemon(["run", "--config", config, "--events-from", "-", "--log-format", "json", "--log-level", "debug"], directory: scratch.path)
+        let daemon = try TagrouterProcess(["run", "--config", config, "--events-from", "-", "--log-format", "json", "--log-level", "debug"], directory: scratch.path)
         defer { daemon.stop() }
         let taps = (1...5).map { arrival(uid: String(format: "08%02x", $0)) }
         for tap in taps { daemon.send(tap) }

@@ -31,7 +31,7 @@ struct BrokerKillTests {
                 actions:
                   - mqtt: { topic: "kill/{{tag.uid}}", qos: 1, payload: "{{id}}" }
             """)
-        let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
+        let daemon = try TagrouterProcess(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
         defer { daemon.stop() }
         let before = (1...20).map { arrival(uid: String(format: "06%02x", $0)) }
         let inFlight = (1...20).map { arrival(uid: String(format: "07%02x", $0)) }

@@ -18,7 +18,7 @@ import Testing
                 continue: true
               - actions: [log]
             """)
-        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stdout == [
@@ -37,13 +37,13 @@ import Testing
             routes:
               - {name: albums, match: {group: music}, actions: [{log: "play {{tag.name}}"}]}
             """)
-        let check = try Daemon(["check-config", file], directory: scratch.path)
+        let check = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { check.stop() }
         #expect(try await check.exitStatus() == 0)
         #expect(check.stderr == ["\(file):3:5: warning: tags: no route matches tag 'spare' by `tag:` or `group:` (fine if the name is only for events and Home Assistant)"])
         #expect(check.stdout.contains("tags: 2"))
 
-        let explain = try Daemon(["check-config", file, "--explain", "--uid", "04-a2-24-b2"], directory: scratch.path)
+        let explain = try TagrouterProcess(["check-config", file, "--explain", "--uid", "04-a2-24-b2"], directory: scratch.path)
         defer { explain.stop() }
         #expect(try await explain.exitStatus() == 0)
         #expect(explain.stdout.contains(#"  ✓ group: "music" matches music"#))
@@ -62,7 +62,7 @@ import Testing
               - {name: a, uid: 04a224b2}
               - {name: b, uid: 04-A2-24-B2}
             """)
-        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 65)
         #expect(daemon.stderr == [
@@ -86,7 +86,7 @@ import Testing
                   - webhook: "{{uri}}"
                   - webhook: "https://{{reader}}.local/hook"
             """)
-        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 65)
         #expect(daemon.stderr == [
@@ -102,7 +102,7 @@ import Testing
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", "routes:\n  - name: x\n\t  actions: [log]\n")
-        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 65)
         #expect(daemon.stderr.first == "\(file):3:1: tabs cannot indent YAML; use spaces")
@@ -112,7 +112,7 @@ import Testing
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", "")
-        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stderr == ["\(file):1:1: warning: no routes: events are read but nothing is done with them; add a `routes:` list (config/examples has some)"])
@@ -129,7 +129,7 @@ import Testing
             routes:
               - actions: [{mqtt: {topic: "elsewhere/{{reader}}"}}]
             """)
-        let warned = try Daemon(["check-config", unpublished], directory: scratch.path)
+        let warned = try TagrouterProcess(["check-config", unpublished], directory: scratch.path)
         defer { warned.stop() }
         #expect(try await warned.exitStatus() == 0)
         #expect(warned.stderr == [
@@ -144,7 +144,7 @@ import Testing
             routes:
               - {name: home-assistant, match: {event: [tag.arrived, tag.removed]}, actions: [mqtt]}
             """)
-        let quiet = try Daemon(["check-config", published], directory: scratch.path)
+        let quiet = try TagrouterProcess(["check-config", published], directory: scratch.path)
         defer { quiet.stop() }
         #expect(try await quiet.exitStatus() == 0)
         #expect(quiet.stderr.isEmpty)
@@ -164,7 +164,7 @@ import Testing
               - name: rest
                 actions: [log]
             """)
-        let daemon = try Daemon(["check-config", file, "--explain", "--uri", "spotify:track:9", "--uid", "04a224b2", "--reader", "desk"], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file, "--explain", "--uri", "spotify:track:9", "--uid", "04a224b2", "--reader", "desk"], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 0)
         #expect(Array(daemon.stdout.dropFirst()) == [
@@ -188,7 +188,7 @@ import Testing
         defer { scratch.remove() }
         let file = try scratch.write("c.yaml", "routes: [{name: gone, match: {event: tag.removed}, actions: [log]}]\n")
         let event = #"{"event":"tag.removed","reader":"r","tag":{"uid":"0411","type":"ntag215"},"dwell_ms":1200}"#
-        let daemon = try Daemon(["check-config", file, "--explain", "--event", event], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file, "--explain", "--event", event], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stdout.contains("route gone: MATCH"))
@@ -197,7 +197,7 @@ import Testing
     @Test func badArgumentsExit64() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let daemon = try Daemon(["check-config", "--uri", "x"], directory: scratch.path, environment: ["HOME": scratch.path])
+        let daemon = try TagrouterProcess(["check-config", "--uri", "x"], directory: scratch.path, environment: ["HOME": scratch.path])
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 64)
     }
@@ -205,7 +205,7 @@ import Testing
     @Test func theEmbeddedDefaultIsValid() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let daemon = try Daemon(["check-config"], directory: scratch.path, environment: ["HOME": scratch.path])
+        let daemon = try TagrouterProcess(["check-config"], directory: scratch.path, environment: ["HOME": scratch.path])
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stdout.first == "embedded default: OK")
@@ -228,7 +228,7 @@ import Testing
     static func generated(_ flag: String) async throws -> String {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let daemon = try Daemon(["check-config", flag], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", flag], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 0)
         return daemon.stdout.joined(separator: "\n") + "\n"

@@ -1,11 +1,7 @@
-import ExecPlugin
 import Foundation
-import MQTTPlugin
-import OpenURLPlugin
-import ShellPlugin
 import TagRouter
+import TagRouterDaemon
 import Testing
-import WebhookPlugin
 
 /// The shipped examples load with the real plugins' specs.
 @Suite struct ExampleConfigTests {
@@ -14,11 +10,10 @@ import WebhookPlugin
 
     @Test(arguments: examples) func exampleLoads(file: String) async throws {
         let text = try String(contentsOfFile: Self.repositoryRoot + "/config/examples/" + file, encoding: .utf8)
-        let registry = PluginRegistry([LogPlugin.self, MQTTPlugin.self, ShellPlugin.self, OpenURLPlugin.self, WebhookPlugin.self, ExecPlugin.self])
         let secrets = Scratch()
         defer { secrets.remove() }
         _ = try secrets.write("mqtt-password", "secret")
-        let loader = ConfigLoader(registry: registry, environment: ["HOME": secrets.path], dryRun: true)
+        let loader = ConfigLoader(registry: BuiltinPlugins.registry, environment: ["HOME": secrets.path], dryRun: true)
         let config = try loader.load(text: text.replacingOccurrences(of: "/etc/tagrouter/", with: secrets.path + "/"), file: file, directory: secrets.path)
         #expect(!config.routes.isEmpty)
     }
@@ -33,7 +28,7 @@ import WebhookPlugin
         let home = Scratch()
         defer { home.remove() }
         for file in Self.shippedExamples {
-            let daemon = try Daemon(["check-config", "config/examples/" + file], directory: Self.repositoryRoot, environment: ["HOME": home.path])
+            let daemon = try TagrouterProcess(["check-config", "config/examples/" + file], directory: Self.repositoryRoot, environment: ["HOME": home.path])
             defer { daemon.stop() }
             #expect(try await daemon.exitStatus() == 0, "\(file): \(daemon.stderr.joined(separator: "\n"))")
             #expect(daemon.stdout.first == "config/examples/\(file): OK")
@@ -41,7 +36,7 @@ import WebhookPlugin
     }
 
     @Test func aSecretNotProvidedYetIsAWarningThatSaysWhatToCreate() async throws {
-        let daemon = try Daemon(["check-config", "config/examples/home-assistant-mqtt.yaml"], directory: Self.repositoryRoot)
+        let daemon = try TagrouterProcess(["check-config", "config/examples/home-assistant-mqtt.yaml"], directory: Self.repositoryRoot)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 0)
         #expect(daemon.stderr == [
@@ -52,20 +47,20 @@ import WebhookPlugin
 
     @Test func anUnsetEnvironmentVariableIsAWarningForCheckConfigAndAnErrorForRun() async throws {
         let file = "config/examples/webhook-home-assistant.yaml"
-        let check = try Daemon(["check-config", file], directory: Self.repositoryRoot)
+        let check = try TagrouterProcess(["check-config", file], directory: Self.repositoryRoot)
         defer { check.stop() }
         #expect(try await check.exitStatus() == 0)
         #expect(check.stderr == [
             "\(file):20:16: warning: routes[0].actions[0].webhook.url: environment variable 'HA_WEBHOOK_ID' is not set; `run` refuses to start until it is (export HA_WEBHOOK_ID=…)",
         ])
-        let run = try Daemon(["run", "--config", file, "--events-from", "-"], directory: Self.repositoryRoot)
+        let run = try TagrouterProcess(["run", "--config", file, "--events-from", "-"], directory: Self.repositoryRoot)
         defer { run.stop() }
         #expect(try await run.exitStatus() == 65)
         #expect(run.stderr.contains { $0.contains("environment variable 'HA_WEBHOOK_ID' is not set") })
     }
 
     @Test func runRefusesToStartWithoutASecretFileAndSaysWhichToCreate() async throws {
-        let run = try Daemon(["run", "--config", "config/examples/webhook-node-red.yaml", "--events-from", "-"], directory: Self.repositoryRoot)
+        let run = try TagrouterProcess(["run", "--config", "config/examples/webhook-node-red.yaml", "--events-from", "-"], directory: Self.repositoryRoot)
         defer { run.stop() }
         #expect(try await run.exitStatus() == 65)
         #expect(run.stderr.first == "config/examples/webhook-node-red.yaml:12:31: routes[0].actions[0].webhook.hmac.secret_file: "
@@ -105,7 +100,7 @@ import WebhookPlugin
         defer { scratch.remove() }
         for (place, text) in configs {
             let file = try scratch.write("tagrouter.yaml", text)
-            let check = try Daemon(["check-config", file], directory: scratch.path, environment: ["HOME": scratch.path])
+            let check = try TagrouterProcess(["check-config", file], directory: scratch.path, environment: ["HOME": scratch.path])
             defer { check.stop() }
             #expect(try await check.exitStatus() == 0, "\(place): \(check.stderr.joined(separator: "\n"))")
         }

@@ -1,3 +1,4 @@
+import DaemonTesting
 import Foundation
 import Harness
 import OrderedJSON
@@ -20,20 +21,19 @@ import TestSupport
                   - log: "tap {{tag.uid}}"
                   - mqtt: { qos: 0, spool: false, retry: { attempts: 1 } }
             """)
-        let daemon = try Daemon(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
-        defer { daemon.stop() }
+        // In process: what the log says at info, as `run` would print it.
+        let daemon = try TestDaemon(configFile: file)
         for uid in ["01", "02", "03"] { daemon.send(arrival(uid: uid)) }
-        #expect(try await daemon.stdout(count: 3) == ["tap 01", "tap 02", "tap 03"])
+        #expect(try await daemon.output(count: 3) == ["tap 01", "tap 02", "tap 03"])
         daemon.closeInput()
-        #expect(try await daemon.exitStatus() == 0)
+        try await daemon.finished()
 
-        let log = try daemon.stderr.map { try JSONValue.parse($0) }
-        let outage = log.filter { $0["msg"]?.stringValue?.hasPrefix("no MQTT broker") == true }
-        #expect(outage.map { $0["msg"]?.stringValue } == ["no MQTT broker on 127.0.0.1:\(port); publishing resumes when one answers"])
-        #expect(log.allSatisfy { $0["level"] != "error" && $0["msg"]?.stringValue?.contains("delivery failed") != true },
-                "\(daemon.stderr.joined(separator: "\n"))")
-        let stopped = try #require(log.last { $0["msg"] == "stopped" })
-        #expect(stopped["actions"]?["everything.1.mqtt"]?["failed"] == 3, "the deliveries were tried and counted, only not logged one by one")
+        let log = daemon.log.filter { $0.level >= .info }
+        let outage = log.filter { $0.message.hasPrefix("no MQTT broker") }
+        #expect(outage.map(\.message) == ["no MQTT broker on 127.0.0.1:\(port); publishing resumes when one answers"])
+        #expect(log.allSatisfy { $0.level != .error && !$0.message.contains("delivery failed") }, "\(log.map(\.message))")
+        let stopped = try #require(log.last { $0.message == "stopped" })
+        #expect(JSONValue.object(stopped.fields)["actions"]?["everything.1.mqtt"]?["failed"] == 3, "the deliveries were tried and counted, only not logged one by one")
     }
 
     @Test func noReaderIsSaidOnceWithTheNextSteps() async throws {
@@ -44,7 +44,7 @@ import TestSupport
             state_dir: \(scratch.path)/state
             routes: [{actions: [log]}]
             """)
-        let daemon = try Daemon(["run", "--config", file, "--log-format", "human"], directory: scratch.path)
+        let daemon = try TagrouterProcess(["run", "--config", file, "--log-format", "human"], directory: scratch.path)
         defer { daemon.stop() }
         let line = try await daemon.stderr(containing: "not found; waiting for it")
         #expect(line.hasPrefix("WARNING reader 'pn532_uart:\(scratch.path)/no-such-reader' not found; waiting for it "

@@ -9,13 +9,13 @@ import Testing
     static let signature = "67b1750bcceb1174f9a33bf20e0226551a6366939b31f949848c3c087350fa90"
 
     /// `tagrouter run` reading a fresh simulator, with `tagsAndRoutes` after its reader.
-    static func daemon(in scratch: Scratch, _ tagsAndRoutes: String) async throws -> (simulator: Daemon, daemon: Daemon, control: String) {
+    static func daemon(in scratch: Scratch, _ tagsAndRoutes: String) async throws -> (simulator: TagrouterProcess, daemon: TagrouterProcess, control: String) {
         let (simulator, link, control) = try await startSimulator(in: scratch)
         let reader = "state_dir: \(scratch.path)/state\nreaders: [{ name: door, device: \"pn532_uart:\(link)\", exit_delay: 200ms }]\n"
         let environment = ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"]
         do {
             let file = try scratch.write("tagrouter.yaml", reader + tagsAndRoutes)
-            return (simulator, try Daemon(["run", "--config", file], directory: scratch.path, environment: environment), control)
+            return (simulator, try TagrouterProcess(["run", "--config", file], directory: scratch.path, environment: environment), control)
         } catch {
             simulator.stop()
             throw error
@@ -57,7 +57,7 @@ import Testing
         defer { scratch.remove() }
         let (simulator, _, control) = try await startSimulator(in: scratch)
         defer { simulator.stop() }
-        let client = try Daemon(["simulate", "--control", control, "--request", #"{"op":"place","type":"ntag215","signature":"0011"}"#],
+        let client = try TagrouterProcess(["simulate", "--control", control, "--request", #"{"op":"place","type":"ntag215","signature":"0011"}"#],
                                 directory: scratch.path)
         defer { client.stop() }
         #expect(try await client.exitStatus() != 0)

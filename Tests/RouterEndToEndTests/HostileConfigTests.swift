@@ -1,9 +1,10 @@
+import DaemonTesting
 import Foundation
 import Testing
 
 /// Config files built to exhaust memory or the stack: `check-config` refuses each
 /// quickly with the place it crossed a limit (an 11.7 GB alias bomb answers within
-/// the run's deadline, so memory stayed bounded), and a SIGHUP reload with one
+/// the run's deadline, so memory stayed bounded), and a reload with one
 /// keeps the running config.
 @Suite struct HostileConfigTests {
     /// "Billion laughs": nine levels of nine aliases to the level before.
@@ -29,7 +30,7 @@ import Testing
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("tagrouter.yaml", hostile.text)
-        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus(timeout: .seconds(10)) == 65)
         #expect(daemon.stderr == ["\(file):\(hostile.problem)", "error: \(file): the config has 1 problem"])
@@ -42,7 +43,7 @@ import Testing
         defer { scratch.remove() }
         let text = "a: &a \"" + String(repeating: "x", count: 2_000) + "\"\nroutes: [" + Array(repeating: "*a", count: 999).joined(separator: ", ") + "]\n"
         let file = try scratch.write("tagrouter.yaml", text)
-        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 65)
         #expect(daemon.stderr.count == 52)
@@ -60,7 +61,7 @@ import Testing
             x-aliases: [\(aliases)]
             routes: [{name: a, actions: [log]}]
             """)
-        let daemon = try Daemon(["check-config", file], directory: scratch.path)
+        let daemon = try TagrouterProcess(["check-config", file], directory: scratch.path)
         defer { daemon.stop() }
         #expect(try await daemon.exitStatus() == 65)
         // Only the spec objects (to the two extra keys), not the limits.
@@ -69,29 +70,25 @@ import Testing
         ])
     }
 
-    /// One daemon, reloaded with each hostile file in turn: every reload is refused
+    /// One daemon (in process), reloaded with each hostile file in turn: every reload is refused
     /// at the limit, and the route it started with keeps handling taps.
     @Test func reloadsWithHostileConfigsAreRejectedAndTheRunningOneStays() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
         let config = "routes: [{name: a, actions: [{log: \"A {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n"
-        let daemon = try Daemon(["run", "--config", try scratch.write("tagrouter.yaml", config), "--events-from", "-"], directory: scratch.path)
-        defer { daemon.stop() }
+        let daemon = try TestDaemon(configFile: try scratch.write("tagrouter.yaml", config))
         daemon.send(arrival(uid: "00"))
         var expected = ["A 00"]
-        #expect(try await daemon.stdout(count: 1) == expected, "running before the first SIGHUP")
+        #expect(try await daemon.output(count: 1) == expected, "running before the first reload")
         for (number, hostile) in Self.cases.enumerated() {
             _ = try scratch.write("tagrouter.yaml", hostile.text)
-            let linesBefore = daemon.stderr.count
-            daemon.signal(SIGHUP)
-            let rejected = try await daemon.stderr(containing: "reload rejected", after: linesBefore, timeout: .seconds(10))
-            #expect(rejected.contains("tagrouter.yaml:\(hostile.problem)"), "\(hostile.name): \(rejected)")
+            let rejected = try #require(DaemonRoutingTests.problems(daemon.reload()), "\(hostile.name) was loaded")
+            #expect(rejected.contains { $0.contains("tagrouter.yaml:\(hostile.problem)") }, "\(hostile.name): \(rejected)")
             let uid = String(format: "%02x", number + 1)
             daemon.send(arrival(uid: uid))
             expected.append("A \(uid.uppercased())")
-            #expect(try await daemon.stdout(count: expected.count) == expected)
+            #expect(try await daemon.output(count: expected.count) == expected)
         }
-        daemon.signal(SIGTERM)
-        #expect(try await daemon.exitStatus() == 0)
+        try await daemon.stop()
     }
 }

@@ -1,24 +1,26 @@
+import DaemonTesting
 import Foundation
 import Harness
 import OrderedJSON
 import Testing
 import TestSupport
 
-/// What a reload (SIGHUP) keeps, seen from outside with a real mosquitto and
-/// `mosquitto_sub`: the MQTT connection while the `mqtt:` section is unchanged
-/// (Home Assistant sees no availability blip), and every spooled event.
+/// What a reload keeps, seen from outside with a real mosquitto and a subscriber: the MQTT connection
+/// while the `mqtt:` section is unchanged (Home Assistant sees no availability blip; in process), and
+/// every spooled event (SIGHUP to the real binary, whose log names the spools).
 @Suite(.timeLimit(.minutes(2)))
 struct ReloadEndToEndTests {
     private static func arguments(_ file: String) -> [String] {
         ["run", "--config", file, "--events-from", "-", "--log-format", "json", "--log-level", "debug"]
     }
 
-    /// Rewrites the config, sends SIGHUP and waits until the new config routes.
-    private static func reload(_ daemon: Daemon, _ scratch: Scratch, _ config: String) async throws {
+    /// Rewrites the config, sends SIGHUP and waits until the new config routes; returns that log line.
+    @discardableResult
+    private static func reload(_ daemon: TagrouterProcess, _ scratch: Scratch, _ config: String) async throws -> String {
         let before = daemon.stderr.count
         _ = try scratch.write("tagrouter.yaml", config)
         daemon.signal(SIGHUP)
-        try await daemon.stderr(containing: "the reloaded config routes from now on", after: before)
+        return try await daemon.stderr(containing: "the reloaded config routes from now on", after: before)
     }
 
     @Test func theMQTTConnectionStaysUpWhileItsSectionIsUnchangedAndIsReplacedWhenItChanges() async throws {
@@ -40,25 +42,30 @@ struct ReloadEndToEndTests {
         }
         let availability = { subscriber.messages.filter { $0.topic == "tagrouter/reload/status" }.map(\.text) }
         let file = try scratch.write("tagrouter.yaml", config())
-        let daemon = try Daemon(Self.arguments(file), directory: scratch.path)
-        defer { daemon.stop() }
+        let daemon = try TestDaemon(configFile: file)
         try await subscriber.waitFor("online") { $0.topic == "tagrouter/reload/status" && $0.text == "online" }
+        let first = daemon.daemon.runningConfig.loadedPlugins
 
-        // A route added: the connection stays up and the new config's actions publish through it.
-        try await Self.reload(daemon, scratch, config(extraRoute: "  - name: more\n    match: { reader: nowhere }\n    actions: [log]"))
-        #expect(try await daemon.stderr(containing: "the reloaded config routes from now on").contains(#""plugins_kept":["mqtt"]"#))
+        // A route added: the connection stays up (the very plugin instance is kept) and the new config's actions publish through it.
+        _ = try scratch.write("tagrouter.yaml", config(extraRoute: "  - name: more\n    match: { reader: nowhere }\n    actions: [log]"))
+        #expect(DaemonRoutingTests.problems(daemon.reload()) == nil)
+        let kept = daemon.daemon.runningConfig.loadedPlugins
+        #expect(kept.map(\.name) == ["log", "mqtt"] || kept.map(\.name) == ["mqtt", "log"], "\(kept.map(\.name))")
+        #expect(kept.first { $0.name == "mqtt" } === first.first { $0.name == "mqtt" }, "the mqtt plugin is kept")
         daemon.send(arrival(uid: "0401"))
         try await subscriber.waitFor("the event after the reload") { $0.topic == "reload/0401" }
         #expect(availability() == ["online"], "no offline, no second online")
 
         // The `mqtt:` section changed: the old connection says offline (after its queues drained), the new one online.
-        try await Self.reload(daemon, scratch, config(keepalive: "30s"))
+        _ = try scratch.write("tagrouter.yaml", config(keepalive: "30s"))
+        #expect(DaemonRoutingTests.problems(daemon.reload()) == nil)
+        #expect(daemon.daemon.runningConfig.loadedPlugins.first { $0.name == "mqtt" } !== first.first { $0.name == "mqtt" }, "a new mqtt plugin")
         daemon.send(arrival(uid: "0402"))
         try await subscriber.waitFor("the event after the second reload") { $0.topic == "reload/0402" }
         #expect(availability() == ["online", "offline", "online"])
 
         daemon.closeInput()
-        #expect(try await daemon.exitStatus() == 0)
+        try await daemon.finished()
         _ = try await subscriber.waitUntil("offline at the end") { _ in availability().count >= 4 }
         #expect(availability() == ["online", "offline", "online", "offline"])
     }
@@ -73,8 +80,7 @@ struct ReloadEndToEndTests {
         defer { scratch.remove() }
         func config(_ name: String) -> String { "routes: [{name: \(name), actions: [{log: \"\(name) {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n" }
         let file = try scratch.write("tagrouter.yaml", config("a"))
-        let daemon = try Daemon(["run", "--config", file, "--events-from", "-"], directory: scratch.path)
-        defer { daemon.stop() }
+        let daemon = try TestDaemon(configFile: file)
         func saveInPlace(_ text: String) throws {
             let handle = try #require(FileHandle(forWritingAtPath: file))
             try handle.truncate(atOffset: 0)
@@ -83,7 +89,7 @@ struct ReloadEndToEndTests {
         }
         daemon.send(arrival(uid: "00"))
         var expected = ["a 00"]
-        #expect(try await daemon.stdout(count: 1) == expected)
+        #expect(try await daemon.output(count: 1) == expected)
         let whole = config("b")
         let halves = [
             ("", "the config file is empty"),
@@ -91,31 +97,26 @@ struct ReloadEndToEndTests {
         ]
         for (number, (half, problem)) in halves.enumerated() {
             try saveInPlace(half)
-            let before = daemon.stderr.count
-            daemon.signal(SIGHUP)
-            let rejected = try await daemon.stderr(containing: "reload rejected", after: before)
-            #expect(rejected.contains(problem), "\(rejected)")
+            let rejected = try #require(DaemonRoutingTests.problems(daemon.reload()))
+            #expect(rejected.contains { $0.contains(problem) }, "\(rejected)")
             daemon.send(arrival(uid: "0\(number + 1)"))
             expected.append("a 0\(number + 1)")
-            #expect(try await daemon.stdout(count: expected.count) == expected, "the running config routes every event")
+            #expect(try await daemon.output(count: expected.count) == expected, "the running config routes every event")
         }
         // A file that never stops changing (the kernel's uptime, in hundredths of a second) is never taken.
         try FileManager.default.removeItem(atPath: file)
         try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: "/proc/uptime")
-        let changing = daemon.stderr.count
-        daemon.signal(SIGHUP)
-        #expect(try await daemon.stderr(containing: "reload rejected", after: changing).contains("the config file kept changing for 3"))
+        let changing = try #require(DaemonRoutingTests.problems(daemon.reload()))
+        #expect(changing.contains { $0.contains("the config file kept changing for 3") }, "\(changing)")
         try FileManager.default.removeItem(atPath: file)
         _ = try scratch.write("tagrouter.yaml", "")
         try saveInPlace(whole)
-        let before = daemon.stderr.count
-        daemon.signal(SIGHUP)
-        try await daemon.stderr(containing: "config reloaded", after: before)
+        #expect(DaemonRoutingTests.problems(daemon.reload()) == nil)
         daemon.send(arrival(uid: "09"))
         expected.append("b 09")
-        #expect(try await daemon.stdout(count: expected.count) == expected)
+        #expect(try await daemon.output(count: expected.count) == expected)
         daemon.closeInput()
-        #expect(try await daemon.exitStatus() == 0)
+        try await daemon.finished()
     }
 
     @Test func spooledEventsWaitAcrossAReloadAndAreDeliveredOnceWhenTheBrokerReturns() async throws {
@@ -142,7 +143,7 @@ struct ReloadEndToEndTests {
             """
         }
         let file = try scratch.write("tagrouter.yaml", config(dropped))
-        let daemon = try Daemon(Self.arguments(file), directory: scratch.path)
+        let daemon = try TagrouterProcess(Self.arguments(file), directory: scratch.path)
         defer { daemon.stop() }
         let events = (1...5).map { arrival(uid: String(format: "04%02x", $0)) }
         for event in events { daemon.send(event) }
@@ -152,7 +153,9 @@ struct ReloadEndToEndTests {
         #expect(spooled, "\(daemon.stderr.joined(separator: "\n"))")
 
         // `all` keeps its id (all.0.mqtt); `dropped` is gone: its spool is named and kept.
-        try await Self.reload(daemon, scratch, config("  - name: extra\n    match: { reader: nowhere }\n    actions: [log]"))
+        let switched = try await Self.reload(daemon, scratch, config("  - name: extra\n    match: { reader: nowhere }\n    actions: [log]"))
+        // The `mqtt:` section is unchanged: its connection is kept; `log` is new.
+        #expect(switched.contains(#""plugins_kept":["mqtt"]"#) && switched.contains(#""plugins_started":["log"]"#), "\(switched)")
         let orphan = try JSONValue.parse(try await daemon.stderr(containing: "spooled events wait for an action this config does not have"))
         #expect(orphan["action"] == "dropped.0.mqtt")
         #expect(orphan["directory"]?.stringValue == scratch.path + "/state/spool/dropped.0.mqtt")

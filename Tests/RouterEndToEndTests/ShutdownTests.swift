@@ -27,7 +27,7 @@ import TestSupport
         let arguments = ["run", "--config", file, "--events-from", "-", "--log-format", "json"]
         let events = (1...5).map { arrival(uid: String(format: "%02x", $0)) }
 
-        let first = try Daemon(arguments, directory: scratch.path)
+        let first = try TagrouterProcess(arguments, directory: scratch.path)
         defer { first.stop() }
         for event in events { first.send(event) }
         // The log action of the same route printed them all: the router accepted every one.
@@ -45,7 +45,7 @@ import TestSupport
 
         let answering = try await HTTPTestServer([.init()])
         _ = try scratch.write("tagrouter.yaml", Self.config(stateDirectory: state, url: answering.url))
-        let second = try Daemon(arguments, directory: scratch.path)
+        let second = try TagrouterProcess(arguments, directory: scratch.path)
         defer { second.stop() }
         let delivered = await answering.waitForRequests(events.count)
         second.closeInput()

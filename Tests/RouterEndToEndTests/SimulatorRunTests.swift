@@ -18,7 +18,7 @@ import Testing
         let file = try scratch.write("tagrouter.yaml", "state_dir: \(scratch.path)/state\nreaders: [{name: front-door, device: \"pn532_uart:\(link)\"}]\nroutes: \(routes)\n")
         // The level --log-level debug would pick, given explicitly: an in-process libnfc test of this
         // process may have set LIBNFC_LOG_LEVEL=0 in the environment the daemon inherits.
-        let daemon = try Daemon(["run", "--config", file, "--log-format", "json", "--log-level", "debug"], directory: scratch.path,
+        let daemon = try TagrouterProcess(["run", "--config", file, "--log-format", "json", "--log-level", "debug"], directory: scratch.path,
                                 environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false", "LIBNFC_LOG_LEVEL": "3"])
         defer { daemon.stop() }
         #expect(try await daemon.stdout(count: 1, timeout: .seconds(30)) == ["connected front-door"])
@@ -56,7 +56,7 @@ import Testing
                 match: { event: tag.removed }
                 actions: [{ log: "removed {{tag.uid}}" }]
             """)
-        let daemon = try Daemon(["run", "--config", file, "--log-format", "json"], directory: scratch.path,
+        let daemon = try TagrouterProcess(["run", "--config", file, "--log-format", "json"], directory: scratch.path,
                                 environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"])
         defer { daemon.stop() }
         #expect(try await daemon.stdout(count: 1, timeout: .seconds(30)) == ["connected front-door"])

@@ -20,7 +20,7 @@ import TestSupport
                 match: { uri: "spotify:*" }
                 actions: [{ log: "music {{tag.uid}}" }]
             """)
-        let daemon = try Daemon(
+        let daemon = try TagrouterProcess(
             ["run", "--config", file, "--log-format", "json"], directory: scratch.path,
             environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000", "TZ": "UTC",
                           "LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"])

@@ -1,3 +1,4 @@
+import DaemonTesting
 import Foundation
 import Harness
 import OrderedJSON
@@ -20,7 +21,7 @@ struct WriteAheadTests {
     /// Sends the events, waits until the action wrote them all ahead to its spool,
     /// and kills the daemon with SIGKILL — within seconds of the first event, long
     /// before the retries (backoff 5 s, or MQTT's `hold` of 10 s) could run out.
-    private static func acceptAndKill(_ daemon: Daemon, action: String) async throws {
+    private static func acceptAndKill(_ daemon: TagrouterProcess, action: String) async throws {
         let sent = ContinuousClock.now
         for event in events { daemon.send(event) }
         let written = await eventually { writtenAhead(daemon, action: action) >= count }
@@ -44,7 +45,7 @@ struct WriteAheadTests {
     }
 
     /// The events the action's writer reported on disk (`written ahead to the spool`, debug).
-    private static func writtenAhead(_ daemon: Daemon, action: String) -> Int { daemon.reported("written ahead to the spool", action: action) }
+    private static func writtenAhead(_ daemon: TagrouterProcess, action: String) -> Int { daemon.reported("written ahead to the spool", action: action) }
 
     @Test func eventsForAWebhookAnswering500SurviveSIGKILL() async throws {
         let scratch = Scratch()
@@ -60,13 +61,13 @@ struct WriteAheadTests {
         }
         let failing = try await HTTPTestServer([.init(status: 500)])
         let file = try scratch.write("tagrouter.yaml", config(failing.url))
-        let first = try Daemon(Self.arguments(file), directory: scratch.path)
+        let first = try TagrouterProcess(Self.arguments(file), directory: scratch.path)
         defer { first.stop() }
         try await Self.acceptAndKill(first, action: "hook.0.webhook")
 
         let answering = try await HTTPTestServer([.init()])
         _ = try scratch.write("tagrouter.yaml", config(answering.url))
-        let second = try Daemon(Self.arguments(file), directory: scratch.path)
+        let second = try TagrouterProcess(Self.arguments(file), directory: scratch.path)
         defer { second.stop() }
         _ = await answering.waitForRequests(Self.count)
         second.closeInput()
@@ -89,14 +90,14 @@ struct WriteAheadTests {
                 actions:
                   - mqtt: { topic: "write-ahead/{{tag.uid}}", qos: 1, retain: false, payload: "{{id}}" }
             """)
-        let first = try Daemon(Self.arguments(file), directory: scratch.path)
+        let first = try TagrouterProcess(Self.arguments(file), directory: scratch.path)
         defer { first.stop() }
         try await Self.acceptAndKill(first, action: "all.0.mqtt")
 
         try await broker.start()
         let subscriber = try Subscriber(port: broker.port, filter: "write-ahead/#", qos: 1)
         try await subscriber.waitUntilSubscribed()
-        let second = try Daemon(Self.arguments(file), directory: scratch.path)
+        let second = try TagrouterProcess(Self.arguments(file), directory: scratch.path)
         defer { second.stop() }
         let received = try await subscriber.waitFor(count: Self.count)
         second.closeInput()
@@ -125,7 +126,7 @@ struct WriteAheadTests {
             """)
         let arguments = ["run", "--config", file, "--log-format", "json", "--log-level", "debug"]
         // The first run makes the input's persistent session; the burst waits there for the second run.
-        let first = try Daemon(arguments, directory: scratch.path)
+        let first = try TagrouterProcess(arguments, directory: scratch.path)
         defer { first.stop() }
         try await first.stderr(containing: "mqtt subscribed")
         first.signal(SIGTERM)
@@ -134,7 +135,7 @@ struct WriteAheadTests {
         let taps = try scratch.write("taps.jsonl", (1...count).map { arrival(uid: String(format: "06%04x", $0)).serialized() + "\n" }.joined())
         try MosquittoBroker.run("/bin/sh", ["-c", "mosquitto_pub -p \(broker.port) -q 1 -t fleet/pi-1/door/tag.arrived -l < \(taps)"])
 
-        let second = try Daemon(arguments, directory: scratch.path)
+        let second = try TagrouterProcess(arguments, directory: scratch.path)
         defer { second.stop() }
         let written = await eventually { Self.writtenAhead(second, action: "hook.0.webhook") >= count }
         #expect(written, "written ahead: \(Self.writtenAhead(second, action: "hook.0.webhook")) of \(count)")
@@ -159,22 +160,22 @@ struct WriteAheadTests {
                 actions:
                   - webhook: { url: "\(server.url)", retry: { attempts: 1 } }
             """)
-        let daemon = try Daemon(Self.arguments(file), directory: scratch.path)
-        defer { daemon.stop() }
+        // In process: the daemon's log is captured as entries.
+        let daemon = try TestDaemon(configFile: file)
         for event in Self.events.prefix(3) { daemon.send(event) }
         _ = await server.waitForRequests(3)
         daemon.closeInput()
-        #expect(try await daemon.exitStatus() == 0)
-        let warnings = daemon.stderr.filter { $0.contains("state_dir cannot be written") }
-        #expect(warnings.count == 1, "\(daemon.stderr.joined(separator: "\n"))")
-        let warning = try JSONValue.parse(try #require(warnings.first))
-        #expect(warning["level"]?.stringValue == "warning")
-        #expect(warning["state_dir"]?.stringValue == blocker + "/state")
-        #expect(warning["reason"]?.stringValue == "spool: create directory \(blocker)/state: Not a directory")
-        #expect(warning["actions"] == ["hook.0.webhook"])
-        #expect(daemon.stderr.contains { $0.contains("hook.0.webhook: delivery failed; event not delivered") && $0.contains("no spool") })
-        let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
-        let counters = stopped["actions"]?["hook.0.webhook"]
+        try await daemon.finished()
+        let warnings = daemon.log.filter { $0.message.contains("state_dir cannot be written") }
+        #expect(warnings.count == 1, "\(daemon.log.map(\.message))")
+        let warning = try #require(warnings.first)
+        #expect(warning.level == .warning)
+        #expect(warning.fields["state_dir"]?.stringValue == blocker + "/state")
+        #expect(warning.fields["reason"]?.stringValue == "spool: create directory \(blocker)/state: Not a directory")
+        #expect(warning.fields["actions"] == ["hook.0.webhook"])
+        #expect(daemon.log.contains { $0.message.contains("hook.0.webhook: delivery failed; event not delivered") && ($0.message + JSONValue.object($0.fields).serialized()).contains("no spool") })
+        let stopped = try #require(daemon.log.last { $0.message == "stopped" })
+        let counters = JSONValue.object(stopped.fields)["actions"]?["hook.0.webhook"]
         #expect(counters?["failed"] == 1 && counters?["delivered"] == 2 && counters?["spooled"] == 0, "\(String(describing: counters))")
     }
 
@@ -186,7 +187,7 @@ struct WriteAheadTests {
         let scratch = Scratch()
         defer { scratch.remove() }
         let file = try scratch.write("tagrouter.yaml", Self.doorConfig(scratch.path, state: scratch.path + "/state"))
-        let first = try Daemon(Self.arguments(file), directory: scratch.path)
+        let first = try TagrouterProcess(Self.arguments(file), directory: scratch.path)
         defer { first.stop() }
         try await Self.acceptAndKill(first, action: "door.0.shell")
 
@@ -197,7 +198,7 @@ struct WriteAheadTests {
         try "7\n".write(toFile: spool + "/delivered", atomically: false, encoding: .utf8)
         _ = try scratch.write("go", "")
 
-        let second = try Daemon(Self.arguments(file), directory: scratch.path)
+        let second = try TagrouterProcess(Self.arguments(file), directory: scratch.path)
         defer { second.stop() }
         let delivered = scratch.path + "/delivered"
         func lines() -> [String] { ((try? String(contentsOfFile: delivered, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
@@ -221,7 +222,7 @@ struct WriteAheadTests {
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let file = try scratch.write("tagrouter.yaml", Self.doorConfig(scratch.path, state: state))
         let mountTmpfs = ["/usr/bin/unshare", "-m", "/bin/sh", "-c", "mount -t tmpfs -o size=64k,mode=0700 tmpfs \"$0\" && exec \"$@\"", state]
-        let daemon = try Daemon(Self.arguments(file), directory: scratch.path, wrappedIn: mountTmpfs)
+        let daemon = try TagrouterProcess(Self.arguments(file), directory: scratch.path, wrappedIn: mountTmpfs)
         defer { daemon.stop() }
         let events = (1...40).map { arrival(uid: String(format: "05%02x", $0)) }
         // One at a time, so each is a batch of its own (a 4 KiB page of the 64 KiB).

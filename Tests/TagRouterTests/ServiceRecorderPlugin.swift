@@ -24,7 +24,7 @@ struct ServiceRecorderPlugin: ActionPlugin {
         label = section.string("label")
     }
 
-    func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action { LogAction(template: nil) }
+    func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action { LogAction(template: nil, output: .standardOutput) }
 
     func run() async throws {
         probe.record(ProbeRecord(label: label, eventID: "", attempt: 0, step: .started))

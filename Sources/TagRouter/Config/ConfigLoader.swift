@@ -17,13 +17,17 @@ public struct ConfigLoader: Sendable {
     public let missingSecretsAreWarnings: Bool
     /// Passed to plugins: the running daemon's readers, for reading and writing tags on request.
     public let tagJobs: (any TagJobRunner)?
+    /// Passed to plugins: where the `log` action writes.
+    public let output: LineOutput
 
     /// Instances a reload may keep instead of building anew (see `LoadedPlugin`).
     private var keptPlugins: [LoadedPlugin] = []
 
     public init(registry: PluginRegistry, environment: [String: String] = ProcessInfo.processInfo.environment, dryRun: Bool = false,
-                stateDirectory: String? = nil, missingSecretsAreWarnings: Bool = false, tagJobs: (any TagJobRunner)? = nil) {
+                stateDirectory: String? = nil, missingSecretsAreWarnings: Bool = false, tagJobs: (any TagJobRunner)? = nil,
+                output: LineOutput = .standardOutput) {
         self.registry = registry
+        self.output = output
         self.tagJobs = tagJobs
         self.environment = environment
         self.dryRun = dryRun
@@ -94,7 +98,7 @@ public struct ConfigLoader: Sendable {
         var sections: [String: ConfigValue] = [:]
         for plugin in registry.plugins { sections[plugin.name] = section(of: plugin, in: top) }
         let pluginContext = PluginContext(
-            stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers, tagJobs: tagJobs, sections: sections)
+            stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers, tagJobs: tagJobs, sections: sections, output: output)
         let plugins = buildPlugins(top, pluginContext, &errors)
         let inputs = buildInputs(top, pluginContext, &errors)
         var routes: [Route] = []

@@ -1,7 +1,7 @@
 import OrderedJSON
 import SystemKit
 
-/// The built-in `log` action: one line per event on stdout — its `template`
+/// The built-in `log` action: one line per event on stdout (the daemon's `LineOutput`) — its `template`
 /// rendered, or by default `{"route": <route name>, "event": <event JSON>}` —
 /// with control and bidi characters escaped (`TerminalText`).
 public struct LogPlugin: ActionPlugin {
@@ -12,16 +12,19 @@ public struct LogPlugin: ActionPlugin {
         Option("spool", .bool, default: "false", "write each event ahead to disk under `state_dir` before printing it (off: printing fails in no way a retry fixes)"),
     ])
 
-    public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {}
+    private let output: LineOutput
+
+    public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) { output = context.output }
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
-        LogAction(template: options.optionalTemplate("template"))
+        LogAction(template: options.optionalTemplate("template"), output: output)
     }
 }
 
 /// One `log` action.
 struct LogAction: Action {
     let template: Template?
+    let output: LineOutput
 
     /// The line as UTF-8 bytes with its newline: the default line is written
     /// straight from the event's fields into bytes (no JSON tree, no String built
@@ -42,8 +45,8 @@ struct LogAction: Action {
     }
 
     func perform(_ delivery: Delivery) async throws(ActionError) {
-        if let failure = StandardOutput.write(line: line(delivery)) {
-            throw .permanent("cannot write to stdout: \(failure)")
+        if let failure = output.write(line: line(delivery)) {
+            throw .permanent("cannot write to \(output.name): \(failure)")
         }
     }
 

@@ -19,10 +19,12 @@ public struct PluginContext: Sendable {
     /// The index in `inputs:` of the input being built (a source plugin's own
     /// names, such as an MQTT input's client id, derive from it); nil otherwise.
     public var inputIndex: Int?
+    /// Where the `log` action writes its lines (the daemon's stdout unless its host gives another).
+    public var output: LineOutput
 
     public init(
         stateDirectory: String, config: ConfigContext = ConfigContext(), dryRun: Bool = false, readers: [ReaderConfig] = [],
-        tagJobs: (any TagJobRunner)? = nil, sections: [String: ConfigValue] = [:]
+        tagJobs: (any TagJobRunner)? = nil, sections: [String: ConfigValue] = [:], output: LineOutput = .standardOutput
     ) {
         self.stateDirectory = stateDirectory
         self.config = config
@@ -30,6 +32,7 @@ public struct PluginContext: Sendable {
         self.readers = readers
         self.tagJobs = tagJobs
         self.sections = sections
+        self.output = output
     }
 
     /// The section of plugin `name`; all defaults when this context has none for it (one made by a test).

@@ -5,6 +5,7 @@ import OrderedJSON
 import SystemKit
 import TagCore
 import TagRouter
+import TagRouterDaemon
 
 /// `tagrouter tags learn|list|rename|forget`: naming tags by tapping them. `learn`
 /// reads the next tag through the running daemon, says what it is and whether the
@@ -117,7 +118,7 @@ enum TagsCommand: Command {
             client.close()
             if let file = reply.value(atPath: "status.config.file")?.stringValue, file.hasPrefix("/") || FileManager.default.fileExists(atPath: file) { return file }
         }
-        guard let path = try RunConfigFile(explicit: nil).path else { throw .usage("no config file found; give one with --config") }
+        guard let path = try ConfigFile.named(nil).path else { throw .usage("no config file found; give one with --config") }
         return path
     }
 

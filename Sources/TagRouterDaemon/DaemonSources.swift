@@ -1,7 +1,4 @@
-@preconcurrency import Glibc
 import Lifecycle
-import OrderedJSON
-import SystemKit
 import TagCore
 
 /// The daemon's event sources as one service: runs them side by side and, once
@@ -9,7 +6,7 @@ import TagCore
 /// source gets the graceful-shutdown signal in its task, see
 /// `SourcePlugin.finishesGracefully`), finishes the buffer, so the router
 /// routes what it holds and stops.
-struct RunSources: Service {
+struct DaemonSources: Service {
     let sources: [any Service]
     let buffer: EventBuffer
 
@@ -18,23 +15,6 @@ struct RunSources: Service {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for source in sources { group.addTask { try await source.run() } }
             while try await group.next() != nil {}
-        }
-    }
-}
-
-/// The daemon's signals as a service: SIGHUP calls `reload`; SIGTERM or SIGINT
-/// ends it, which begins the graceful shutdown of the daemon's service group.
-struct RunSignals: Service {
-    let signals: AsyncStream<Int32>
-    let reload: @Sendable () -> Void
-
-    func run() async {
-        for await number in signals {
-            guard number == SIGHUP else {
-                Log.info("stopping", JSONObject(["signal": .int(Int64(number))]))
-                return
-            }
-            reload()
         }
     }
 }

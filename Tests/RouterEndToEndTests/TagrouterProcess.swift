@@ -27,7 +27,7 @@ struct DaemonTimeout: Error, CustomStringConvertible {
 
 /// `tagrouter` running as a real process: events go in on stdin (`--events-from -`),
 /// stdout and stderr come back line by line; every wait has a deadline.
-final class Daemon {
+final class TagrouterProcess {
     private let process: Process
     private let input: FileHandle
     private let stdoutLines: LineCollector
@@ -166,9 +166,9 @@ func arrival(uid: String, uri: String? = nil, reader: String = "door") -> JSONVa
 
 /// `tagrouter simulate` on a pseudo-terminal in `scratch`, ready: the process, the device path
 /// libnfc opens (`pn532_uart:<link>`) and its control socket.
-func startSimulator(in scratch: Scratch) async throws -> (process: Daemon, link: String, control: String) {
+func startSimulator(in scratch: Scratch) async throws -> (process: TagrouterProcess, link: String, control: String) {
     let link = scratch.path + "/pn532", control = scratch.path + "/pn532.sock"
-    let simulator = try Daemon(["simulate", "--link", link, "--control", control, "--no-pacing"], directory: scratch.path)
+    let simulator = try TagrouterProcess(["simulate", "--link", link, "--control", control, "--no-pacing"], directory: scratch.path)
     do {
         _ = try await simulator.stdout(count: 3)
     } catch {
@@ -180,7 +180,7 @@ func startSimulator(in scratch: Scratch) async throws -> (process: Daemon, link:
 
 /// Sends one control request to a running simulator with `tagrouter simulate --request`.
 func request(_ control: String, _ json: String, in scratch: Scratch) async throws {
-    let client = try Daemon(["simulate", "--control", control, "--request", json], directory: scratch.path)
+    let client = try TagrouterProcess(["simulate", "--control", control, "--request", json], directory: scratch.path)
     defer { client.stop() }
     #expect(try await client.exitStatus() == 0)
 }

@@ -1,15 +1,14 @@
 @preconcurrency import Glibc
 import OrderedJSON
-import Systemd
 import SystemKit
 
 /// The daemon's log straight into the journal when systemd connected stderr to it
 /// (`JOURNAL_STREAM`): each entry's fields become journal fields — `READER=`,
 /// `TAG_UID=`, `ROUTE=` (one per route matched), `ACTION=`, `EVENT_ID=` — so
 /// `journalctl -u tagrouter READER=front-door` finds a reader's lines.
-enum JournalLog {
+public enum JournalLog {
     /// Installs the journal as the log's sink, unless a format was asked for or stderr is not the journal.
-    static func installIfJournal(formatGiven: Bool) {
+    public static func installIfJournal(formatGiven: Bool) {
         guard !formatGiven, SystemdJournal.stderrIsJournal() else { return }
         Log.configure(sink: write)
     }

@@ -2,17 +2,22 @@ import FoundationEssentials
 import Glibc
 import TagRouter
 
-/// Finds and loads the config `run` and `check-config` use: the file given,
+/// Finds and loads the config the daemon and `check-config` use: the file given,
 /// else the first of `$CONFIGURATION_DIRECTORY/tagrouter.yaml` (set by systemd's
 /// `ConfigurationDirectory=`), `./tagrouter.yaml`, `~/.config/tagrouter/tagrouter.yaml`,
-/// `/etc/tagrouter/tagrouter.yaml`, else the default embedded in the binary.
-struct RunConfigFile {
-    /// The path, or nil for the embedded default.
-    let path: String?
+/// `/etc/tagrouter/tagrouter.yaml`, else the default embedded in the binary; or a
+/// text a host gives (a test).
+public struct ConfigFile: Sendable {
+    private enum Source: Sendable {
+        case file(String)
+        case text(String, name: String)
+    }
 
-    static let embeddedName = "embedded default"
+    private let source: Source
 
-    static var searchPath: [String] {
+    public static let embeddedName = "embedded default"
+
+    public static var searchPath: [String] {
         let environment = ProcessInfo.processInfo.environment
         let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         // systemd may list several directories, separated by colons.
@@ -20,21 +25,44 @@ struct RunConfigFile {
         return systemd + ["./tagrouter.yaml", home + "/.config/tagrouter/tagrouter.yaml", "/etc/tagrouter/tagrouter.yaml"]
     }
 
-    init(explicit: String?) throws(CLIError) {
+    /// The file given (`--config`), which must be readable, else the first found on the search path, else the embedded default.
+    public init(explicit: String?) throws(DaemonError) {
         if let explicit {
             guard FileManager.default.isReadableFile(atPath: explicit) else { throw .usage("cannot read the config file '\(explicit)'") }
-            path = explicit
+            source = .file(explicit)
+        } else if let found = Self.searchPath.first(where: { FileManager.default.isReadableFile(atPath: $0) }) {
+            source = .file(found)
         } else {
-            path = Self.searchPath.first { FileManager.default.isReadableFile(atPath: $0) }
+            source = .text(String(decoding: PackageResources.tagrouter_yaml, as: UTF8.self), name: Self.embeddedName)
         }
     }
 
-    var name: String { path ?? Self.embeddedName }
+    /// A config given as text, named `name` in its errors; relative paths in it start from the current directory.
+    /// A reload loads the same text again.
+    public init(text: String, name: String) {
+        source = .text(text, name: name)
+    }
+
+    /// The file's path; nil for a text (the embedded default).
+    public var path: String? {
+        if case .file(let path) = source { return path }
+        return nil
+    }
+
+    /// The path, or the text's name.
+    public var name: String {
+        switch source {
+        case .file(let path): path
+        case .text(_, let name): name
+        }
+    }
 
     /// Loads (again: SIGHUP reloads through here) and validates the config.
-    func load(_ loader: ConfigLoader) throws(ConfigErrors) -> RouterConfig {
-        if let path { return try loader.load(file: path) }
-        return try loader.load(text: String(decoding: PackageResources.tagrouter_yaml, as: UTF8.self), file: Self.embeddedName)
+    public func load(_ loader: ConfigLoader) throws(ConfigErrors) -> RouterConfig {
+        switch source {
+        case .file(let path): try loader.load(file: path)
+        case .text(let text, let name): try loader.load(text: text, file: name)
+        }
     }
 
     /// How long the file must stay unchanged before a reload reads it, and how
@@ -46,7 +74,7 @@ struct RunConfigFile {
     /// file is read until two reads `settle.microseconds` apart agree, an empty file is
     /// refused, and so is a change of `state_dir` (the spools stay where they are
     /// until a restart).
-    func reload(_ loader: ConfigLoader, running: RouterConfig) throws(ConfigErrors) -> RouterConfig {
+    public func reload(_ loader: ConfigLoader, running: RouterConfig) throws(ConfigErrors) -> RouterConfig {
         guard let path else { return try load(loader) }
         let start = SourceMark(file: path, line: 1, column: 1)
         let contents = try Self.settledContents(path)
@@ -89,21 +117,6 @@ struct RunConfigFile {
                     message: "the config file kept changing for \(settle.atMost) while it was read; reload once it is saved")
             }
             previous = current
-        }
-    }
-
-    /// Loads or fails with every problem on stderr and the exit status for bad data;
-    /// warnings go to stderr either way.
-    func loadOrExit(_ loader: ConfigLoader) throws(CLIError) -> RouterConfig {
-        do {
-            let config = try load(loader)
-            var warnings = ConfigErrors()
-            warnings.warnings = config.warnings
-            for line in warnings.lines() { printToStderr(line) }
-            return config
-        } catch {
-            for line in error.lines() { printToStderr(line) }
-            throw .data("\(name): the config has \(error.countPhrase)")
         }
     }
 }

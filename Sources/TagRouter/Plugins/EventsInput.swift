@@ -1,34 +1,37 @@
 @preconcurrency import Glibc
-import FoundationEssentials
 import Lifecycle
 import OrderedJSON
 import SystemKit
 import TagCore
-import TagRouter
 
 /// The `events` input (and `run --events-from FILE`): JSON-lines events from a
 /// file (`-` for stdin). A file can wait, so it is read only as fast as the
 /// router takes events (backpressure: no event is dropped). `run` returns at the
 /// end of the input; when it was the daemon's only source, that begins the
 /// shutdown. Lines that are not events are logged and skipped.
-struct EventsInput: SourcePlugin {
-    static let name = "events"
-    static let spec = OptionSpec("JSON-lines events from a file, as `tagrouter watch` prints them", scalarOption: "path", [
+public struct EventsInput: SourcePlugin {
+    /// An events file that cannot be read, with the path and the system's reason.
+    public struct Unreadable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static let name = "events"
+    public static let spec = OptionSpec("JSON-lines events from a file, as `tagrouter watch` prints them", scalarOption: "path", [
         Option("path", .string, required: true, "the file (relative to the config file), or `-` for standard input; read once, to its end"),
     ])
 
-    let path: String
+    public let path: String
 
-    init(options: ConfigValue, context: PluginContext) throws(ConfigErrors) {
+    public init(options: ConfigValue, context: PluginContext) throws(ConfigErrors) {
         let given = options.optionalString("path") ?? "-"
         let path = given == "-" ? given : options.context.resolve(given)
         if let problem = Self.problem(reading: path) { throw options.error("path", problem) }
         self.path = path
     }
 
-    /// `--events-from`: an unreadable file is a usage error before anything starts.
-    init(path: String) throws(CLIError) {
-        if let problem = Self.problem(reading: path) { throw .usage(problem) }
+    /// `--events-from`: an unreadable file is an error before anything starts.
+    public init(path: String) throws(Unreadable) {
+        if let problem = Self.problem(reading: path) { throw Unreadable(description: problem) }
         self.path = path
     }
 
@@ -37,9 +40,9 @@ struct EventsInput: SourcePlugin {
         return "cannot read events from '\(path)': \(String(cString: strerror(errno)))"
     }
 
-    func run(into buffer: EventBuffer) async throws {
+    public func run(into buffer: EventBuffer) async throws {
         let stream: UnsafeMutablePointer<FILE>? = path == "-" ? fdopen(dup(STDIN_FILENO), "r") : fopen(path, "r")
-        guard let stream else { throw CLIError.runtime("cannot read events from '\(path)': \(String(cString: strerror(errno)))") }
+        guard let stream else { throw Unreadable(description: "cannot read events from '\(path)': \(String(cString: strerror(errno)))") }
         await EventsFile(stream).forEach { await buffer.send($0) }
         if !Task.isCancelled { Log.info("end of events", JSONObject(["path": .string(path)])) }
     }

@@ -3,7 +3,6 @@ import OrderedJSON
 import Synchronization
 import SystemKit
 import TagCore
-import TagReader
 
 /// The configured readers as the daemon's source: one `ReaderService` per
 /// reader, offering its events to the buffer (a reader never waits: a full
@@ -12,28 +11,31 @@ import TagReader
 /// stopped and started with its new settings, taking over the tags lying on it
 /// (they do not arrive again); a removed one stops; a new one starts.
 /// Read and write jobs reach the readers through `jobs`.
-final class ReaderSource: Service {
+public final class ReaderSource: Service {
     private let buffer: EventBuffer
-    let jobs: ReaderJobBoard
+    public let jobs: ReaderJobBoard
     /// The readers to run, and the latch that wakes `run` when they change.
     private let wanted: Mutex<(readers: [ReaderConfig], changed: Latch)>
     /// Per reader, the tags it reported arriving and not yet removed.
     private let present = Mutex<[String: [TagEvent]]>([:])
     private let monitor: ProgressMonitor?
-    private let sound: HostSound?
+    private let arrived: (@Sendable (_ reader: String) -> Void)?
 
     /// `monitor`: told how long each reader thread has gone without progress (the systemd watchdog asks it);
-    /// `sound`: told of each arrival, before it is routed.
-    init(_ readers: [ReaderConfig], buffer: EventBuffer, jobs: ReaderJobBoard, monitor: ProgressMonitor? = nil, sound: HostSound? = nil) {
+    /// `arrived`: told of each tag's arrival at a reader, before it is routed (the host's sound).
+    public init(
+        _ readers: [ReaderConfig], buffer: EventBuffer, jobs: ReaderJobBoard, monitor: ProgressMonitor? = nil,
+        arrived: (@Sendable (_ reader: String) -> Void)? = nil
+    ) {
         self.buffer = buffer
         self.jobs = jobs
         self.monitor = monitor
-        self.sound = sound
+        self.arrived = arrived
         wanted = Mutex((readers, Latch()))
     }
 
     /// Applies `readers` when it differs from the running list.
-    func reconfigure(_ readers: [ReaderConfig]) {
+    public func reconfigure(_ readers: [ReaderConfig]) {
         let changed = wanted.withLock { wanted -> Latch? in
             guard wanted.readers != readers else { return nil }
             defer { wanted = (readers, Latch()) }
@@ -50,7 +52,7 @@ final class ReaderSource: Service {
     }
 
     /// Runs the readers until cancelled or the graceful shutdown begins (a reader has nothing to finish).
-    func run() async throws { try await GracefulShutdown.cancelling { await self.runReaders() } }
+    public func run() async throws { try await GracefulShutdown.cancelling { await self.runReaders() } }
 
     private func runReaders() async {
         // Discarding: a reader stopped by a reload leaves nothing behind while the daemon runs.
@@ -92,7 +94,7 @@ final class ReaderSource: Service {
             case .tagHeld, .tagTapped, .readerConnected, .readerDisconnected, .readerError: break
             }
         }
-        if event.kind == .tagArrived { sound?.arrived(reader: event.reader) }
+        if event.kind == .tagArrived { arrived?(event.reader) }
         buffer.offer(event)
     }
 }

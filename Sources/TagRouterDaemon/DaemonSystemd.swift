@@ -11,7 +11,7 @@ import TagRouter
 /// `WatchdogSec=` while the main loop (this service's own task) and every reader
 /// thread make progress, RELOADING=1 / READY=1 around a reload, STOPPING=1
 /// when the shutdown begins. Made only when systemd listens (`NOTIFY_SOCKET`).
-final class RunSystemd: Service {
+final class DaemonSystemd: Service {
     private let notifier = SystemdNotifier()
     private let observer: DaemonObserver
     private let monitor: ProgressMonitor

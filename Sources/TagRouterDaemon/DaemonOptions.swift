@@ -1,0 +1,34 @@
+import DaemonControl
+import DaemonHTTP
+import TagRouter
+
+/// How a `Daemon` is set up by its host: what `tagrouter run`'s options say, and
+/// what a test gives instead of the process's signals and stdout.
+public struct DaemonOptions: Sendable {
+    /// Makes the live page's "name this tag" for the config file at a path; it reloads with the closure it is given.
+    public typealias TagNamerMaker = @Sendable (_ configFile: String, _ reload: @escaping @Sendable () -> ReloadOutcome) -> any TagNamer
+
+    /// The config (a file, or a text).
+    public var config: ConfigFile
+    /// Log what each action would do instead of doing it (`--dry-run`).
+    public var dryRun = false
+    /// Overrides the config's `state_dir` (`--state-dir`).
+    public var stateDirectory: String?
+    /// Read events as JSON lines from this file (`-`: stdin) instead of the readers and inputs; the daemon stops at its end.
+    public var eventsFrom: String?
+    /// The control socket's path; `explicit` when the user named it (then a path that cannot be used stops the start,
+    /// else the daemon runs without a control socket). nil: no control socket.
+    public var control: (path: String, explicit: Bool)?
+    /// Where the `log` action writes its lines.
+    public var output: LineOutput = .standardOutput
+    /// The process's signals (SIGHUP reloads, SIGTERM/SIGINT stop); nil: only `reload()` and `shutdown()` steer the daemon.
+    public var signals: AsyncStream<Int32>?
+    /// Tell systemd how the daemon is (`NOTIFY_SOCKET`, when it is set).
+    public var notifiesSystemd = true
+    /// The live page's tag naming (only for a config file).
+    public var tagNamer: TagNamerMaker?
+
+    public init(config: ConfigFile) {
+        self.config = config
+    }
+}

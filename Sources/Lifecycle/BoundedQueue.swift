@@ -15,7 +15,9 @@ import Synchronization
 ///
 /// The consumer is a task (`next`, or `for await` over the queue) or a thread
 /// (`take(waiting:)`). `next` returns nil once the queue is finished and
-/// empty, when the consumer's task is cancelled, or once after `interrupt()`.
+/// empty, when the consumer's task is cancelled, or once its `until` latch is
+/// open: then no element reaches it any more, and the elements stay for the
+/// consumer that takes over (a reload's next router).
 ///
 /// The hot paths are `@inlinable`: a queue of a type from another module (the
 /// router's `Delivery`) is then specialised there instead of looking up generic
@@ -41,13 +43,14 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         /// Sent elements: a full lane makes its senders wait.
         @usableFromInline var waiting = QueueLane<Element>()
         @usableFromInline var consumer: CheckedContinuation<Element?, Never>?
+        /// The waiting consumer's `until` latch: once it is open, nothing is handed to that consumer.
+        @usableFromInline var consumerStop: Latch?
         /// A consumer thread waiting in `take(waiting:)`.
         @usableFromInline var consumerThread: DispatchSemaphore?
         /// Producers waiting for room, oldest first.
         @usableFromInline var senders: [Sender] = []
         @usableFromInline var nextID = 0
         @usableFromInline var finished = false
-        @usableFromInline var interrupted = false
         /// Live elements dropped since the last `take`.
         @usableFromInline var dropped = 0
 
@@ -67,13 +70,21 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
             return element
         }
 
+        /// The waiting consumer, taken, unless its `until` latch is open (it is to
+        /// be handed nothing more; `wakeStopped` ends its wait).
+        @inlinable mutating func takeConsumer() -> CheckedContinuation<Element?, Never>? {
+            guard let waiting = consumer, consumerStop?.isOpen != true else { return nil }
+            consumer = nil
+            consumerStop = nil
+            return waiting
+        }
+
         /// Hands `element` to a waiting consumer, or adds it to the waiting lane
         /// when there is room and nobody waits ahead: true. False when finished.
         /// Otherwise `sender` waits for room: nil.
         @inlinable mutating func send(_ element: Element, orWait sender: () -> Sender, capacity: Int) -> Bool? {
             if finished { return false }
-            if let consumer {
-                self.consumer = nil
+            if let consumer = takeConsumer() {
                 consumer.resume(returning: element)
                 return true
             }
@@ -111,8 +122,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     public func push(_ element: Element) -> Element? {
         state.withLock { state -> Element? in
             if state.finished { return element }
-            if let consumer = state.consumer {
-                state.consumer = nil
+            if let consumer = state.takeConsumer() {
                 consumer.resume(returning: element)
                 return nil
             }
@@ -173,15 +183,16 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     }
 
     /// The next element, live ones first, waiting for one; nil when finished and
-    /// empty, when the calling task is cancelled, or once after `interrupt()`.
-    @inlinable public func next() async -> Element? {
+    /// empty, when the calling task is cancelled, or once `until` is open — checked
+    /// under the queue's lock, so once the latch is open no element reaches this
+    /// consumer, and after opening it `wakeStopped()` ends a wait in progress.
+    @inlinable public func next(until stop: Latch? = nil) async -> Element? {
         // The common case under load, an element waiting, without suspending.
-        if !Task.isCancelled, let element = state.withLock({ $0.interrupted ? nil : $0.popFirst(capacity: capacity) }) { return element }
+        if !Task.isCancelled, let element = state.withLock({ stop?.isOpen == true ? nil : $0.popFirst(capacity: capacity) }) { return element }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 state.withLock { state in
-                    if state.interrupted || Task.isCancelled {
-                        state.interrupted = false
+                    if Task.isCancelled || stop?.isOpen == true {
                         continuation.resume(returning: nil)
                     } else if let element = state.popFirst(capacity: capacity) {
                         continuation.resume(returning: element)
@@ -189,6 +200,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
                         continuation.resume(returning: nil)
                     } else {
                         state.consumer = continuation
+                        state.consumerStop = stop
                     }
                 }
             }
@@ -196,6 +208,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
             state.withLock { state in
                 state.consumer?.resume(returning: nil)
                 state.consumer = nil
+                state.consumerStop = nil
             }
         }
     }
@@ -218,16 +231,14 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         }
     }
 
-    /// Makes the consumer's current (or next) `next` return nil once, keeping the
-    /// elements: a new consumer can take over where it stopped.
-    public func interrupt() {
+    /// Ends the wait of a consumer whose `until` latch is open (its `next` returns
+    /// nil), keeping the elements: a new consumer takes over where it stopped.
+    public func wakeStopped() {
         state.withLock { state in
-            if let consumer = state.consumer {
-                state.consumer = nil
-                consumer.resume(returning: nil)
-            } else {
-                state.interrupted = true
-            }
+            guard let consumer = state.consumer, state.consumerStop?.isOpen == true else { return }
+            state.consumer = nil
+            state.consumerStop = nil
+            consumer.resume(returning: nil)
         }
     }
 
@@ -249,6 +260,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
             state.finished = true
             state.consumer?.resume(returning: nil)
             state.consumer = nil
+            state.consumerStop = nil
             state.wakeConsumerThread()
             for sender in state.senders { sender.resume(false) }
             state.senders = []

@@ -51,11 +51,12 @@ public final class EventBuffer: Sendable {
     }
 
     /// The next event for the router; nil once finished and empty, when the
-    /// caller is cancelled, or once after `interrupt()` (a reload hands over).
-    public func next() async -> Entry? { await queue.next() }
+    /// caller is cancelled, or once `until` is open (a reload hands over: from
+    /// the moment it opens, every event waits for the next router).
+    public func next(until stop: Latch? = nil) async -> Entry? { await queue.next(until: stop) }
 
-    /// Ends the router's current `next` without losing events: the next router takes over.
-    public func interrupt() { queue.interrupt() }
+    /// Ends the wait of a router whose `until` latch is open, without losing events.
+    public func wakeStopped() { queue.wakeStopped() }
 
     /// No more events (the sources have stopped); what is held is still routed.
     public func finish() {

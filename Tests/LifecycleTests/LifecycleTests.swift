@@ -144,12 +144,34 @@ import Testing
         #expect(queue.isFinished)
     }
 
-    @Test func interruptEndsOneNextAndKeepsTheElements() async {
+    /// A reload's hand-over: once the old consumer's latch is open, what is pushed or sent waits for the next
+    /// consumer — even while the old one still waits in `next` (before `wakeStopped` ends that wait).
+    @Test func aStoppedConsumerIsHandedNothingAndTheNextOneTakesOver() async {
         let queue = BoundedQueue<Int>(capacity: 4)
-        queue.interrupt()
+        let stop = Latch()
+        let ended = Latch()
+        let taken = Mutex<[Int?]>([])
+        let consumer = Task {
+            let element = await queue.next(until: stop)
+            taken.withLock { $0.append(element) }
+            ended.open()
+        }
+        while queue.state.withLock({ $0.consumer == nil }) { await Task.yield() }
+        stop.open()
         queue.push(1)
-        #expect(await queue.next() == nil)
-        #expect(await queue.next() == 1)
+        #expect(await queue.send(2))
+        #expect(taken.withLock { $0 }.isEmpty, "handed to a stopped consumer")
+        queue.wakeStopped()
+        await ended.wait()
+        await consumer.value
+        #expect(taken.withLock { $0 } == [nil])
+        #expect(await queue.next(until: stop) == nil, "an open latch ends every next")
+        let next = Latch()
+        #expect(await queue.next(until: next) == 1)
+        #expect(await queue.next(until: next) == 2)
+        queue.wakeStopped()
+        queue.push(3)
+        #expect(await queue.next(until: next) == 3, "waking a stopped consumer leaves nothing behind for the next one")
     }
 }
 

@@ -32,7 +32,9 @@ import Testing
         var names = fired.makeAsyncIterator()
         #expect(await names.next() == "due")
         #expect(ContinuousClock.now - started >= .milliseconds(300), "fired before its deadline")
-        #expect(watchdog.sleepsStarted == 2, "one sleep for the first deadline, one more for the later one")
+        // One sleep for the first deadline and one more for the later one — or none more when the first sleeper
+        // woke after 300 ms (a loaded machine): never one per `set`.
+        #expect((1...2).contains(watchdog.sleepsStarted), "\(watchdog.sleepsStarted) sleeps for 3 deadlines")
         watchdog.set(.now + .milliseconds(10), firing("again"))
         #expect(await names.next() == "again", "it fires again after it has fired")
     }

@@ -138,6 +138,30 @@ struct ReloadTests {
         #expect(Spool.waiting(under: state).isEmpty)
     }
 
+    /// A reload hands over at once: the first event offered after `reload(to:)` returns is the new config's,
+    /// also when the old router was waiting for an event at that moment.
+    @Test func theFirstEventAfterAReloadGoesToTheNewConfig() async throws {
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let probe = TestProbe()
+        func config(_ label: String) -> String {
+            "routes: [{ name: r, actions: [{ recorder: { probe: \(probe.id), label: \(label), spool: false } }] }]"
+        }
+        let buffer = EventBuffer(capacity: 100)
+        let routing = RoutingService(config: try load(config("first")), events: buffer)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await routing.run() }
+            buffer.offer(tagEvent())
+            #expect(try await probe.next(1).map(\.label) == ["first"])
+            for round in 1...20 {
+                routing.reload(to: try load(config("round\(round)"), keeping: routing.latestConfig))
+                buffer.offer(tagEvent())
+                #expect(try await probe.next(1).map(\.label) == ["round\(round)"])
+            }
+            buffer.finish()
+            try await group.waitForAll()
+        }
+    }
+
     @Test func spooledEventsOfAnActionTheConfigDropsWaitForItsReturn() async throws {
         defer { try? FileManager.default.removeItem(atPath: state) }
         let probe = TestProbe()
@@ -161,13 +185,11 @@ struct ReloadTests {
             _ = try await probe.next(1, where: { $0.step == .failed })
 
             routing.reload(to: try load(without, keeping: routing.latestConfig))
-            // The new router runs (the old one has stopped) once its action tries an event;
-            // until then the old one takes them (its route `hall`).
-            var routedByTheNewConfig = false
-            while !routedByTheNewConfig {
-                buffer.offer(tagEvent(reader: "hall"))
-                routedByTheNewConfig = try await probe.next(1, where: { $0.step == .failed || $0.step == .delivered }).map(\.label) == ["other"]
-            }
+            // Offered after the reload, it is the new config's (route `other`, not `hall`): then the old router has stopped.
+            let hall = tagEvent(reader: "hall")
+            buffer.offer(hall)
+            let routed = try await probe.next(1, where: { $0.eventID == hall.id && ($0.step == .failed || $0.step == .delivered) })
+            #expect(routed.map(\.label) == ["other"])
             #expect(Spool.waiting(under: state).map { "\($0.id) \($0.count)" } == ["gone.0.recorder 3"], "kept on disk, not delivered")
 
             probe.failNext(0)

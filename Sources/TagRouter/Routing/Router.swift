@@ -89,7 +89,8 @@ public final class Router: Sendable {
     }
 
     /// Stops taking events from the buffer (a reload: the next router takes
-    /// over, events wait meanwhile); `run` returns once the queues drained.
+    /// over): from its return no event reaches this router, they wait for the
+    /// next one; `run` returns once the queues drained.
     public func stop() { stopping.open() }
 
     private enum Part: Sendable { case worker, routing, stopping, deadline }
@@ -106,7 +107,7 @@ public final class Router: Sendable {
                 }
             }
             group.addTask {
-                while let entry = await events.next() {
+                while let entry = await events.next(until: stopping) {
                     await self.dispatch(entry.event, waitForRoom: entry.canWait, acceptance: entry.acceptance)
                 }
                 return .routing
@@ -115,7 +116,7 @@ public final class Router: Sendable {
                 await withTaskGroup(of: Void.self) { either in
                     either.addTask {
                         await stopping.wait()
-                        if stopping.isOpen { events.interrupt() }
+                        events.wakeStopped()
                     }
                     either.addTask { await events.finished() }
                     await either.next()

@@ -1,4 +1,6 @@
 import Foundation
+import OrderedJSON
+import TagCore
 import Testing
 
 @testable import TagRouter
@@ -36,6 +38,52 @@ extension Spool {
             return copy
         })
         #expect(entries.map(\.delivery.route) == ["r", "r", "r"])
+    }
+
+    /// Events as they wait in a spool, every member set: a SUN-verified tap (with its
+    /// signature and originality verdict, a node, a presence tag id, NDEF and an NDEF
+    /// error), SUN refusals with a reason, a removal, a reader's error.
+    static let populated: [TagEvent] = {
+        let time = Date(timeIntervalSince1970: 1_764_431_372.123)
+        var tag = TagInfo(
+            uid: TagUID(bytes: [0x04, 0xDE, 0x5F, 0x1E, 0xAC, 0xC0, 0x40]), type: "ntag424", nfcForumType: 4, atqa: [0, 0x44], sak: 0x20,
+            ndefCapacity: 256, writable: false, name: "anna", groups: ["staff", "door"])
+        tag.sun = SUNCheck(uid: "04de5f1eacc040", counter: 61, failure: nil)
+        tag.signature = Array(0..<32)
+        tag.genuine = .genuine
+        var replayed = tag
+        replayed.sun = SUNCheck(uid: "04de5f1eacc040", counter: 61, failure: .replayedCounter)
+        replayed.genuine = .unknown
+        replayed.signature = nil
+        var malformed = TagInfo(uid: TagUID(bytes: [0x04, 0x11]), type: "ntag424", groups: ["loose"])
+        malformed.sun = SUNCheck(uid: nil, counter: nil, failure: .malformed)
+        malformed.genuine = .notGenuine
+        let ndef: JSONValue = ["records": [["tnf": 1, "type": "U", "id": "", "payload_hex": "04646f6f72", "uri": "https://door.example/t"]]]
+        return [
+            TagEvent(
+                kind: .tagArrived, id: "a", time: time, reader: "door", tag: tag, ndef: ndef, ndefError: "trailing bytes after the message",
+                uri: "https://door.example/t?e=EF96&c=94EE", text: "Anna", dwellMs: 12, message: "read twice", presenceTagID: "ha-anna", node: "pi-1"),
+            TagEvent(kind: .tagArrived, id: "b", time: time, reader: "door", tag: replayed, uri: "https://door.example/t?e=EF96&c=94EE"),
+            TagEvent(kind: .tagArrived, id: "c", time: time, reader: "door", tag: malformed, ndefError: "tag removed during read", node: "pi-2"),
+            TagEvent(kind: .tagRemoved, id: "d", time: time, reader: "door", tag: tag, dwellMs: 1200, presenceTagID: "ha-anna"),
+            TagEvent(kind: .readerError, id: "e", time: time, reader: "door", message: "timeout", node: "pi-1"),
+        ]
+    }()
+
+    /// The spool is the daemon's own record: every member of every event it held
+    /// comes back as it was written, `tag.sun` and `tag.genuine` included (a
+    /// verified tap delivered after a restart is still verified).
+    @Test func everyMemberOfASpooledEventComesBack() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let spool = Spool(directory: path)
+        _ = spool.recover()
+        _ = try spool.append(Self.populated.map { Delivery(event: $0, route: "door") })
+        let entries = Spool(directory: path).recoverEntries()
+        #expect(entries.count == Self.populated.count)
+        for (read, written) in zip(entries.map(\.delivery.event), Self.populated) {
+            #expect(read == written)
+        }
     }
 
     /// What a reload reports of a spool no action takes: its undelivered entries,

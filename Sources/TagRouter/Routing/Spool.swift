@@ -2,7 +2,6 @@
 import FoundationEssentials
 import Dispatch
 import OrderedJSON
-import SecureTags
 import Synchronization
 import SystemKit
 import TagCore
@@ -282,11 +281,11 @@ final class Spool: Sendable {
         guard let data = readFile(path) else { return nil }
         var deliveries: [Delivery] = []
         for line in data.split(separator: UInt8(ascii: "\n")) {
+            // The spool is the daemon's own record (see `checkWritable`): `tag.sun` and `tag.genuine` come back as routed.
             guard let json = try? JSONValue.parse(String(decoding: line, as: UTF8.self)),
-                let event = try? TagEvent(json: json["event"] ?? .null)
+                let event = try? TagEvent(json: json["event"] ?? .null, trust: .ownRecord)
             else { return nil }
-            // `genuine` is never read from JSON: worked out again from the signature, as routing had it.
-            deliveries.append(Delivery(event: OriginalityCheck.checked(event), route: json["route"]?.stringValue ?? ""))
+            deliveries.append(Delivery(event: event, route: json["route"]?.stringValue ?? ""))
         }
         return deliveries.isEmpty ? nil : deliveries
     }

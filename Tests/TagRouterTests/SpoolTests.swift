@@ -255,6 +255,30 @@ extension Spool {
         #expect(FileManager.default.fileExists(atPath: path + "/00000000000000000002.json.bad"))
     }
 
+    /// A batch someone besides the daemon's user could write is not its own record (it could
+    /// claim `tag.sun: verified`): it is set aside, not delivered. A `delivered` such as that is
+    /// set aside too, and every entry is delivered again (at least once).
+    @Test(arguments: [0o620, 0o602])
+    func aSpoolFileOthersCanWriteIsNotTrusted(mode: Int) throws {
+        let batchPath = directory(), deliveredPath = directory()
+        defer { for path in [batchPath, deliveredPath] { try? FileManager.default.removeItem(atPath: path) } }
+        let batches = Spool(directory: batchPath)
+        _ = batches.recover()
+        _ = try batches.append(Self.populated.prefix(2).map { Delivery(event: $0, route: "door") })
+        _ = try batches.append(deliveries(3))
+        #expect(chmod(batchPath + "/00000000000000000001.json", mode_t(mode)) == 0)
+        #expect(Spool(directory: batchPath).recoverEntries().map(\.sequence) == [3, 4, 5])
+        #expect(files(batchPath) == ["00000000000000000001.json.bad", "00000000000000000003.json"])
+
+        let delivered = Spool(directory: deliveredPath)
+        _ = delivered.recover()
+        _ = try delivered.append(deliveries(3))
+        delivered.markDone(through: 1)
+        #expect(chmod(deliveredPath + "/delivered", mode_t(mode)) == 0)
+        #expect(Spool(directory: deliveredPath).recoverEntries().map(\.sequence) == [1, 2, 3])
+        #expect(files(deliveredPath) == ["00000000000000000001.json", "delivered.bad"])
+    }
+
     /// Ten one-entry batches, so no `delivered` the daemon writes can lie past the first.
     func tenBatches(_ path: String) throws -> Spool {
         let spool = Spool(directory: path)

@@ -208,7 +208,7 @@ final class Spool: Sendable {
         for batch in batches {
             let path = batchPath(batch.first)
             guard let deliveries = Self.readBatch(path) else {
-                quarantine(path, reason: "unreadable: not lines of spooled events")
+                quarantine(path, reason: SpoolBookkeeping.unreadableBatch)
                 continue
             }
             for (offset, delivery) in deliveries.enumerated() where range.contains(batch.first + UInt64(offset)) {
@@ -265,14 +265,16 @@ final class Spool: Sendable {
         return Self.readFile(deliveredPath, limit: 64) ?? []
     }
 
-    /// The bytes of the regular file at `path` (up to `limit`), never through a
+    /// The bytes of the regular file at `path` (up to `limit`) that only the daemon's
+    /// user can write — its own record, trusted as such (`readBatch`) — never through a
     /// symlink nor blocking on a FIFO; nil when it is anything else or unreadable.
     private static func readFile(_ path: String, limit: Int = .max) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(), status.st_mode & 0o022 == 0
+        else { return nil }
         return FileBytes.read(descriptor: descriptor, limit: limit)
     }
 

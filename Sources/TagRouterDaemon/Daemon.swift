@@ -40,7 +40,7 @@ public final class Daemon: Sendable {
         options.loaded?(config)
         jobs.use(tagPassword: config.tagPassword)
         let buffer = EventBuffer(capacity: config.eventBuffer)
-        let observer = DaemonObserver(eventBuffer: buffer)
+        let observer = DaemonObserver(eventBuffer: buffer, runsReaders: options.eventsFrom == nil)
         let routing = RoutingService(config: config, events: buffer, dryRun: options.dryRun, observer: observer)
         let parts = try Self.sources(options, config: config, buffer: buffer, jobs: jobs)
         let systemd = options.notifiesSystemd ? DaemonSystemd(observer: observer, monitor: parts.progress) : nil

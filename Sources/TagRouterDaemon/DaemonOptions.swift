@@ -28,7 +28,7 @@ public struct DaemonOptions: Sendable {
     /// The live page's tag naming (only for a config file).
     public var tagNamer: TagNamerMaker?
     /// Called with the config once it is loaded, before anything is built from it or starts (the events file
-    /// is opened, the control socket bound, readers and plugins run): `run` prints the config's warnings there,
+    /// checked, the control socket bound, readers and plugins run): `run` prints the config's warnings there,
     /// first, also when the start then fails.
     public var loaded: (@Sendable (RouterConfig) -> Void)?
 

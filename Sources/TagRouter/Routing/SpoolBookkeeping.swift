@@ -109,7 +109,7 @@ struct SpoolBookkeeping: Equatable {
         else {
             quarantine(
                 Self.deliveredName,
-                "not a sequence of 20 digits and a newline in a file only the daemon's user can write, as the daemon writes it; every entry is delivered again")
+                "not 20 digits and a newline in a file only the daemon's user can write, as the daemon writes it; every entry is delivered again")
             return
         }
         guard let oldest else {

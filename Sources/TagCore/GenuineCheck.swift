@@ -9,6 +9,16 @@ public enum GenuineCheck: String, Sendable, Equatable, CaseIterable {
     case notGenuine = "false"
     case unknown
 
+    /// The verdict `json` writes; nil for any other value.
+    public init?(json: JSONValue) {
+        switch json {
+        case .bool(true): self = .genuine
+        case .bool(false): self = .notGenuine
+        case .string(Self.unknown.rawValue): self = .unknown
+        default: return nil
+        }
+    }
+
     /// `true`, `false` or `"unknown"`, as the event carries it.
     public var json: JSONValue {
         switch self {

@@ -63,22 +63,23 @@ extension TagEvent {
     /// Reads an event in format v1 (what `json` writes, what `watch` prints, what
     /// the spool keeps). Missing `id` and `time` are made up; `event` defaults to
     /// `tag.arrived` and `reader` to `reader`. Members it does not know — including
-    /// the camelCase names from before v1 — are ignored.
-    public init(json: JSONValue) throws(EventDecodingError) {
+    /// the camelCase names from before v1 — are ignored, and so are `tag.sun` and
+    /// `tag.genuine` unless the JSON is this daemon's own record (`trust`).
+    public init(json: JSONValue, trust: EventTrust = .untrusted) throws(EventDecodingError) {
         guard case .object(let object) = json else { throw EventDecodingError(description: "an event must be a JSON object") }
         var members = Members()
         for (key, value) in object { members.take(key, value) }
-        try self.init(members)
+        try self.init(members, trust: trust)
     }
 
-    /// Reads one event from a line of JSON text.
+    /// Reads one event from a line of JSON text, untrusted.
     public init(jsonText: String) throws(EventDecodingError) {
         var text = jsonText
         self = try text.withUTF8 { bytes in Result { () throws(EventDecodingError) in try TagEvent(jsonUTF8: bytes) } }.get()
     }
 
     /// Reads one event from a line of JSON as UTF-8 bytes (an events file's line, read
-    /// without making a String). The event object and its `tag` are read member by
+    /// without making a String), untrusted. The event object and its `tag` are read member by
     /// member, never built as objects: only the values format v1 keeps are made.
     public init(jsonUTF8: UnsafeBufferPointer<UInt8>) throws(EventDecodingError) {
         var members = Members()
@@ -101,7 +102,7 @@ extension TagEvent {
             throw EventDecodingError(description: "not JSON: \(error.description)")
         }
         guard isObject else { throw EventDecodingError(description: "an event must be a JSON object") }
-        try self.init(members)
+        try self.init(members, trust: .untrusted)
     }
 
     /// The members of an event object that format v1 reads; a repeated name keeps its last value.
@@ -139,7 +140,7 @@ extension TagEvent {
         }
     }
 
-    private init(_ members: Members) throws(EventDecodingError) {
+    private init(_ members: Members, trust: EventTrust) throws(EventDecodingError) {
         let kindText = members.event?.stringValue ?? TagEvent.Kind.tagArrived.rawValue
         guard let kind = TagEvent.Kind(rawValue: kindText) else {
             throw EventDecodingError(description: "unknown event kind '\(kindText)'; expected one of " + TagEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))
@@ -150,8 +151,8 @@ extension TagEvent {
             time = parsed
         }
         let tag: TagInfo? = switch members.tag {
-        case .members(let tag): try TagInfo(tag)
-        case .value(let value): try value.unlessNull.map(TagInfo.init(json:))
+        case .members(let tag): try TagInfo(tag, trust: trust)
+        case .value(let value): try value.unlessNull.map { value throws(EventDecodingError) in try TagInfo(json: value, trust: trust) }
         case nil: nil
         }
         self.init(
@@ -210,23 +211,24 @@ extension TagInfo {
     }
 
     /// Reads the `tag` object; `uid` is required, `type` defaults to `unknown`.
-    /// `sun` and `genuine` are not read: only this daemon's own checks may say a
-    /// tag is verified or genuine (`signature` is read, for the router to check).
-    public init(json: JSONValue) throws(EventDecodingError) {
+    /// `sun` and `genuine` are read only from this daemon's own record (`trust`):
+    /// only its own checks may say a tag is verified or genuine (`signature` is
+    /// read either way, for the router to check).
+    public init(json: JSONValue, trust: EventTrust = .untrusted) throws(EventDecodingError) {
         guard case .object(let object) = json else { throw Members.missingUID }
         var members = Members()
         for (key, value) in object {
             var key = key
             key.withUTF8 { members.take(JSONKey(utf8: $0), value) }
         }
-        try self.init(members)
+        try self.init(members, trust: trust)
     }
 
     /// The members of a `tag` object that format v1 reads; a repeated name keeps its last value.
     struct Members {
         static let missingUID = EventDecodingError(description: "tag.uid must be hex digits such as 04a224b2")
 
-        var uid, type, nfcForumType, atqa, sak, ndefCapacity, writable, name, groups, signature: JSONValue?
+        var uid, type, nfcForumType, atqa, sak, ndefCapacity, writable, name, groups, signature, sun, genuine: JSONValue?
 
         /// Spelled out name by name, as the event's members are (see there why).
         mutating func take(_ key: JSONKey, _ value: JSONValue) {
@@ -240,10 +242,12 @@ extension TagInfo {
             else if key.is(Field.name) { name = value }
             else if key.is(Field.groups) { groups = value }
             else if key.is(Field.signature) { signature = value }
+            else if key.is(Field.sun) { sun = value }
+            else if key.is(Field.genuine) { genuine = value }
         }
     }
 
-    init(_ members: Members) throws(EventDecodingError) {
+    init(_ members: Members, trust: EventTrust) throws(EventDecodingError) {
         guard let uidText = members.uid?.stringValue, let uid = TagUID(uidText) else { throw Members.missingUID }
         self.init(
             uid: uid, type: members.type?.stringValue ?? "unknown", nfcForumType: members.nfcForumType?.integer,
@@ -254,6 +258,35 @@ extension TagInfo {
             name: members.name?.stringValue,
             groups: { if case .array(let groups)? = members.groups { groups.compactMap(\.stringValue) } else { [] } }())
         signature = members.signature?.stringValue.flatMap { TagUID($0)?.bytes }
+        guard trust == .ownRecord else { return }
+        sun = try members.sun?.unlessNull.map(Self.sunCheck)
+        genuine = try members.genuine?.unlessNull.map { json throws(EventDecodingError) in
+            guard let genuine = GenuineCheck(json: json) else {
+                throw EventDecodingError(description: "\(TagEvent.Field.tag).\(Field.genuine): \(json.serialized()) is not true, false or \"unknown\"")
+            }
+            return genuine
+        }
+    }
+
+    /// The `tag.sun` object as `writeMembers` writes it; anything else (a reason
+    /// this daemon does not know, `verified` that disagrees with the reason) is an error.
+    private static func sunCheck(_ json: JSONValue) throws(EventDecodingError) -> SUNCheck {
+        let name = "\(TagEvent.Field.tag).\(Field.sun)"
+        guard case .object = json, case .bool(let verified)? = json[SUNField.verified] else {
+            throw EventDecodingError(description: "\(name): expected an object with `verified` true or false, found \(json.serialized())")
+        }
+        var failure: SUNCheck.Failure?
+        if let reason = json[SUNField.reason]?.stringValue {
+            guard let known = SUNCheck.Failure(rawValue: reason) else {
+                throw EventDecodingError(
+                    description: "\(name).\(SUNField.reason): '\(reason)' is not one of " + SUNCheck.Failure.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            failure = known
+        }
+        guard verified == (failure == nil) else {
+            throw EventDecodingError(description: "\(name): a check is verified exactly when it has no reason; found \(json.serialized())")
+        }
+        return SUNCheck(uid: json[SUNField.uid]?.stringValue, counter: json[SUNField.counter]?.integer, failure: failure)
     }
 }
 

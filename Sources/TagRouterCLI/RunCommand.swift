@@ -51,11 +51,11 @@ enum RunCommand: Command {
         options.control = try ControlOption.path(&arguments)
         options.signals = signals
         options.tagNamer = { PageTagNamer(config: $0, reload: $1) }
+        options.loaded = { [file = options.config] in file.printWarnings($0) }
         try arguments.finish()
         signal(SIGPIPE, SIG_IGN)  // a closed stdout fails the `log` action, it does not kill the daemon
         do throws(DaemonError) {
             let daemon = try Daemon(configuration: options)
-            options.config.printWarnings(daemon.config)
             try await daemon.run()
         } catch {
             throw CLIError(error)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import SystemKit
 import TagRouter
 
 /// Finds and loads the config the daemon and `check-config` use: the file given,
@@ -14,6 +15,8 @@ public struct ConfigFile: Sendable {
     }
 
     private let source: Source
+
+    private init(source: Source) { self.source = source }
 
     public static let embeddedName = "embedded default"
 
@@ -47,6 +50,13 @@ public struct ConfigFile: Sendable {
     public var path: String? {
         if case .file(let path) = source { return path }
         return nil
+    }
+
+    /// The same config, a file named by its absolute path (`absolutePath(from:)`, from the
+    /// current directory): what the daemon reports (`status`, its log) names the file from any folder.
+    public var absolute: ConfigFile {
+        guard case .file(let path) = source else { return self }
+        return ConfigFile(source: .file(path.absolutePath(from: FileManager.default.currentDirectoryPath)))
     }
 
     /// The path, or the text's name.

@@ -28,7 +28,8 @@ public final class Daemon: Sendable {
     private let tapFeedback: TapFeedback?
 
     public init(configuration options: DaemonOptions) throws(DaemonError) {
-        let file = options.config
+        // By its absolute path: `status`, the log and reloads name the same file from any folder.
+        let file = options.config.absolute
         // Read and write jobs (control socket, MQTT commands) reach the readers through the board.
         let jobs = ReaderJobBoard()
         let loader = ConfigLoader(
@@ -36,9 +37,10 @@ public final class Daemon: Sendable {
             tagJobs: options.eventsFrom == nil ? jobs : nil, output: options.output)
         let config: RouterConfig
         do throws(ConfigErrors) { config = try file.load(loader) } catch { throw .config(error, file: file.name) }
+        options.loaded?(config)
         jobs.use(tagPassword: config.tagPassword)
         let buffer = EventBuffer(capacity: config.eventBuffer)
-        let observer = DaemonObserver(eventBuffer: buffer)
+        let observer = DaemonObserver(eventBuffer: buffer, runsReaders: options.eventsFrom == nil)
         let routing = RoutingService(config: config, events: buffer, dryRun: options.dryRun, observer: observer)
         let parts = try Self.sources(options, config: config, buffer: buffer, jobs: jobs)
         let systemd = options.notifiesSystemd ? DaemonSystemd(observer: observer, monitor: parts.progress) : nil

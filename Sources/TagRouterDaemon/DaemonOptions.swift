@@ -27,6 +27,10 @@ public struct DaemonOptions: Sendable {
     public var notifiesSystemd = true
     /// The live page's tag naming (only for a config file).
     public var tagNamer: TagNamerMaker?
+    /// Called with the config once it is loaded, before anything is built from it or starts (the events file
+    /// checked, the control socket bound, readers and plugins run): `run` prints the config's warnings there,
+    /// first, also when the start then fails.
+    public var loaded: (@Sendable (RouterConfig) -> Void)?
 
     public init(config: ConfigFile) {
         self.config = config

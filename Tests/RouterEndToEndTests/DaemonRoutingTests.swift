@@ -32,6 +32,21 @@ import Testing
         #expect(daemon.daemon.counters["music.0.log"]?.delivered == 2)
     }
 
+    /// With `--events-from` the config's readers are not run: `status` lists none, rather than one `starting`
+    /// for ever (which made the daemon read as degraded, `tagrouter status` exit 2).
+    @Test func readersThatAreNotRunAreNotInTheStatus() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let daemon = try TestDaemon(config: "readers: [{ name: hall, device: auto }]\nroutes: [{name: a, actions: [log]}]", stateDirectory: scratch.path + "/state")
+        daemon.send(arrival(uid: "01", reader: "hall"))
+        try await daemon.output(count: 1)
+        let status = daemon.daemon.observer.status
+        #expect(status.readers.isEmpty)
+        #expect(status.problems.isEmpty, "\(status.problems)")
+        daemon.closeInput()
+        try await daemon.finished()
+    }
+
     @Test func aReloadRejectsABadConfigAndTheOldOneKeepsRouting() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }

@@ -59,12 +59,14 @@ import Testing
         #expect(run.stderr.contains { $0.contains("environment variable 'HA_WEBHOOK_ID' is not set") })
     }
 
+    /// The daemon names its config (and the files it names) by absolute paths, though given a relative one.
     @Test func runRefusesToStartWithoutASecretFileAndSaysWhichToCreate() async throws {
         let run = try TagrouterProcess(["run", "--config", "config/examples/webhook-node-red.yaml", "--events-from", "-"], directory: Self.repositoryRoot)
         defer { run.stop() }
         #expect(try await run.exitStatus() == 65)
-        #expect(run.stderr.first == "config/examples/webhook-node-red.yaml:12:31: routes[0].actions[0].webhook.hmac.secret_file: "
-            + "cannot read 'config/examples/node-red.key': there is no such file; create it with the secret alone in it (mode 600, owned by the user tagrouter runs as)")
+        let examples = Self.repositoryRoot + "/config/examples"
+        #expect(run.stderr.first == "\(examples)/webhook-node-red.yaml:12:31: routes[0].actions[0].webhook.hmac.secret_file: "
+            + "cannot read '\(examples)/node-red.key': there is no such file; create it with the secret alone in it (mode 600, owned by the user tagrouter runs as)")
     }
 
     /// The YAML configs the README and the user guide show (blocks with `routes:`), indentation removed.

@@ -135,6 +135,72 @@ import TestSupport
         #expect(daemon.stdout == ["here door"])
     }
 
+    /// `status` names the config by its absolute path when the daemon was started with a relative `--config`:
+    /// run from another folder, it names a file that exists.
+    @Test func statusNamesARelativeConfigByItsAbsolutePath() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let file = try scratch.write("tagrouter.yaml", "readers: []\nroutes: [{name: a, actions: [log]}]\nstate_dir: \(scratch.path)/state\n")
+        let control = scratch.path + "/control.sock"
+        let daemon = try TagrouterProcess(
+            ["run", "--config", "./tagrouter.yaml", "--events-from", "-", "--control", control, "--log-format", "json"], directory: scratch.path)
+        defer { daemon.stop() }
+        try await daemon.stderr(containing: "router started")
+        let status = try await ToolRun(BuiltProducts.tagrouter.path, ["status", "--json", "--control", control], directory: "/")
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(try JSONValue.parse(status.stdout)["config"]?["file"] == .string(file))
+        let text = try await ToolRun(BuiltProducts.tagrouter.path, ["status", "--control", control], directory: "/")
+        #expect(text.stdout.contains("config: \(file) (loaded "), "\(text.stdout)")
+        daemon.closeInput()
+        #expect(try await daemon.exitStatus() == 0)
+    }
+
+    /// A config whose only warning is an unrouted tag, and the warning as `check-config` prints it.
+    private static func warnedConfig(_ scratch: Scratch) throws -> (file: String, warning: String) {
+        let file = try scratch.write("warned.yaml", """
+            state_dir: \(scratch.path)/state
+            tags:
+              - { name: used, uid: "0411" }
+              - { name: spare, uid: "0499" }
+            routes:
+              - name: all
+                match: { tag: used }
+                actions: [log]
+            """)
+        return (file, "\(file):4:5: warning: tags: no route matches tag 'spare'")
+    }
+
+    /// The config's warnings come first, before anything starts (here the control socket, which `run` reports ready).
+    @Test func configWarningsArePrintedBeforeAnythingStarts() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let (file, warning) = try Self.warnedConfig(scratch)
+        let daemon = try TagrouterProcess(
+            ["run", "--config", file, "--events-from", "-", "--control", scratch.path + "/control.sock", "--log-format", "json"], directory: scratch.path)
+        defer { daemon.stop() }
+        daemon.closeInput()
+        #expect(try await daemon.exitStatus() == 0)
+        let warned = daemon.stderr.firstIndex { $0.hasPrefix(warning) }
+        let ready = daemon.stderr.firstIndex { $0.contains("control socket ready") }
+        #expect(warned != nil && ready != nil && warned! < ready!, "\(daemon.stderr.joined(separator: "\n"))")
+    }
+
+    /// An `--events-from` that cannot be read stops the start as a bad argument (64), naming the file and why,
+    /// after the config's warnings.
+    @Test(arguments: ["missing.jsonl", "folder"])
+    func anUnreadableEventsFileStopsTheStartAfterTheWarnings(name: String) async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        try FileManager.default.createDirectory(atPath: scratch.path + "/folder", withIntermediateDirectories: true)
+        let (file, warning) = try Self.warnedConfig(scratch)
+        let daemon = try TagrouterProcess(["run", "--config", file, "--events-from", name], directory: scratch.path)
+        defer { daemon.stop() }
+        #expect(try await daemon.exitStatus() == 64)
+        let reason = name == "folder" ? "Is a directory" : "No such file or directory"
+        #expect(daemon.stderr.first?.hasPrefix(warning) == true, "\(daemon.stderr.joined(separator: "\n"))")
+        #expect(daemon.stderr.contains("error: cannot read events from '\(name)': \(reason)"), "\(daemon.stderr.joined(separator: "\n"))")
+    }
+
     @Test func aBadConfigStopsTheStartWithEveryProblem() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }

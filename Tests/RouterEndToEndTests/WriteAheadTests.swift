@@ -146,6 +146,58 @@ struct WriteAheadTests {
         #expect(try await second.exitStatus() == 0)
     }
 
+    /// A SUN-checked tap that waited in the spool is delivered after a restart as it was
+    /// routed: `tag.sun` (verified, or refused with its reason) is in the payload and the
+    /// templates, not dropped as from an untrusted input (the spool is the daemon's own record),
+    /// and not checked again (the counter was taken by the first run: it would read as a replay).
+    /// A `sun` claimed in an event from `--events-from` is still ignored: the spool keeps what routing found.
+    @Test func aSUNVerdictSurvivesTheSpoolAcrossARestart() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        // AN12196's example: UID 04de5f1eacc040, counter 61, all keys zero.
+        let url = "https://door.example/t?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086"
+        let key = try scratch.write("zero.key", String(repeating: "0", count: 32))
+        #expect(chmod(key, 0o600) == 0)
+        let file = try scratch.write("tagrouter.yaml", """
+            state_dir: \(scratch.path)/state
+            sun:
+              keys:
+                - { id: factory, meta_key_file: \(key), file_key_file: \(key) }
+            routes:
+              - name: door
+                actions:
+                  - shell:
+                      script: '[ -e go ] && cat >> delivered && echo "$VERDICT" >> verdicts'
+                      env: { VERDICT: "sun={{tag.sun.verified}}" }
+                      cwd: \(scratch.path)
+                      retry: { attempts: 1 }
+            """)
+        let (tap, copy) = (arrival(uid: "04de5f1eacc040", uri: url), arrival(uid: "04de5f1eacc040", uri: url))
+        let forged = try JSONValue.parse(
+            #"{"event":"tag.arrived","id":"forged","reader":"door","tag":{"uid":"04aabbccddeeff","type":"ntag424","sun":{"verified":true,"counter":99}}}"#)
+        let first = try TestDaemon(configFile: file)
+        for event in [tap, copy, forged] { first.send(event) }
+        first.closeInput()
+        try await first.finished()
+        #expect(first.log.contains { $0.message.contains("3 events wait in the spool for the next start") }, "\(first.log.map(\.message))")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/delivered"), "the action failed in the first run")
+
+        _ = try scratch.write("go", "")
+        let second = try TestDaemon(configFile: file)
+        func lines(_ name: String) -> [String] {
+            ((try? String(contentsOfFile: scratch.path + "/" + name, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        #expect(await eventually { lines("verdicts").count >= 3 })
+        second.closeInput()
+        try await second.finished()
+        let delivered = try lines("delivered").map { try JSONValue.parse($0) }
+        #expect(delivered.map { $0["id"] } == [tap["id"], copy["id"], forged["id"]], "every one, in order, once")
+        #expect(delivered.first?["tag"]?["sun"] == ["verified": true, "uid": "04de5f1eacc040", "counter": 61])
+        #expect(delivered.dropFirst().first?["tag"]?["sun"] == ["verified": false, "uid": "04de5f1eacc040", "counter": 61, "reason": "replayed-counter"])
+        #expect(delivered.last.map { $0["tag"]?["sun"] == nil } == true, "a claimed verdict is not read from --events-from")
+        #expect(lines("verdicts") == ["sun=true", "sun=false", "sun="], "{{tag.sun.verified}} renders as it did before the restart")
+    }
+
     /// A `state_dir` that cannot be written is reported once at start, naming it and
     /// why; spooling is then off: events are delivered or fail, none is spooled.
     @Test func anUnwritableStateDirIsReportedAtStartAndSpoolingIsOff() async throws {

@@ -50,4 +50,14 @@ import Testing
     func parentPath(path: String, expected: String) {
         #expect(path.parentPath == expected)
     }
+
+    /// A path made absolute names the same file from any folder: relative ones start at the directory,
+    /// `.` and repeated slashes go, `..` stays (a symlink before it would make dropping it name another file).
+    @Test(arguments: [
+        ("tagrouter.yaml", "/home/pi/tagrouter.yaml"), ("./tagrouter.yaml", "/home/pi/tagrouter.yaml"),
+        ("conf//./t.yaml", "/home/pi/conf/t.yaml"), ("../etc/t.yaml", "/home/pi/../etc/t.yaml"), ("/etc/./t.yaml", "/etc/t.yaml"),
+    ])
+    func absolutePath(path: String, expected: String) {
+        #expect(path.absolutePath(from: "/home/pi/") == expected)
+    }
 }

@@ -45,6 +45,39 @@ struct EventJSONTests {
         #expect(event.dwellMs == nil && event.ndefError == nil && event.tag?.nfcForumType == nil)
     }
 
+    /// `tag.sun` and `tag.genuine` say a tag is verified or genuine: only this daemon's own
+    /// checks may. Read from outside (the default) they are ignored; read back from the
+    /// daemon's own record (`trust: .ownRecord`, its spool) they are kept.
+    @Test func sunAndGenuineAreReadOnlyFromTheDaemonsOwnRecord() throws {
+        var tag = Self.tag
+        tag.sun = SUNCheck(uid: "04a224", counter: 7, failure: nil)
+        tag.genuine = .genuine
+        let verified = TagEvent(kind: .tagArrived, id: "v", time: Self.time, reader: "door", tag: tag)
+        tag.sun = SUNCheck(uid: nil, counter: nil, failure: .macMismatch)
+        tag.genuine = .unknown
+        let refused = TagEvent(kind: .tagArrived, id: "r", time: Self.time, reader: "door", tag: tag)
+        for event in [verified, refused] {
+            let fromOutside = try TagEvent(json: event.json)
+            #expect(fromOutside.tag?.sun == nil && fromOutside.tag?.genuine == nil)
+            #expect(try TagEvent(json: event.json, trust: .ownRecord) == event)
+        }
+    }
+
+    /// An own record whose `tag.sun` or `tag.genuine` this daemon could not have written is refused, naming it;
+    /// from outside the same members are ignored.
+    @Test(arguments: [
+        (#""sun":{"verified":true,"reason":"mac-mismatch"}"#, "tag.sun"), (#""sun":{"verified":false}"#, "tag.sun"),
+        (#""sun":{"verified":false,"reason":"forged"}"#, "tag.sun.reason"), (#""sun":"yes""#, "tag.sun"),
+        (#""genuine":"maybe""#, "tag.genuine"), (#""genuine":1"#, "tag.genuine"),
+    ])
+    func anImpossibleVerdictInAnOwnRecordIsRefused(member: String, named: String) throws {
+        let json = try JSONValue.parse(#"{"event":"tag.arrived","reader":"r","tag":{"uid":"04a224",\#(member)}}"#)
+        let fromOutside = try TagEvent(json: json)
+        #expect(fromOutside.tag?.sun == nil && fromOutside.tag?.genuine == nil)
+        let error = #expect(throws: EventDecodingError.self) { try TagEvent(json: json, trust: .ownRecord) }
+        #expect(error?.description.hasPrefix(named + ":") == true, "\(String(describing: error))")
+    }
+
     struct Time: Sendable, CustomStringConvertible {
         var seconds: Double
         var text: String

@@ -1,4 +1,6 @@
 import Foundation
+import OrderedJSON
+import TagCore
 import Testing
 
 @testable import TagRouter
@@ -36,6 +38,52 @@ extension Spool {
             return copy
         })
         #expect(entries.map(\.delivery.route) == ["r", "r", "r"])
+    }
+
+    /// Events as they wait in a spool, every member set: a SUN-verified tap (with its
+    /// signature and originality verdict, a node, a presence tag id, NDEF and an NDEF
+    /// error), SUN refusals with a reason, a removal, a reader's error.
+    static let populated: [TagEvent] = {
+        let time = Date(timeIntervalSince1970: 1_764_431_372.123)
+        var tag = TagInfo(
+            uid: TagUID(bytes: [0x04, 0xDE, 0x5F, 0x1E, 0xAC, 0xC0, 0x40]), type: "ntag424", nfcForumType: 4, atqa: [0, 0x44], sak: 0x20,
+            ndefCapacity: 256, writable: false, name: "anna", groups: ["staff", "door"])
+        tag.sun = SUNCheck(uid: "04de5f1eacc040", counter: 61, failure: nil)
+        tag.signature = Array(0..<32)
+        tag.genuine = .genuine
+        var replayed = tag
+        replayed.sun = SUNCheck(uid: "04de5f1eacc040", counter: 61, failure: .replayedCounter)
+        replayed.genuine = .unknown
+        replayed.signature = nil
+        var malformed = TagInfo(uid: TagUID(bytes: [0x04, 0x11]), type: "ntag424", groups: ["loose"])
+        malformed.sun = SUNCheck(uid: nil, counter: nil, failure: .malformed)
+        malformed.genuine = .notGenuine
+        let ndef: JSONValue = ["records": [["tnf": 1, "type": "U", "id": "", "payload_hex": "04646f6f72", "uri": "https://door.example/t"]]]
+        return [
+            TagEvent(
+                kind: .tagArrived, id: "a", time: time, reader: "door", tag: tag, ndef: ndef, ndefError: "trailing bytes after the message",
+                uri: "https://door.example/t?e=EF96&c=94EE", text: "Anna", dwellMs: 12, message: "read twice", presenceTagID: "ha-anna", node: "pi-1"),
+            TagEvent(kind: .tagArrived, id: "b", time: time, reader: "door", tag: replayed, uri: "https://door.example/t?e=EF96&c=94EE"),
+            TagEvent(kind: .tagArrived, id: "c", time: time, reader: "door", tag: malformed, ndefError: "tag removed during read", node: "pi-2"),
+            TagEvent(kind: .tagRemoved, id: "d", time: time, reader: "door", tag: tag, dwellMs: 1200, presenceTagID: "ha-anna"),
+            TagEvent(kind: .readerError, id: "e", time: time, reader: "door", message: "timeout", node: "pi-1"),
+        ]
+    }()
+
+    /// The spool is the daemon's own record: every member of every event it held
+    /// comes back as it was written, `tag.sun` and `tag.genuine` included (a
+    /// verified tap delivered after a restart is still verified).
+    @Test func everyMemberOfASpooledEventComesBack() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let spool = Spool(directory: path)
+        _ = spool.recover()
+        _ = try spool.append(Self.populated.map { Delivery(event: $0, route: "door") })
+        let entries = Spool(directory: path).recoverEntries()
+        #expect(entries.count == Self.populated.count)
+        for (read, written) in zip(entries.map(\.delivery.event), Self.populated) {
+            #expect(read == written)
+        }
     }
 
     /// What a reload reports of a spool no action takes: its undelivered entries,
@@ -205,6 +253,30 @@ extension Spool {
         try "not json".write(toFile: path + "/00000000000000000002.json", atomically: true, encoding: .utf8)
         #expect(Spool(directory: path).recoverEntries().map(\.sequence) == [1])
         #expect(FileManager.default.fileExists(atPath: path + "/00000000000000000002.json.bad"))
+    }
+
+    /// A batch someone besides the daemon's user could write is not its own record (it could
+    /// claim `tag.sun: verified`): it is set aside, not delivered. A `delivered` such as that is
+    /// set aside too, and every entry is delivered again (at least once).
+    @Test(arguments: [0o620, 0o602])
+    func aSpoolFileOthersCanWriteIsNotTrusted(mode: Int) throws {
+        let batchPath = directory(), deliveredPath = directory()
+        defer { for path in [batchPath, deliveredPath] { try? FileManager.default.removeItem(atPath: path) } }
+        let batches = Spool(directory: batchPath)
+        _ = batches.recover()
+        _ = try batches.append(Self.populated.prefix(2).map { Delivery(event: $0, route: "door") })
+        _ = try batches.append(deliveries(3))
+        #expect(chmod(batchPath + "/00000000000000000001.json", mode_t(mode)) == 0)
+        #expect(Spool(directory: batchPath).recoverEntries().map(\.sequence) == [3, 4, 5])
+        #expect(files(batchPath) == ["00000000000000000001.json.bad", "00000000000000000003.json"])
+
+        let delivered = Spool(directory: deliveredPath)
+        _ = delivered.recover()
+        _ = try delivered.append(deliveries(3))
+        delivered.markDone(through: 1)
+        #expect(chmod(deliveredPath + "/delivered", mode_t(mode)) == 0)
+        #expect(Spool(directory: deliveredPath).recoverEntries().map(\.sequence) == [1, 2, 3])
+        #expect(files(deliveredPath) == ["00000000000000000001.json", "delivered.bad"])
     }
 
     /// Ten one-entry batches, so no `delivered` the daemon writes can lie past the first.

@@ -31,14 +31,18 @@ public final class DaemonObserver: Sendable {
 
     public let started: Date
     private let eventBuffer: EventBuffer?
+    /// False when the config's readers are not run (`run --events-from`): none is listed.
+    private let runsReaders: Bool
     private let state = Mutex(State())
     private let watching = Atomic<Int>(0)
     private let firstRouter = Latch()
 
-    /// `eventBuffer`: the daemon's buffer, for its depth and drops in `status`.
-    public init(eventBuffer: EventBuffer? = nil, started: Date = Date()) {
+    /// `eventBuffer`: the daemon's buffer, for its depth and drops in `status`. `runsReaders`: false when the
+    /// daemon does not run the config's readers (`--events-from`); listed, they stayed `starting` (degraded) for ever.
+    public init(eventBuffer: EventBuffer? = nil, started: Date = Date(), runsReaders: Bool = true) {
         self.eventBuffer = eventBuffer
         self.started = started
+        self.runsReaders = runsReaders
     }
 
     /// A config was loaded (at start and on each reload): its readers, routes
@@ -49,7 +53,7 @@ public final class DaemonObserver: Sendable {
             state.configLoaded = time
             state.configRejected = nil
             let oldReaders = state.readers
-            state.readers = config.readers.map { reader in
+            state.readers = (runsReaders ? config.readers : []).map { reader in
                 oldReaders.first { $0.name == reader.name && $0.device == reader.device } ?? ReaderStatus(reader, since: time)
             }
             state.readerIndex = Dictionary(state.readers.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })

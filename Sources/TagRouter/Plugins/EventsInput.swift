@@ -35,9 +35,12 @@ public struct EventsInput: SourcePlugin {
         self.path = path
     }
 
+    /// Why `path` cannot be read as events: no such file, no permission, a folder (which reads as empty).
     private static func problem(reading path: String) -> String? {
-        guard path != "-", access(path, R_OK) != 0 else { return nil }
-        return "cannot read events from '\(path)': \(String(cString: strerror(errno)))"
+        guard path != "-" else { return nil }
+        var status = stat()
+        let reason = access(path, R_OK) != 0 ? errno : stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR ? EISDIR : nil
+        return reason.map { "cannot read events from '\(path)': \(String(cString: strerror($0)))" }
     }
 
     public func run(into buffer: EventBuffer) async throws {

@@ -2,7 +2,6 @@
 import FoundationEssentials
 import Dispatch
 import OrderedJSON
-import SecureTags
 import Synchronization
 import SystemKit
 import TagCore
@@ -209,7 +208,7 @@ final class Spool: Sendable {
         for batch in batches {
             let path = batchPath(batch.first)
             guard let deliveries = Self.readBatch(path) else {
-                quarantine(path, reason: "unreadable: not lines of spooled events")
+                quarantine(path, reason: SpoolBookkeeping.unreadableBatch)
                 continue
             }
             for (offset, delivery) in deliveries.enumerated() where range.contains(batch.first + UInt64(offset)) {
@@ -266,14 +265,16 @@ final class Spool: Sendable {
         return Self.readFile(deliveredPath, limit: 64) ?? []
     }
 
-    /// The bytes of the regular file at `path` (up to `limit`), never through a
+    /// The bytes of the regular file at `path` (up to `limit`) that only the daemon's
+    /// user can write — its own record, trusted as such (`readBatch`) — never through a
     /// symlink nor blocking on a FIFO; nil when it is anything else or unreadable.
     private static func readFile(_ path: String, limit: Int = .max) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(), status.st_mode & 0o022 == 0
+        else { return nil }
         return FileBytes.read(descriptor: descriptor, limit: limit)
     }
 
@@ -282,11 +283,11 @@ final class Spool: Sendable {
         guard let data = readFile(path) else { return nil }
         var deliveries: [Delivery] = []
         for line in data.split(separator: UInt8(ascii: "\n")) {
+            // The spool is the daemon's own record (see `checkWritable`): `tag.sun` and `tag.genuine` come back as routed.
             guard let json = try? JSONValue.parse(String(decoding: line, as: UTF8.self)),
-                let event = try? TagEvent(json: json["event"] ?? .null)
+                let event = try? TagEvent(json: json["event"] ?? .null, trust: .ownRecord)
             else { return nil }
-            // `genuine` is never read from JSON: worked out again from the signature, as routing had it.
-            deliveries.append(Delivery(event: OriginalityCheck.checked(event), route: json["route"]?.stringValue ?? ""))
+            deliveries.append(Delivery(event: event, route: json["route"]?.stringValue ?? ""))
         }
         return deliveries.isEmpty ? nil : deliveries
     }

@@ -43,6 +43,9 @@ struct SpoolBookkeeping: Equatable {
 
     static let deliveredName = "delivered"
 
+    /// Why a batch that cannot be read is set aside.
+    static let unreadableBatch = "unreadable: not lines of spooled events in a regular file that only the daemon's user can write"
+
     /// Decides about the files `names` of one spool folder. `delivered`: the
     /// bytes of the file `delivered` (nil when there is none, empty when it
     /// cannot be read as a regular file); `entries`: how many entries the batch
@@ -62,7 +65,7 @@ struct SpoolBookkeeping: Equatable {
                 continue
             }
             guard let count = entries(name), count > 0 else {
-                quarantine(name, "unreadable: not lines of spooled events")
+                quarantine(name, Self.unreadableBatch)
                 nextSequence = max(nextSequence, first + 1)  // a new batch never takes the name of one set aside
                 continue
             }
@@ -104,7 +107,9 @@ struct SpoolBookkeeping: Equatable {
             digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
             let sequence = UInt64(String(decoding: digits, as: UTF8.self)), sequence <= Self.maximumSequence
         else {
-            quarantine(Self.deliveredName, "not a sequence of 20 digits and a newline, as the daemon writes it; every entry is delivered again")
+            quarantine(
+                Self.deliveredName,
+                "not 20 digits and a newline in a file only the daemon's user can write, as the daemon writes it; every entry is delivered again")
             return
         }
         guard let oldest else {

@@ -58,6 +58,38 @@ struct IncomingBoundTests {
         await connection.stop()
     }
 
+    /// A consumer that takes nothing for two keepalive intervals: the broker's PINGRESP waits
+    /// unread behind the held messages, so libmosquitto gives the connection up, and it says
+    /// why (not "another client took over"). What was not read was not acknowledged: a
+    /// persistent session gets it again, so the consumer still sees every message, in order.
+    @Test func aConsumerStalledPastKeepaliveReconnectsAndLosesNothingWithAPersistentSession() async throws {
+        let broker = try await MosquittoBroker()
+        var settings = Self.settings(broker, version: .v311, subscriptions: ["stall/#"])
+        settings.keepalive = 5  // libmosquitto's least
+        settings.persistentSession = true
+        let connection = MQTTConnection(settings)
+        var statuses = connection.statusUpdates().makeAsyncIterator()
+        connection.start()
+        await connection.subscribed()
+        let count = 4 * MQTTConnection.incomingMessageLimit
+        let lines = (0..<count).map { "message \($0)" }
+        try broker.publishLines(lines, topic: "stall/in")
+
+        var status: MQTTConnection.Status?
+        repeat { status = await statuses.next() } while status == .idle || status == .connecting || status == .connected
+        #expect(status == .disconnected(.consumerStalled(broker: settings.broker, keepalive: 5)))
+        #expect(connection.heldBack == 1 && connection.unconsumed.messages == MQTTConnection.incomingMessageLimit, "\(connection.unconsumed)")
+
+        var seen: [String] = []
+        var iterator = connection.incoming.makeAsyncIterator()
+        while Set(seen).count < count, let incoming = await iterator.next() { seen.append(incoming.message.text) }
+        var first = Set<String>()
+        #expect(seen.filter { first.insert($0).inserted } == lines, "every message, in order (a copy may come again after the reconnect)")
+        #expect(connection.takeovers == 0)
+        #expect(connection.report.problem.contains("not even its keepalive answer"), "\(connection.report.problem)")
+        await connection.stop()
+    }
+
     /// The same bound in bytes: large messages stop the reading before their number does.
     /// MQTT 5, so each one is at most `maximumIncomingPacket`.
     @Test func largeMessagesAreBoundedInBytes() async throws {

@@ -387,7 +387,9 @@ public final class MQTTConnection: Service {
     /// consumer that takes nothing for about two `keepalive` intervals makes
     /// libmosquitto give the connection up as dead, and it reconnects.
     private func step(_ session: MQTTSession, reading: Bool) -> MQTTError? {
-        reading ? session.step() : session.writeAndKeepAlive()
+        if reading { return session.step() }
+        let problem = session.writeAndKeepAlive()
+        return session.keepaliveExpired ? .consumerStalled(broker: settings.broker, keepalive: settings.keepalive) : problem
     }
 
     /// `step()` with `settings.acknowledgeWhenAccepted` (group commit across
@@ -485,6 +487,8 @@ public final class MQTTConnection: Service {
                 message = "no MQTT broker on \(settings.broker); publishing resumes when one answers"
             case .disconnected(.takenOver):
                 message = "another client took over client id '\(settings.clientID)' on the MQTT broker \(settings.broker); reconnecting"
+            case .disconnected(.consumerStalled):
+                message = "nothing was read from the MQTT broker \(settings.broker) while the daemon took none of the messages waiting; reconnecting"
             case .disconnected(.connectionLost):
                 message = "the MQTT broker \(settings.broker) closed the connection of client id '\(settings.clientID)'; reconnecting"
             default:

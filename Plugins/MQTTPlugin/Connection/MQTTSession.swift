@@ -34,6 +34,8 @@ final class MQTTSession {
     private(set) var receivedBytes = 0
     /// SUBACKs that arrived: for each, whether the broker granted every filter of that SUBSCRIBE.
     private(set) var subscribeAcks: [Bool] = []
+    /// libmosquitto gave the connection up: no packet came back within `keepalive` of its PINGREQ.
+    private(set) var keepaliveExpired = false
     /// SUBACKs of this session that granted their filters, counted by the connection.
     var grantedSubscriptions = 0
 
@@ -234,6 +236,7 @@ final class MQTTSession {
             guard code == MOSQ_ERR_SUCCESS.rawValue else { return failure(code) }
         }
         let code = mosquitto_loop_misc(handle)
+        keepaliveExpired = code == MOSQ_ERR_KEEPALIVE.rawValue
         return code == MOSQ_ERR_SUCCESS.rawValue ? nil : failure(code)
     }
 

@@ -56,12 +56,17 @@ public final class MQTTConnection: Service {
     }
 
     public let settings: MQTTSettings
-    /// Messages arriving on `settings.subscriptions`, for one consumer. With
-    /// `settings.acknowledgeWhenAccepted` in groups — every message waiting on
-    /// the socket, at most `acceptanceGroupLimit` — and the next group is read
-    /// once the consumer released the acceptance of every message before.
-    public let incoming: AsyncStream<MQTTIncoming>
+    /// Messages arriving on `settings.subscriptions`, for one consumer, bounded
+    /// by backpressure: while `incomingMessageLimit` messages or
+    /// `incomingByteLimit` bytes wait for the consumer, the connection reads
+    /// nothing more from the socket (the broker holds the rest) until the
+    /// consumer has taken half of them. With `settings.acknowledgeWhenAccepted`
+    /// in groups — every message waiting on the socket, within those limits —
+    /// and the next group is read once the consumer released the acceptance of
+    /// every message before.
+    public let incoming: MQTTIncomingStream
     private let incomingInput: AsyncStream<MQTTIncoming>.Continuation
+    private let incomingBacklog: IncomingBacklog
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
     /// Stop now: with `settings.acknowledgeWhenAccepted`, without the acknowledgements of a group not yet accepted.
@@ -71,17 +76,23 @@ public final class MQTTConnection: Service {
     private let receivedCount = Atomic<Int>(0)
     private let groupCount = Atomic<Int>(0)
     private let takeoverCount = Atomic<Int>(0)
-    /// Messages handed over at most as one group with `settings.acknowledgeWhenAccepted`.
-    static let acceptanceGroupLimit = 256
+    /// Messages read from the socket and not yet taken by the consumer at which
+    /// the connection stops reading; also the most handed over as one group with
+    /// `settings.acknowledgeWhenAccepted`. One read of libmosquitto may bring up
+    /// to its outgoing queue (`maxInFlight` plus the birth messages) more.
+    static let incomingMessageLimit = 256
+    /// The same in bytes (topic, payload, user properties). With MQTT 5 no message
+    /// is larger than `MQTTSession.maximumIncomingPacket`; with 3.1.1 the broker's
+    /// `max_packet_size` is the only bound of one message (docs/security.md).
+    static let incomingByteLimit = 4 << 20
 
     public init(_ settings: MQTTSettings) {
         self.settings = settings
-        (incoming, incomingInput) = AsyncStream.makeStream(of: MQTTIncoming.self)
+        let (messages, input) = AsyncStream.makeStream(of: MQTTIncoming.self)
+        incomingInput = input
         wake = WakePipe()
-    }
-
-    deinit {
-        wake.close()
+        incomingBacklog = IncomingBacklog(messageLimit: Self.incomingMessageLimit, byteLimit: Self.incomingByteLimit, wake: wake)
+        incoming = MQTTIncomingStream(messages: messages, backlog: incomingBacklog)
     }
 
     /// The connection as a service: connects and stays connected until
@@ -178,6 +189,13 @@ public final class MQTTConnection: Service {
     /// (each acknowledged to the broker together once every message of it was accepted).
     public var groups: Int { groupCount.load(ordering: .relaxed) }
 
+    /// How often the connection stopped reading the socket because its consumer
+    /// had `incomingMessageLimit` messages (or `incomingByteLimit` bytes) waiting.
+    public var heldBack: Int { incomingBacklog.snapshot.holdBacks }
+
+    /// Messages (and their bytes) read and not yet taken by the consumer, now and at most so far.
+    var unconsumed: IncomingBacklog.Counts { incomingBacklog.snapshot }
+
     /// Sessions another client took over, as far as the connection can tell: the broker
     /// said so (MQTT 5), or it closed an accepted connection and accepted the very next attempt.
     public var takeovers: Int { takeoverCount.load(ordering: .relaxed) }
@@ -267,8 +285,9 @@ public final class MQTTConnection: Service {
                 if announced, !isAbandoning { leave(session) }
                 return (announced, nil)
             }
-            waitForActivity(on: session, timeoutMilliseconds: moreToSend ? 0 : 1000)
-            if let problem = settings.acknowledgeWhenAccepted ? stepAcknowledgingWhenAccepted(session) : session.step() {
+            let reading = settings.acknowledgeWhenAccepted || incomingBacklog.mayRead()
+            waitForActivity(on: session, reading: reading, timeoutMilliseconds: moreToSend ? 0 : 1000)
+            if let problem = settings.acknowledgeWhenAccepted ? stepAcknowledgingWhenAccepted(session) : step(session, reading: reading) {
                 absorb(session)
                 return (announced, problem)
             }
@@ -346,6 +365,7 @@ public final class MQTTConnection: Service {
         }
         for message in session.takeReceived() {
             receivedCount.add(1, ordering: .relaxed)
+            incomingBacklog.handedOver(message)
             incomingInput.yield(MQTTIncoming(message: message, acceptance: nil))
         }
         for granted in session.takeSubscribeAcks() {
@@ -361,12 +381,23 @@ public final class MQTTConnection: Service {
         }
     }
 
+    /// `step()` without `settings.acknowledgeWhenAccepted`: reads only while the
+    /// backlog has room; else only writes and keeps alive. A PINGRESP (and the
+    /// PUBACKs of our own messages) then waits behind the unread messages, so a
+    /// consumer that takes nothing for about two `keepalive` intervals makes
+    /// libmosquitto give the connection up as dead, and it reconnects.
+    private func step(_ session: MQTTSession, reading: Bool) -> MQTTError? {
+        if reading { return session.step() }
+        let problem = session.writeAndKeepAlive()
+        return session.keepaliveExpired ? .consumerStalled(broker: settings.broker, keepalive: settings.keepalive) : problem
+    }
+
     /// `step()` with `settings.acknowledgeWhenAccepted` (group commit across
     /// messages): reads every message waiting on the socket, hands them over as
     /// one group and waits until each is accepted — their PUBACKs queued in
     /// libmosquitto meanwhile — then writes those PUBACKs together.
     private func stepAcknowledgingWhenAccepted(_ session: MQTTSession) -> MQTTError? {
-        let problem = session.readWaiting(limit: Self.acceptanceGroupLimit)
+        let problem = session.readWaiting(limit: Self.incomingMessageLimit, bytes: Self.incomingByteLimit)
         handOverAndWait(session.takeReceived())
         if isAbandoning { return nil }  // the PUBACKs of a group not accepted never go out
         return problem ?? session.writeAndKeepAlive()
@@ -383,6 +414,7 @@ public final class MQTTConnection: Service {
         let unaccepted = Countdown(messages.count)
         let wake = wake
         for message in messages {
+            incomingBacklog.handedOver(message)
             incomingInput.yield(MQTTIncoming(message: message, acceptance: Acceptance {
                 if unaccepted.countDown() { wake.signal() }
             }))
@@ -394,7 +426,8 @@ public final class MQTTConnection: Service {
 
     /// A clean goodbye: retained `offline`, then DISCONNECT, flushed within two
     /// seconds. With `acknowledgeWhenAccepted` nothing more is read: the last
-    /// message's PUBACK goes out with the DISCONNECT, not the next message.
+    /// message's PUBACK goes out with the DISCONNECT, not the next message;
+    /// without, only while the backlog has room.
     /// The socket is closed only once the broker closed its side (`SocketDrain`):
     /// a reset would make it drop those PUBACKs and the DISCONNECT unread.
     private func leave(_ session: MQTTSession) {
@@ -405,8 +438,9 @@ public final class MQTTConnection: Service {
         session.disconnect()
         let deadline = ContinuousClock.now + .seconds(2)
         while session.socket >= 0, ContinuousClock.now < deadline {
-            waitForActivity(on: session, timeoutMilliseconds: 100)
-            if (settings.acknowledgeWhenAccepted ? session.flush() : session.step()) != nil { break }
+            let reading = !settings.acknowledgeWhenAccepted && incomingBacklog.mayRead()
+            waitForActivity(on: session, reading: reading, timeoutMilliseconds: 100)
+            if (settings.acknowledgeWhenAccepted ? session.flush() : step(session, reading: reading)) != nil { break }
         }
         absorb(session)
         drain?.drainAndClose(until: deadline)
@@ -453,6 +487,8 @@ public final class MQTTConnection: Service {
                 message = "no MQTT broker on \(settings.broker); publishing resumes when one answers"
             case .disconnected(.takenOver):
                 message = "another client took over client id '\(settings.clientID)' on the MQTT broker \(settings.broker); reconnecting"
+            case .disconnected(.consumerStalled):
+                message = "nothing was read from the MQTT broker \(settings.broker) while the daemon took none of the messages waiting; reconnecting"
             case .disconnected(.connectionLost):
                 message = "the MQTT broker \(settings.broker) closed the connection of client id '\(settings.clientID)'; reconnecting"
             default:
@@ -462,9 +498,10 @@ public final class MQTTConnection: Service {
         }
     }
 
-    private func waitForActivity(on session: MQTTSession, timeoutMilliseconds: Int32 = 1000) {
+    /// Waits until the socket is ready (for reading only when `reading`), the thread is woken, or the timeout passes.
+    private func waitForActivity(on session: MQTTSession, reading: Bool, timeoutMilliseconds: Int32) {
         let socket = session.socket
-        let events = Int16(POLLIN) | (session.wantsWrite ? Int16(POLLOUT) : 0)
+        let events = (reading ? Int16(POLLIN) : 0) | (session.wantsWrite ? Int16(POLLOUT) : 0)
         wake.wait(alongside: socket, events: events, timeoutMilliseconds: timeoutMilliseconds)
     }
 

@@ -13,6 +13,10 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The broker closed a connection it had accepted, without saying why (MQTT 3.1.1 cannot):
     /// a broker restart, a network outage, or another client connecting with the same client id.
     case connectionLost(broker: String, clientID: String, reason: String)
+    /// The connection gave itself up: its consumer took none of the messages
+    /// waiting for it, so it read nothing, not even the broker's PINGRESP,
+    /// for two `keepalive` intervals (docs/security.md, "The broker").
+    case consumerStalled(broker: String, keepalive: Int)
     /// libmosquitto rejected a setting (a TLS file, the client id…) before connecting.
     case invalidSettings(String)
     /// The message was not delivered within the hold time and was taken back
@@ -42,6 +46,9 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         case .connectionLost(let broker, let clientID, let reason):
             return "the MQTT broker at \(broker) closed the connection of client id '\(clientID)' (\(reason)): "
                 + "a broker restart or outage, or another client connecting with the same client id"
+        case .consumerStalled(let broker, let keepalive):
+            return "read nothing from the MQTT broker at \(broker) for \(2 * keepalive)s, not even its keepalive answer: the messages "
+                + "it sent waited for the daemon to take them (overloaded or stuck); unread messages come again only to a persistent session"
         case .invalidSettings(let message):
             return "MQTT settings rejected: \(message)"
         case .notDelivered(let topic, let waited, let lastProblem):

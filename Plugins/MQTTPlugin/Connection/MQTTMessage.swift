@@ -30,4 +30,9 @@ public struct MQTTMessage: Sendable, Equatable {
 
     /// The payload read as UTF-8.
     public var text: String { String(decoding: payload, as: UTF8.self) }
+
+    /// The bytes it holds in memory: topic, payload and user properties (what `IncomingBacklog` counts).
+    var heldBytes: Int {
+        userProperties.reduce(topic.utf8.count + payload.count) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+    }
 }

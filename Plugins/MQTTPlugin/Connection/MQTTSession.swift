@@ -29,10 +29,13 @@ final class MQTTSession {
     private(set) var disconnectCode: Int32?
     /// Message ids whose delivery completed (PUBACK, PUBCOMP, or a QoS 0 write), in order.
     private(set) var completedMids: [Int32] = []
-    /// Messages that arrived on our subscriptions, in order.
+    /// Messages that arrived on our subscriptions, in order, and the bytes they hold.
     private(set) var received: [MQTTMessage] = []
+    private(set) var receivedBytes = 0
     /// SUBACKs that arrived: for each, whether the broker granted every filter of that SUBSCRIBE.
     private(set) var subscribeAcks: [Bool] = []
+    /// libmosquitto gave the connection up: no packet came back within `keepalive` of its PINGREQ.
+    private(set) var keepaliveExpired = false
     /// SUBACKs of this session that granted their filters, counted by the connection.
     var grantedSubscriptions = 0
 
@@ -96,7 +99,9 @@ final class MQTTSession {
             let copy = MQTTMessage(
                 topic: String(cString: topic), payload: payload, qos: Int(message.pointee.qos), retain: message.pointee.retain,
                 userProperties: MQTTSession.userProperties(properties))
-            Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue().received.append(copy)
+            let session = Unmanaged<MQTTSession>.fromOpaque(context).takeUnretainedValue()
+            session.received.append(copy)
+            session.receivedBytes += copy.heldBytes
         }
     }
 
@@ -145,16 +150,29 @@ final class MQTTSession {
         }
     }
 
+    /// The largest packet the broker may send us with MQTT 5 (CONNECT's Maximum
+    /// Packet Size): the largest payload any consumer of `incoming` takes (an `mqtt`
+    /// input's event, a write request; larger ones are refused as malformed) and
+    /// 8 KiB for the fixed header, the topic, the packet id and the properties
+    /// (a signature's user properties are well under 1 KiB). The broker drops a
+    /// larger message for this client instead of sending it; MQTT 3.1.1 has no
+    /// such field, and libmosquitto 2.0 reads any size there (docs/security.md).
+    static let maximumIncomingPacket = max(InputFormat.payloadLimit, MQTTWriteCommands.maximumPayload) + (8 << 10)
+
     /// Starts the TCP (and TLS) connection without blocking; CONNECT goes out when the socket is writable.
-    /// A persistent MQTT 5 session needs its expiry in CONNECT's properties, which
-    /// libmosquitto 2.0 takes only on a blocking connect: that one waits for TCP.
+    /// MQTT 5 sends properties in CONNECT (`maximumIncomingPacket`, and a persistent
+    /// session's expiry), which libmosquitto 2.0 takes only on a blocking connect:
+    /// that one waits for TCP.
     func connect() throws(MQTTError) {
         let code: Int32
-        if settings.persistentSession, settings.protocolVersion == .v5 {
+        if settings.protocolVersion == .v5 {
             var properties: OpaquePointer?
             defer { mosquitto_property_free_all(&properties) }
-            let expiry = UInt32(clamping: settings.sessionExpiry.components.seconds)
-            _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), expiry)
+            _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), UInt32(Self.maximumIncomingPacket))
+            if settings.persistentSession {
+                let expiry = UInt32(clamping: settings.sessionExpiry.components.seconds)
+                _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), expiry)
+            }
             code = mosquitto_connect_bind_v5(handle, settings.host, Int32(settings.port), Int32(settings.keepalive), nil, properties)
         } else {
             code = mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
@@ -195,12 +213,12 @@ final class MQTTSession {
     }
 
     /// Reads, without writing, message after message while the socket has more,
-    /// until at least `limit` wait in `received`; callbacks fire here. Stops at
+    /// until at least `limit` messages or `bytes` bytes wait in `received`; callbacks fire here. Stops at
     /// a read that brought no message (another packet, a part of one, or a
     /// connection still being made): the owner's next poll and write see to it.
     /// Returns nil while the connection is fine, else why it ended.
-    func readWaiting(limit: Int) -> MQTTError? {
-        while received.count < limit, isReady(for: Int16(POLLIN)) {
+    func readWaiting(limit: Int, bytes: Int) -> MQTTError? {
+        while received.count < limit, receivedBytes < bytes, isReady(for: Int16(POLLIN)) {
             let before = received.count
             let code = mosquitto_loop_read(handle, 1)
             guard code == MOSQ_ERR_SUCCESS.rawValue else { return failure(code) }
@@ -218,6 +236,7 @@ final class MQTTSession {
             guard code == MOSQ_ERR_SUCCESS.rawValue else { return failure(code) }
         }
         let code = mosquitto_loop_misc(handle)
+        keepaliveExpired = code == MOSQ_ERR_KEEPALIVE.rawValue
         return code == MOSQ_ERR_SUCCESS.rawValue ? nil : failure(code)
     }
 
@@ -279,7 +298,10 @@ final class MQTTSession {
     }
 
     func takeReceived() -> [MQTTMessage] {
-        defer { received.removeAll() }
+        defer {
+            received.removeAll()
+            receivedBytes = 0
+        }
         return received
     }
 

@@ -1,8 +1,9 @@
 import Glibc
 
 /// A self-pipe that wakes the connection thread out of `poll` when another
-/// thread has work for it (a message appended, a stop requested).
-struct WakePipe: Sendable {
+/// thread has work for it (a message appended, a stop requested, the consumer
+/// took messages). Closed when the last holder lets go of it.
+final class WakePipe: Sendable {
     private let readEnd: Int32
     private let writeEnd: Int32
 
@@ -36,8 +37,8 @@ struct WakePipe: Sendable {
         while read(readEnd, &buffer, buffer.count) > 0 {}
     }
 
-    func close() {
-        _ = Glibc.close(readEnd)
-        _ = Glibc.close(writeEnd)
+    deinit {
+        _ = close(readEnd)
+        _ = close(writeEnd)
     }
 }

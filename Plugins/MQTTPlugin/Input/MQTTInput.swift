@@ -218,7 +218,7 @@ public struct MQTTInput: SourcePlugin {
     /// Sends the event of each message into `buffer` until `incoming` ends, the
     /// buffer is finished or the task is cancelled; returns how many messages
     /// it took care of (sent, or dropped as nothing to route).
-    private func handOn(_ incoming: AsyncStream<MQTTIncoming>, into buffer: EventBuffer) async -> Int {
+    private func handOn(_ incoming: MQTTIncomingStream, into buffer: EventBuffer) async -> Int {
         var reception = Reception(input: self)
         var handled = 0
         for await incoming in incoming {

@@ -190,7 +190,7 @@ def follow_events(path, lane, done, report):
 def stop_leftovers():
     """Ends every process still our child once the lanes are done (SIGTERM, then SIGKILL after 2 s), and names them
     with the test (or at least the lane) that started them."""
-    left = {pid: info for pid, info in live_processes(lambda _: True).items()}
+    left = live_processes(lambda _: True)
     end_processes(list(left))
     reap()
     for pid, (command, environment) in sorted(left.items()):

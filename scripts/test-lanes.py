@@ -12,6 +12,11 @@ its name (`Target.Suite/test()`), and the last lane takes every test no group na
 runs. Lanes start longest first (by the seconds noted below) and TEST_LANES (default 3) run at once. Each
 lane's output goes to .build/test-lanes/<group>.log; a failed lane's log is printed whole.
 
+Everything a test starts must end with that test. The test helpers put `TAGROUTER_TEST=<test id>` in the
+environment of what they start, and each lane writes Swift Testing's event stream: when a test has ended, a
+process of ours still carrying its id (after a grace) is named with the test and stopped. Every lane process
+also carries `TAGROUTER_TEST_LANE=<group>`, so what outlives its lane is named with the lane at the end.
+
 The tests must be built (`swift build --build-tests`). The lanes run the test binary itself, as `swift test`
 does, because two `swift test` at once wait for each other's lock on .build. The suite is Swift Testing only:
 the run stops if an XCTest test appears, as no lane would run it.
@@ -40,6 +45,9 @@ GROUPS = [
 ]
 # Every test no group names (the in-process suites, mostly), and the seconds its lane took.
 REST, REST_SECONDS = "rest", 75
+# How long a test's processes have to end after the test did, before they are named and stopped: the helpers
+# wait for their children in `deinit`, so this only covers what a test started by other means.
+GRACE = 5
 
 
 def arguments(index):
@@ -56,40 +64,139 @@ def adopt_orphans():
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def stop_leftovers():
-    """Ends every process still our child once the lanes are done (SIGTERM, then SIGKILL after 2 s), and names them."""
-    def children():
-        found = {}
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                    command = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
-            except OSError:
-                continue
-            if int(fields[1]) == os.getpid() and fields[0] != "Z":
-                found[int(pid)] = command
-        return found
+def process_info(pid):
+    """(state, parent pid, command line, environment) of process `pid`, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            command = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        with open(f"/proc/{pid}/environ", "rb") as environ:
+            environment = dict(entry.split(b"=", 1) for entry in environ.read().split(b"\0") if b"=" in entry)
+    except (OSError, ValueError):
+        return None
+    return fields[0], int(fields[1]), command, {key.decode(errors="replace"): value.decode(errors="replace")
+                                                for key, value in environment.items()}
 
-    left = children()
-    for number in (signal.SIGTERM, signal.SIGKILL):
-        for pid in left if number == signal.SIGTERM else children():
+
+def ours(pid):
+    """True when process `pid` descends from this runner: its lanes, what they start, what they left behind (adopted)."""
+    seen = 0
+    while pid > 1 and seen < 64:
+        if pid == os.getpid():
+            return True
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                pid = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError):
+            return False
+        seen += 1
+    return False
+
+
+def live_processes(select):
+    """{pid: (command, environment)} of our live (not zombie) processes whose environment satisfies `select`."""
+    found = {}
+    for pid in map(int, filter(str.isdigit, os.listdir("/proc"))):
+        if pid == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as environ:
+                if not select(environ.read()):
+                    continue
+        except OSError:
+            continue
+        info = process_info(pid)
+        if info and info[0] != "Z" and ours(pid):
+            found[pid] = (info[2], info[3])
+    return found
+
+
+def end_processes(pids, first=signal.SIGTERM):
+    """Signals `pids` (`first`, then SIGKILL after 2 s for those still alive) and waits until they are gone."""
+    for number in (first, signal.SIGKILL):
+        for pid in pids:
             try:
                 os.kill(pid, number)
             except ProcessLookupError:
                 pass
         deadline = time.monotonic() + 2
-        while children() and time.monotonic() < deadline:
+        while time.monotonic() < deadline and any(alive(pid) for pid in pids):
             time.sleep(0.05)
-    while True:  # reap them
+
+
+def alive(pid):
+    """True while process `pid` runs (a zombie has ended)."""
+    info = process_info(pid)
+    return info is not None and info[0] != "Z"
+
+
+def reap():
+    """Reaps every ended child of ours (adopted processes included) without waiting for the others: only once the
+    lanes are done, as it would reap a lane's own process too."""
+    while True:
         try:
             if os.waitpid(-1, os.WNOHANG) == (0, 0):
-                break
+                return
         except ChildProcessError:
+            return
+
+
+def left_by(test_id, lane):
+    """After test `test_id` of `lane` ended: its processes still running after GRACE are named and stopped.
+    Returns the lines naming them."""
+    marker = ("TAGROUTER_TEST=" + test_id + "\0").encode()
+    deadline = time.monotonic() + GRACE
+    while True:
+        found = live_processes(lambda environ: marker in environ + b"\0")
+        if not found or time.monotonic() >= deadline:
             break
-    for pid, command in sorted(left.items()):
-        print(f"left behind by a test, now stopped: {pid} {command[:160]}", flush=True)
+        time.sleep(0.1)
+    if not found:
+        return []
+    end_processes(list(found), first=signal.SIGKILL)  # an adopted one stays a zombie until the lanes are done
+    return [f"left behind by {test_id} (lane {lane}), now stopped: {pid} {command[:160]}"
+            for pid, (command, _) in sorted(found.items())]
+
+
+def follow_events(path, lane, done, report):
+    """Reads lane `lane`'s Swift Testing event stream at `path` until the event `done` is set and the stream is read
+    to its end, and calls `report` with the lines of `left_by` for each test that ended."""
+    pending = b""
+    handle = None
+    while True:
+        running = not done.is_set()
+        if handle is None and os.path.exists(path):
+            handle = open(path, "rb")
+        chunk = handle.read() if handle else b""
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            payload = record.get("payload", {}) if record.get("kind") == "event" else {}
+            if payload.get("kind") == "testEnded" and payload.get("testID"):
+                report(left_by(payload["testID"], lane))
+        if not running and not chunk:
+            break
+        if not chunk:
+            time.sleep(0.1)
+    if handle:
+        handle.close()
+
+
+def stop_leftovers():
+    """Ends every process still our child once the lanes are done (SIGTERM, then SIGKILL after 2 s), and names them
+    with the test (or at least the lane) that started them."""
+    left = live_processes(lambda _: True)
+    end_processes(list(left))
+    reap()
+    for pid, (command, environment) in sorted(left.items()):
+        owner = environment.get("TAGROUTER_TEST") or "lane " + environment.get("TAGROUTER_TEST_LANE", "?")
+        print(f"left behind by a test ({owner}), now stopped: {pid} {command[:160]}", flush=True)
+    return len(left)
 
 
 def main():
@@ -117,10 +224,24 @@ def main():
     running = {}
     stopping = threading.Event()
 
+    leaks = []
+
+    def report(lines):
+        with lock:
+            leaks.extend(lines)
+        for line in lines:
+            print(line, flush=True)
+
     def run(name, selection):
         log = os.path.join(logs, name + ".log")
-        command = [binary, "--testing-library", "swift-testing", "--no-parallel", *selection]
+        events = os.path.join(logs, name + ".events.jsonl")
+        if os.path.exists(events):
+            os.remove(events)
+        command = [binary, "--testing-library", "swift-testing", "--no-parallel",
+                   "--event-stream-output-path", events, "--event-stream-version", "0", *selection]
         begin = time.monotonic()
+        done = threading.Event()
+        follower = threading.Thread(target=follow_events, args=(events, name, done, report), daemon=True)
         with open(log, "w") as out:
             out.write("$ " + " ".join(command) + "\n")
             out.flush()
@@ -129,9 +250,12 @@ def main():
                     return
                 # A session of its own, so an interrupted run can stop the lane and everything in its group.
                 process = subprocess.Popen(command, cwd=root, stdout=out, stderr=subprocess.STDOUT,
-                                           env=dict(os.environ, NO_COLOR="1"), start_new_session=True)
+                                           env=dict(os.environ, NO_COLOR="1", TAGROUTER_TEST_LANE=name), start_new_session=True)
                 running[name] = process
+            follower.start()
             status = process.wait()
+        done.set()
+        follower.join()
         with lock:
             del running[name]
             with open(log) as text:
@@ -171,7 +295,10 @@ def main():
     while any(thread.is_alive() for thread in threads):
         time.sleep(0.2)
 
-    stop_leftovers()
+    adopted = stop_leftovers()
+    if leaks or adopted:
+        print(f"\n{len(leaks) + adopted} process(es) outlived their test (named above): "
+              "docs/development/testing.md says how to find the cause.", flush=True)
     # One line for the whole run, in the form of Swift Testing's own (scripts/stress-test.sh reads it).
     elapsed = time.monotonic() - started
     if failed:

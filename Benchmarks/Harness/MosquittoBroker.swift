@@ -77,11 +77,16 @@ public final class MosquittoBroker: @unchecked Sendable {
         }
     }
 
+    /// Stopped (SIGTERM: with persistence it writes its store) and gone before its directory is removed and
+    /// `deinit` returns: the test process may exit right after, and a broker still saving would outlive the
+    /// test and write its store into a directory removed under it (which then stays behind in /tmp).
     deinit {
-        // Signalled here and now: the test process may exit before ChildProcess's own thread would.
-        if let process { kill(-process.pid, SIGTERM) }
+        process?.end(with: SIGTERM)
         try? FileManager.default.removeItem(at: directory)
     }
+
+    /// The process id of the running mosquitto; nil while it is stopped.
+    public var pid: pid_t? { process?.pid }
 
     /// The CA that signed the broker's certificate, with `Options.tls`.
     public var caFile: String { directory.appendingPathComponent("ca.pem").path }
@@ -108,7 +113,8 @@ public final class MosquittoBroker: @unchecked Sendable {
         try text.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
         try? FileManager.default.removeItem(at: directory.appendingPathComponent("mosquitto.log"))
         let process = try ChildProcess(
-            ChildCommand(["/usr/sbin/mosquitto", "-c", directory.appendingPathComponent("mosquitto.conf").path]),
+            ChildCommand(
+                ["/usr/sbin/mosquitto", "-c", directory.appendingPathComponent("mosquitto.conf").path], environment: TestIdentity.childEnvironment()),
             options: ChildOptions(stdout: .null, stderr: .null))
         self.process = process
         let deadline = ContinuousClock.now + .seconds(20)
@@ -183,6 +189,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
+        process.environment = TestIdentity.childEnvironment()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

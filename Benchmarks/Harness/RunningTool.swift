@@ -24,7 +24,7 @@ public final class RunningTool: Sendable {
     /// With `input`, its standard input is a pipe that `send(line:)` writes to; else `/dev/null`.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil, input: Bool = false) throws {
         let command = ChildCommand(
-            [executable] + arguments, environment: ChildCommand.inheritedEnvironment.merging(environment) { $1 }, workingDirectory: directory)
+            [executable] + arguments, environment: TestIdentity.childEnvironment(adding: environment), workingDirectory: directory)
         process = try ChildProcess(command, options: ChildOptions(input: input ? .stream : .null, stdout: .lines, stderr: .lines))
         Task { [process, recorder] in
             for await text in process.stdoutLines {
@@ -40,7 +40,8 @@ public final class RunningTool: Sendable {
         }
     }
 
-    deinit { kill(-process.pid, SIGKILL) }
+    /// The whole process group is killed, and the process gone, before `deinit` returns.
+    deinit { process.end() }
 
     /// The process id (also its process group).
     public var pid: pid_t { process.pid }

@@ -42,7 +42,9 @@ public final class Subscriber: Sendable {
         if let clientID { arguments += ["-c", "-i", clientID] }
         if let username { arguments += ["-u", username] }
         if let password { arguments += ["-P", password] }
-        process = try ChildProcess(ChildCommand(["/usr/bin/stdbuf"] + arguments), options: ChildOptions(stdout: .lines, stderr: .null))
+        process = try ChildProcess(
+            ChildCommand(["/usr/bin/stdbuf"] + arguments, environment: TestIdentity.childEnvironment()),
+            options: ChildOptions(stdout: .lines, stderr: .null))
         Task { [process, recorder] in
             for await line in process.stdoutLines {
                 recorder.state.withLock { Self.parse(line, into: &$0) }
@@ -50,10 +52,12 @@ public final class Subscriber: Sendable {
         }
     }
 
-    deinit {
-        // Signalled here and now: the test process may exit before ChildProcess's own thread would.
-        kill(-process.pid, SIGTERM)
-    }
+    /// Killed, and gone, before `deinit` returns: a `SIGTERM` makes `mosquitto_sub` disconnect first, which
+    /// it may still be doing when the test process exits (and then it outlives its test).
+    deinit { process.end() }
+
+    /// The process id of `mosquitto_sub`.
+    public var pid: pid_t { process.pid }
 
     private static func parse(_ line: String, into state: inout State) {
         if line.hasPrefix("Subscribed") {

@@ -85,16 +85,14 @@ import Testing
         #expect(error.description.lowercased().contains("timeout") || error.description.lowercased().contains("timed out"))
     }
 
+    /// The server answers after ten minutes: only the cancellation can end the delivery within the time limit.
     @Test(.timeLimit(.minutes(1))) func cancellingTheTaskAbortsAHangingRequest() async throws {
-        let server = try await HTTPTestServer([.init(delay: 60)])
+        let server = try await HTTPTestServer([.init(delay: 600)])
         let (_, action) = try makeAction(WebhookPlugin.self, "{url: \(server.url), timeout: 60s}")
         let delivery = Task { await failure(of: action, Delivery(event: tagEvent(), route: "test")) }
         _ = await server.waitForRequests(1)
-        let cancelled = ContinuousClock.now
         delivery.cancel()
         let error = try #require(await delivery.value)
-        let took = ContinuousClock.now - cancelled
-        #expect(took < .seconds(3), "curl went on for \(took) after the cancellation")
         #expect(error.isRetryable, "a stopped delivery must be spooled and sent again: \(error)")
         #expect(error.description.contains("shutting down"))
     }

@@ -19,7 +19,7 @@ final class Browser {
 
     /// Waits up to `timeout` for an element matching `css` whose text holds `text`; returns how long it took.
     @discardableResult
-    func wait(for css: String, holding text: String = "", visible: Bool = false, timeout: Duration = .seconds(5)) async throws -> Duration {
+    func wait(for css: String, holding text: String = "", visible: Bool = false, timeout: Duration = .seconds(20)) async throws -> Duration {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let reply = try await command(["op": "wait", "css": .string(css), "text": .string(text), "visible": .bool(visible), "timeout": .double(seconds)])
         if case .double(let elapsed)? = reply["elapsed"] { return .milliseconds(Int(elapsed * 1000)) }

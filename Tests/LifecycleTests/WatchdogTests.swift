@@ -39,15 +39,15 @@ import Testing
         #expect(await names.next() == "again", "it fires again after it has fired")
     }
 
-    @Test func aDeadlineMovedEarlierFiresOnTime() async {
+    /// The replaced deadline is an hour away: a watchdog that waited for it would run into the time limit.
+    @Test(.timeLimit(.minutes(1))) func aDeadlineMovedEarlierFiresOnTime() async {
         let (fired, firing) = Self.firings()
         let watchdog = Watchdog()
         let started = ContinuousClock.now
-        watchdog.set(started + .seconds(60), firing("late"))
+        watchdog.set(started + .seconds(3600), firing("late"))
         watchdog.set(started + .milliseconds(20), firing("early"))
         var names = fired.makeAsyncIterator()
         #expect(await names.next() == "early")
-        #expect(ContinuousClock.now - started < .seconds(30), "it waited for the deadline it replaced")
     }
 
     @Test func cancelledItFiresNothing() async {

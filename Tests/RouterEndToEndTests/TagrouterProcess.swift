@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import OrderedJSON
 import Synchronization
 import TestSupport
@@ -44,7 +45,7 @@ final class TagrouterProcess {
             process.arguments = arguments
         }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        var env = ProcessInfo.processInfo.environment
+        var env = ProcessInfo.processInfo.environment.merging(TestIdentity.environment) { $1 }
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
@@ -105,9 +106,14 @@ final class TagrouterProcess {
         return process.terminationStatus
     }
 
-    /// Kills the process if it still runs (the end of every test).
+    /// Kills the process if it still runs (the end of every test), and waits until it has exited: a test
+    /// process that moved on or exited first would leave it running past its test.
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            let deadline = ContinuousClock.now + .seconds(20)
+            while process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
+        }
         closeInput()
     }
 

@@ -68,10 +68,9 @@ import TestSupport
         #expect(run.stderr.contains("error: no tag arrived on '\(sim.connstring)' within 0.5 s"))
     }
 
+    /// At once: its timeout (10 minutes) is far beyond `ToolRun`'s deadline, which fails a read that waits for it.
     @Test func readFailsAtOnceWithTheReasonWhenTheReaderDoesNotOpen() async throws {
-        let started = ContinuousClock.now
-        let run = try await Self.tagrouter(["read", "--device", "pn532_uart:/nonexistent/pn532", "--timeout", "20"])
-        #expect(ContinuousClock.now - started < .seconds(10), "read waited for the timeout")
+        let run = try await Self.tagrouter(["read", "--device", "pn532_uart:/nonexistent/pn532", "--timeout", "600"])
         #expect(run.status == 1)
         let lines = run.stderr.split(separator: "\n")
         #expect(lines.first == "error: could not open the reader 'pn532_uart:/nonexistent/pn532'", "\(run.stderr)")

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import Harness
 import OrderedJSON
 
 /// A real HTTP/1.1 server on a free 127.0.0.1 port (Python's `http.server`,
@@ -52,7 +53,9 @@ public final class HTTPTestServer: Sendable {
         let planText = JSONValue.array(plan.map(\.json)).serialized()
         scheme = certificate == nil ? "http" : "https"
         process = try ChildProcess(
-            ChildCommand(["python3", "-c", Self.script, planText, hmacKey, certificate?.cert ?? "", certificate?.key ?? ""]),
+            ChildCommand(
+                ["python3", "-c", Self.script, planText, hmacKey, certificate?.cert ?? "", certificate?.key ?? ""],
+                environment: TestIdentity.childEnvironment()),
             options: ChildOptions(input: .stream, stdout: .lines, stderr: .inherit))
         let received = Received()
         let stream = process.stdoutLines
@@ -71,7 +74,10 @@ public final class HTTPTestServer: Sendable {
                 if !reported { continuation.resume(returning: nil) }
             }
         }
-        guard let port else { throw ServerError(message: "the test HTTP server did not start") }
+        guard let port else {
+            process.end()  // no deinit runs for an object not fully made
+            throw ServerError(message: "the test HTTP server did not start")
+        }
         self.port = port
         self.received = received
     }
@@ -89,7 +95,8 @@ public final class HTTPTestServer: Sendable {
             hmac: object["hmac"]?.stringValue ?? "", time: time)
     }
 
-    deinit { process.terminate() }
+    /// Stopped, and gone, before `deinit` returns (the test process may exit right after).
+    deinit { process.end(with: SIGTERM) }
 
     public var url: String { "\(scheme)://127.0.0.1:\(port)/hook" }
 

@@ -11,6 +11,7 @@ extension MosquittoBroker {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
         process.arguments = ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-t", topic, "-l"]
+        process.environment = TestIdentity.childEnvironment()
         process.standardInput = try FileHandle(forReadingFrom: file)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -16,7 +16,7 @@ public struct ToolRun: Sendable {
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
                 stdin: [UInt8] = [], timeout: Duration = .seconds(30)) async throws {
         let command = ChildCommand(
-            [executable] + arguments, environment: ChildCommand.inheritedEnvironment.merging(environment) { $1 }, workingDirectory: directory)
+            [executable] + arguments, environment: TestIdentity.childEnvironment(adding: environment), workingDirectory: directory)
         let end = try await ChildProcess.run(command, options: ChildOptions(input: .bytes(stdin), timeout: timeout, tailBytes: 1 << 20))
         stdout = end.stdoutText
         stderr = end.stderrText

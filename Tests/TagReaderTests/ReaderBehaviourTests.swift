@@ -33,6 +33,9 @@ import TestSupport
         let insertions: @Sendable () -> Int
         /// Grows each time the reader looks at a tag in the field.
         let looks: @Sendable () -> Int
+        /// True when a reader connecting now would find a card lying there: pcscd publishes a
+        /// card only after it powered it up (`seenSince` is true from the power-up on); libnfc, always.
+        let showsCard: @Sendable () -> Bool
 
         init(_ backend: Backend) async throws {
             self.backend = backend
@@ -45,6 +48,7 @@ import TestSupport
                 close = { sim.close() }
                 seenSince = { _ in true }
                 insertions = { 0 }
+                showsCard = { true }
                 if backend == .libnfcFast {
                     // Every fast look lists the field, empty or not: a look at a tag is one that found it.
                     looks = { sim.counters.activations }
@@ -65,6 +69,11 @@ import TestSupport
                 seenSince = { card.powerOns > $0 }
                 insertions = { card.powerOns }
                 looks = { card.apdus }
+                let pattern = String(slot.device.dropFirst("pcsc:".count))
+                showsCard = {
+                    guard let context = try? PCSCContext(), let name = try? context.readers().first(where: { fnmatch(pattern, $0, 0) == 0 }) else { return false }
+                    return (try? context.waitForChange(reader: name, known: nil, timeout: .zero))??.cardPresent ?? false
+                }
             }
         }
 
@@ -131,14 +140,16 @@ import TestSupport
         let reader = try await Reader(backend)
         defer { reader.close() }
         reader.field.place(try Self.ntag215(Self.uidA, [.uri("https://example.com/a")]))
-        try await Self.waitUntil { reader.seenSince(0) }
+        // What "lying there" means to the reader: pcscd shows it (a power-up is not yet that).
+        try await Self.waitUntil { reader.showsCard() }
         let (supervisor, log) = reader.watch(ignoreOnConnect: true)
         defer { supervisor.stop() }
         try await log.wait(for: 1)
         try await Self.waitUntil { reader.looks() > 0 }
         // Taken off and another put on: only the new one fires.
         reader.field.replaceAll(with: [try Self.ntag215(Self.uidB, [.uri("https://example.com/b")])])
-        #expect(try await log.kinds(2) == ["reader.connected", "tag.arrived 04112233445566"])
+        let kinds = try await log.kinds(2)
+        #expect(kinds == ["reader.connected", "tag.arrived 04112233445566"])
     }
 
     /// pcscd shows the card lying there at start, but its UID cannot be read at first:
@@ -150,14 +161,16 @@ import TestSupport
         let card = try #require(reader.field as? VPCDCard)
         card.refuseUIDReads(1)
         reader.field.place(try Self.ntag215(Self.uidA, [.uri("https://example.com/a")]))
-        try await Self.waitUntil { reader.seenSince(0) }
+        // What "lying there" means to the reader: pcscd shows it (a power-up is not yet that).
+        try await Self.waitUntil { reader.showsCard() }
         let (supervisor, log) = reader.watch(ignoreOnConnect: true)
         defer { supervisor.stop() }
         try await log.wait(for: 1)
         // The refused GET DATA, then the one that read the UID.
         try await Self.waitUntil { reader.looks() >= 2 }
         reader.field.replaceAll(with: [try Self.ntag215(Self.uidB, [.uri("https://example.com/b")])])
-        #expect(try await log.kinds(2) == ["reader.connected", "tag.arrived 04112233445566"])
+        let kinds = try await log.kinds(2)
+        #expect(kinds == ["reader.connected", "tag.arrived 04112233445566"])
     }
 
     /// Returns once `condition` holds; fails after 10 s.

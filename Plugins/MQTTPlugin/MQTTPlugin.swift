@@ -84,9 +84,10 @@ public struct MQTTPlugin: ActionPlugin {
     /// Keeps the connection (not under `--dry-run`) until cancelled, then says
     /// `offline` and disconnects. With discovery on, publishes every reader's
     /// presence (empty: nothing was seen yet) and answers HA's birth message;
-    /// with commands on, answers write requests (each in its own task, so a
-    /// request waiting for a tag holds up nothing else; a discarding group, so
-    /// the answered ones are not kept while the connection lives).
+    /// with commands on, answers write requests: refusals at once, and the one
+    /// request per reader that waits for a tag in a task of its own, so it holds up
+    /// nothing else (a discarding group, so the answered ones are not kept while
+    /// the connection lives).
     public func run() async {
         guard !dryRun else { return await Latch().wait() }
         let (connection, readers, hold, presence, commands, feedback) = (connection, readers, section.hold, presence, commands, feedback)
@@ -100,9 +101,13 @@ public struct MQTTPlugin: ActionPlugin {
                     for await incoming in connection.incoming {
                         let message = incoming.message
                         if let commands, let reader = commands.reader(of: message.topic) {
-                            requests.addTask {
-                                guard let answer = await commands.answer(message, reader: reader) else { return }
+                            switch commands.handle(message, reader: reader) {
+                            case .dropped:
+                                break
+                            case .answer(let answer):
                                 _ = connection.enqueue(answer, hold: hold)
+                            case .perform(let perform):
+                                requests.addTask { _ = connection.enqueue(await perform(), hold: hold) }
                             }
                         } else if let feedback, let reader = feedback.reader(of: message.topic) {
                             feedback.apply(message, reader: reader)

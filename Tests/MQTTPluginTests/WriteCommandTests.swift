@@ -206,4 +206,50 @@ struct WriteCommandTests {
             #expect(await eventually { commands.slots.busyReaders.isEmpty }, "the answer frees the reader")
         }
     }
+
+    /// Refusals — `busy`, a bad request — are answered at once and unasked ones dropped, in the
+    /// consumer: only the request that took its reader's slot becomes work for a task, so a flood
+    /// starts no task per request (it started one each, and they could pile up behind the consumer).
+    @Test func onlyTheRequestThatTakesItsReadersSlotIsLeftToATask() async throws {
+        let broker = try await MosquittoBroker()
+        let jobs = HeldJobs()
+        let commands = try #require(try Self.plugin(broker, jobs: jobs).commands)
+        func message(_ fields: String, token: String? = Self.token) -> MQTTMessage {
+            MQTTMessage(topic: Self.topic, text: Self.request(fields, token: token))
+        }
+        guard case .perform(let perform) = commands.handle(message(#""id":"w1","uri":"https://example.com""#), reader: "front-door") else {
+            Issue.record("the first request did not take the reader's slot")
+            return
+        }
+        #expect(commands.slots.busyReaders == ["front-door"])
+        for index in 0..<100 {
+            guard case .answer(let answer) = commands.handle(message(#""id":"b\#(index)","uri":"https://example.com""#), reader: "front-door") else {
+                Issue.record("request b\(index) was not answered at once")
+                return
+            }
+            let json = try JSONValue.parse(answer.text)
+            #expect(json["refused"] == "busy" && json["id"] == .string("b\(index)") && json["reader"] == "front-door", "\(json)")
+        }
+        guard case .answer(let bad) = commands.handle(message(#""id":"bad""#), reader: "front-door") else {
+            Issue.record("a bad request was not answered at once")
+            return
+        }
+        #expect(try JSONValue.parse(bad.text)["refused"] == "bad_request")
+        guard case .dropped = commands.handle(message(#""id":"forged","uri":"https://evil.example""#, token: nil), reader: "front-door") else {
+            Issue.record("a request without the token was answered")
+            return
+        }
+        #expect(jobs.submitted.isEmpty, "nothing reached the reader before the task ran")
+
+        let performing = Task { await perform() }
+        #expect(await eventually { jobs.waiting == 1 })
+        jobs.finish(.refused(TagJobRefusal(.noTag, "none")))
+        let result = try JSONValue.parse(await performing.value.text)
+        #expect(result["id"] == "w1" && result["reader"] == "front-door" && result["ok"] == false, "\(result)")
+        #expect(commands.slots.busyReaders.isEmpty, "the answer gives the slot back")
+        guard case .perform = commands.handle(message(#""id":"w2","uri":"https://example.com""#), reader: "front-door") else {
+            Issue.record("the next request did not take the free slot")
+            return
+        }
+    }
 }

@@ -61,38 +61,52 @@ struct MQTTWriteCommands: Sendable {
         }
     }
 
-    /// Does the request in `message` on `reader` and returns the result message,
-    /// or nil for one that is not answered (`read` says which). The request's
-    /// `id`, if it has one, is echoed in the result.
-    func answer(_ message: MQTTMessage, reader: String) async -> MQTTMessage? {
-        var reply: JSONObject
-        let id: JSONValue?
+    /// What to do with a message on a write topic, decided at once: only a request
+    /// that took its reader's slot waits for a reader, so a flood of requests is
+    /// answered (or dropped) without a task each — at most one waits per reader.
+    enum Handling: Sendable {
+        /// Not answered (`read` says why; counted and logged).
+        case dropped
+        /// The answer, to publish now: a refusal, `busy` included.
+        case answer(MQTTMessage)
+        /// The request holds its reader's slot: `perform` asks the reader, gives the slot
+        /// back and returns the result to publish. Run it once, in a task of its own.
+        case perform(@Sendable () async -> MQTTMessage)
+    }
+
+    /// Reads the request in `message` on `reader` and takes the reader's slot for it
+    /// when it is free. The request's `id`, if it has one, is echoed in the answer.
+    func handle(_ message: MQTTMessage, reader: String) -> Handling {
         switch read(message) {
         case .dropped(let reason, let error):
             refusals.refuse(reason, topic: message.topic, error: error)
-            return nil
-        case .refused(let refusal, let requestID):
-            id = requestID
-            reply = refuse(refusal, topic: message.topic)
-        case .request(let request, let requestID):
-            id = requestID
-            reply = await write(request, reader: reader, topic: message.topic)
+            return .dropped
+        case .refused(let refusal, let id):
+            return .answer(Self.result(refuse(refusal, topic: message.topic), to: message, reader: reader, id: id))
+        case .request(let request, let id):
+            guard let jobs else {
+                return .answer(Self.result(refuse(TagJobRefusal(.noReader, "this daemon runs no readers"), topic: message.topic), to: message, reader: reader, id: id))
+            }
+            guard slots.take(reader) else {
+                let busy = TagJobRefusal(.busy, "a write request already waits for a tag on reader '\(reader)'; wait for its result (or its timeout) first")
+                return .answer(Self.result(refuse(busy, topic: message.topic), to: message, reader: reader, id: id))
+            }
+            let slots = slots
+            return .perform {
+                defer { slots.release(reader) }
+                var reply = Self.published(await jobs.run(request.job, reader: reader))
+                if reply["ok"] == true, let tagID = request.homeAssistantTagID { reply["tag_id"] = .string(tagID) }
+                return Self.result(reply, to: message, reader: reader, id: id)
+            }
         }
+    }
+
+    /// The result message for the request in `message`: `reply` with the reader and the request's `id`.
+    private static func result(_ reply: JSONObject, to message: MQTTMessage, reader: String, id: JSONValue?) -> MQTTMessage {
+        var reply = reply
         reply["reader"] = .string(reader)
         reply["id"] = id
         return MQTTMessage(topic: message.topic + "/result", text: JSONValue.object(reply).serialized(), qos: 1)
-    }
-
-    /// Hands `request` to `reader` unless a request already waits there; the answer as JSON.
-    private func write(_ request: MQTTWriteRequest, reader: String, topic: String) async -> JSONObject {
-        guard let jobs else { return refuse(TagJobRefusal(.noReader, "this daemon runs no readers"), topic: topic) }
-        guard slots.take(reader) else {
-            return refuse(TagJobRefusal(.busy, "a write request already waits for a tag on reader '\(reader)'; wait for its result (or its timeout) first"), topic: topic)
-        }
-        defer { slots.release(reader) }
-        var reply = Self.published(await jobs.run(request.job, reader: reader))
-        if reply["ok"] == true, let tagID = request.homeAssistantTagID { reply["tag_id"] = .string(tagID) }
-        return reply
     }
 
     /// `refusal` as JSON; a wrong or repeated request is also counted and logged (at most once a minute).

@@ -48,7 +48,7 @@ enum RunCommand: Command {
         options.dryRun = arguments.flag(dryRunOption)
         options.stateDirectory = try arguments.value(of: stateDirOption)
         options.eventsFrom = try arguments.value(of: eventsFromOption)
-        options.control = try ControlOption.path(&arguments)
+        options.control = try ControlOption.listeningPath(&arguments)
         options.signals = signals
         options.tagNamer = { PageTagNamer(config: $0, reload: $1) }
         options.loaded = { [file = options.config] in file.printWarnings($0) }

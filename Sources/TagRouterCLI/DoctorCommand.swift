@@ -1,6 +1,8 @@
+import DaemonControl
 import FoundationEssentials
 import Glibc
 import MQTTPlugin
+import OrderedJSON
 import TagReader
 import TagRouter
 import TagRouterDaemon
@@ -11,18 +13,20 @@ enum DoctorCommand: Command {
     static let name = "doctor"
     static let summary = "check the machine and the setup: readers, permissions, config, service, broker"
     static let about = """
-        Usage: tagrouter doctor [--config FILE] [--user NAME] [--root DIR]
+        Usage: tagrouter doctor [--config FILE] [--user NAME] [--root DIR] [--control PATH]
 
         Checks, one line each (✓ fine, ✗ wrong → the command that fixes it): kernel
-        NFC modules, pcscd, USB readers and whether the user can open them, USB
-        autosuspend, serial ports, a Raspberry Pi's UART and serial console, I²C and
-        SPI devices, the libnfc settings you made, the config, the daemon, the MQTT
-        broker. Exit status 1 when something stops tags being read.
+        NFC modules, pcscd, the config's readers, USB readers and whether the user can
+        open them, USB autosuspend, serial ports, a Raspberry Pi's UART and serial
+        console, I²C and SPI devices, the libnfc settings you made, the config (as the
+        service's user reads it), the daemon (found at its control socket, as `status`
+        finds it) and whether it is healthy, the MQTT broker. Exit status 1 when
+        something stops tags being read.
         """
     static let configOption = CommandOption("--config", value: "FILE", help: "the config to check (default: the one `run` would use)")
     static let userOption = CommandOption("--user", value: "NAME", help: "whose access to the readers to judge (default: tagrouter when\nthat user exists, else you)")
     static let rootOption = CommandOption("--root", value: "DIR", help: "check a system mounted at DIR (an SD card) instead of this one")
-    static let options = [configOption, userOption, rootOption]
+    static let options = [configOption, userOption, rootOption, ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
@@ -30,14 +34,16 @@ enum DoctorCommand: Command {
         let userName = try arguments.value(of: userOption)
         // With its slash, so files under it are `root + "etc/passwd"`.
         let root = (try arguments.value(of: rootOption)).map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "/"
+        let control = try ControlOption.clientPath(&arguments)
         try arguments.finish()
 
         let name = userName ?? (MachineAccount.lookup("tagrouter", root: root) != nil ? "tagrouter" : currentUserName)
         guard let account = MachineAccount.lookup(name, root: root) else { throw .usage("no user '\(name)' in \(root)etc/passwd") }
-        var checks = HardwareDoctor(root: root, environment: LibNFCSettings.user, account: account).checks()
         let config = configCheck(configPath)
+        var checks = HardwareDoctor(root: root, environment: LibNFCSettings.user, account: account)
+            .checks(configured: config.loaded.map(configuredNodes) ?? [])
         checks.append(config.check)
-        checks.append(daemonCheck(root: root))
+        checks.append(daemonCheck(control: control.path))
         if let config = config.loaded, let broker = brokerCheck(config) { checks.append(broker) }
 
         for check in checks { print(check.line) }
@@ -65,20 +71,27 @@ enum DoctorCommand: Command {
         }
     }
 
-    /// A `tagrouter run` other than this process, found by command name and arguments under `root` (ending in `/`).
-    static func daemonCheck(root: String) -> DoctorCheck {
-        let proc = root + "proc/"
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: proc)) ?? []
-        let own = String(getpid())
-        let daemon = entries.sorted().first { pid in
-            guard pid != own, pid.allSatisfy(\.isNumber),
-                let arguments = FileManager.default.contents(atPath: proc + pid + "/cmdline")
-            else { return false }
-            let words = arguments.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            return words.first?.hasSuffix("tagrouter") == true && words.dropFirst().first == "run"
+    /// The readers the config names by a device node: `pn532_uart:/dev/ttyS0:115200` → (name, `/dev/ttyS0`).
+    static func configuredNodes(_ config: RouterConfig) -> [(reader: String, node: String)] {
+        config.readers.compactMap { reader in
+            let parts = reader.device.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count > 1, parts[1].hasPrefix("/dev/") else { return nil }
+            return (reader.name, String(parts[1]))
         }
-        if let daemon { return .ok("daemon: running (pid \(daemon))") }
-        return .failed("daemon: not running", fix: "sudo systemctl enable --now tagrouter", blocking: false)
+    }
+
+    /// The daemon that answers at `control`, the socket every command finds it by: which one
+    /// (pid, config) and whether it is healthy — DEGRADED with the reasons `status` gives.
+    static func daemonCheck(control: String) -> DoctorCheck {
+        guard case let (client, reply)? = try? ControlOption.ask(control, as: "tagrouter doctor", "status") else {
+            return .failed("daemon: none answers at \(control)", fix: "sudo systemctl enable --now tagrouter", blocking: false)
+        }
+        client.close()
+        let which = "daemon: tagrouter (\(ControlOption.daemon(client.hello))) at \(control)"
+        guard reply.value(atPath: "status.healthy") != true else { return .ok(which + " is healthy") }
+        var problems: [String] = []
+        if case .array(let listed)? = reply.value(atPath: "status.problems") { problems = listed.map(\.plainText) }
+        return .failed(which + " is DEGRADED: " + problems.joined(separator: "; "), fix: "tagrouter status; journalctl -u tagrouter", blocking: false)
     }
 
     static func brokerCheck(_ config: RouterConfig) -> DoctorCheck? {

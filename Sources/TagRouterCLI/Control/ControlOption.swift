@@ -28,6 +28,17 @@ enum ControlOption {
         return (found.path, found.explicit)
     }
 
+    /// A daemon answering at one of the places a command looks (`ControlSocketPath.client`) other
+    /// than `own`: its socket, and who it is. `run` does not start beside it.
+    static func otherDaemon(besides own: String) -> (path: String, which: String)? {
+        for path in ControlSocketPath.client(environment: ProcessInfo.processInfo.environment).tried where path != own && ControlSocketPath.exists(path) {
+            guard case let (client, _)? = try? ask(path, as: "tagrouter run", "status") else { continue }
+            client.close()
+            return (path, daemon(client.hello))
+        }
+        return nil
+    }
+
     /// Which daemon answered, from its hello: `pid 4242, config /etc/tagrouter/tagrouter.yaml`.
     static func daemon(_ hello: JSONValue) -> String {
         var text = "pid \(hello["pid"]?.plainText ?? "?")"

@@ -1,3 +1,4 @@
+import ChildProcess
 import DaemonControl
 import FoundationEssentials
 import Glibc
@@ -39,7 +40,8 @@ enum DoctorCommand: Command {
 
         let name = userName ?? (MachineAccount.lookup("tagrouter", root: root) != nil ? "tagrouter" : currentUserName)
         guard let account = MachineAccount.lookup(name, root: root) else { throw .usage("no user '\(name)' in \(root)etc/passwd") }
-        let config = configCheck(configPath)
+        var config = configCheck(configPath)
+        if root == "/", config.loaded != nil, let file = config.file, let asUser = await configCheck(file, as: account) { config.check = asUser }
         var checks = HardwareDoctor(root: root, environment: LibNFCSettings.user, account: account)
             .checks(configured: config.loaded.map(configuredNodes) ?? [])
         checks.append(config.check)
@@ -55,20 +57,38 @@ enum DoctorCommand: Command {
         getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
     }
 
-    static func configCheck(_ path: String?) -> (check: DoctorCheck, loaded: RouterConfig?) {
+    static func configCheck(_ path: String?) -> (check: DoctorCheck, loaded: RouterConfig?, file: String?) {
         let file: ConfigFile
         do {
             file = try ConfigFile.named(path)
         } catch {
-            return (.failed("config: \(error.message)", fix: "tagrouter check-config FILE"), nil)
+            return (.failed("config: \(error.message)", fix: "tagrouter check-config FILE"), nil, nil)
         }
         do {
             let config = try file.load(ConfigLoader(registry: BuiltinPlugins.registry, dryRun: true))
-            return (.ok("config: \(file.name) is valid (\(config.readers.count) reader(s), \(config.routes.count) route(s))"), config)
+            return (.ok("config: \(file.name) is valid (\(config.readers.count) reader(s), \(config.routes.count) route(s))"), config, file.path)
         } catch {
             let count = error.errors.count
-            return (.failed("config: \(file.name) has \(count) problem\(count == 1 ? "" : "s")", fix: "tagrouter check-config \(file.name)"), nil)
+            return (.failed("config: \(file.name) has \(count) problem\(count == 1 ? "" : "s")", fix: "tagrouter check-config \(file.name)"), nil, file.path)
         }
+    }
+
+    /// The config `file`, valid for root, as `account` (the service's user) reads it: root reads files the
+    /// service cannot (a tags or secret file left root's), so the doctor run as root asks `check-config`
+    /// run as that user (`setpriv`): a problem, or a file it cannot read (which check-config lets pass with a
+    /// warning, since a secret may be made later). Nil when this is not root judging another user, or that user reads it all.
+    static func configCheck(_ file: String, as account: MachineAccount) async -> DoctorCheck? {
+        guard geteuid() == 0, account.uid != 0, let binary = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        let groups = account.groups.sorted().map(String.init).joined(separator: ",")
+        let command = ChildCommand(["/usr/bin/setpriv", "--reuid=\(account.uid)", "--regid=\(account.gid)", "--groups=\(groups)", binary, "check-config", file])
+        guard let end = try? await ChildProcess.run(command, options: ChildOptions(timeout: .seconds(60), tailBytes: 64 << 10)) else { return nil }
+        let lines = end.stderrText.split(separator: "\n")
+        let unreadable = lines.first { $0.contains("cannot read") }
+        if case .exited(0) = end.status, unreadable == nil { return nil }
+        let problem = (unreadable ?? lines.first { !$0.contains(": warning: ") }).map(String.init) ?? "check-config failed"
+        return .failed(
+            "config: \(file) is valid for root but not as user \(account.name) reads it: \(problem)",
+            fix: "make it readable by \(account.name) (docs/guide/service.md \"Secrets\"), then sudo -u \(account.name) tagrouter check-config \(file)")
     }
 
     /// The readers the config names by a device node: `pn532_uart:/dev/ttyS0:115200` → (name, `/dev/ttyS0`).
@@ -83,8 +103,12 @@ enum DoctorCommand: Command {
     /// The daemon that answers at `control`, the socket every command finds it by: which one
     /// (pid, config) and whether it is healthy — DEGRADED with the reasons `status` gives.
     static func daemonCheck(control: String) -> DoctorCheck {
-        guard case let (client, reply)? = try? ControlOption.ask(control, as: "tagrouter doctor", "status") else {
-            return .failed("daemon: none answers at \(control)", fix: "sudo systemctl enable --now tagrouter", blocking: false)
+        let client: ControlClient
+        let reply: JSONValue
+        do throws(CLIError) {
+            (client, reply) = try ControlOption.ask(control, as: "tagrouter doctor", "status")
+        } catch {
+            return .failed("daemon: none answers at \(control) (\(error.message))", fix: "sudo systemctl enable --now tagrouter; journalctl -u tagrouter says why it stopped", blocking: false)
         }
         client.close()
         let which = "daemon: tagrouter (\(ControlOption.daemon(client.hello))) at \(control)"

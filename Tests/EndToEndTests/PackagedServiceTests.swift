@@ -105,11 +105,65 @@ struct PackagedServiceTests {
         let status = try await service.run(["status"])
         #expect(status.status == 0 && !status.stdout.contains("DEGRADED"), "\(status.stdout)\(status.stderr)")
 
+        // The tag read for the name, still on the reader after the reload, is not routed as a tap: the next
+        // tap routed is another tag's.
+        try await service.request(#"{"op":"remove"}"#)
+        try await service.request(#"{"op":"place","type":"ntag213","uid":"04000000000001","records":[{"text":"hi","lang":"en"}]}"#)
+        try await service.daemon.waitForStdout(containing: "tap ")
+        #expect(service.daemon.stdout.first { $0.text.contains("tap ") }?.text.contains("door-key") == false, "\(service.daemon.stdout.map(\.text))")
+
         // A tags file the service cannot read: the refused reload says why.
         chown(tags, 0, 0)
         chmod(tags, 0o600)
         let reload = try await service.run(["reload"])
         #expect(reload.status == 65, "\(reload.stdout)\(reload.stderr)")
         #expect(reload.stderr.contains("cannot read the tags file \(tags): permission denied to user "), "\(reload.stdout)\(reload.stderr)")
+    }
+
+    /// `sudo tagrouter run` beside the running service (on the same config, from a login shell) does not start a
+    /// second daemon that would fight it for the reader and the MQTT client id: it names the one running.
+    @Test func aSecondDaemonDoesNotStartBesideTheService() async throws {
+        guard getuid() == 0 else { return }
+        let service = try await PackagedService(config: """
+            state_dir: HOME/state
+            readers: [{ name: front-door, device: "DEVICE" }]
+            routes: [{ name: taps, match: { event: tag.arrived }, actions: [log] }]
+            """)
+        defer { service.stop() }
+        let second = try await service.run(["run", "--config", service.config])
+        #expect(second.status == 1, "\(second.stdout)\(second.stderr)")
+        #expect(second.stderr.contains("another tagrouter daemon (pid \(service.daemon.pid), config \(service.config)) already answers at /run/tagrouter/control.sock"),
+                "\(second.stderr)")
+    }
+
+    /// The one recipe the docs give for a secret (docs/guide/service.md "Secrets") makes a file the service reads;
+    /// the recipe they gave before (`openssl rand -hex 24 > file; chmod 600` as root) made one it cannot.
+    @Test func theSecretRecipeMakesAFileTheServiceReads() async throws {
+        guard getuid() == 0 else { return }
+        let service = try await PackagedService(config: """
+            state_dir: HOME/state
+            readers: [{ name: front-door, device: "DEVICE" }]
+            routes: [{ name: taps, match: { event: tag.arrived }, actions: [log] }]
+            """)
+        defer { service.stop() }
+        let config = service.home + "/secret.yaml"
+        func check(_ token: String) async throws -> ToolRun {
+            try """
+                readers: [{ name: front-door, device: "\(service.device)" }]
+                mqtt: { host: 127.0.0.1, commands: { token_file: \(token) } }
+                routes: [{ name: taps, actions: [log] }]
+                """.write(toFile: config, atomically: true, encoding: .utf8)
+            return try await service.run(as: PackagedService.service, ["check-config", config])
+        }
+        let recipe = "openssl rand -hex 24 | install -o \(PackagedService.service) -g \(PackagedService.service) -m 600 /dev/stdin \(service.home)/command-token"
+        #expect(try await ToolRun("/bin/sh", ["-c", recipe]).status == 0)
+        let good = try await check(service.home + "/command-token")
+        #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+
+        #expect(try await ToolRun("/bin/sh", ["-c", "openssl rand -hex 24 > \(service.home)/old-token && chmod 600 \(service.home)/old-token"]).status == 0)
+        #expect(!(good.stdout + good.stderr).contains("cannot read"), "\(good.stdout)\(good.stderr)")
+        // check-config lets a secret it cannot read pass with a warning (the file may be made later); it names the cause.
+        let old = try await check(service.home + "/old-token")
+        #expect((old.stdout + old.stderr).contains("cannot read '\(service.home)/old-token': permission denied"), "\(old.stdout)\(old.stderr)")
     }
 }

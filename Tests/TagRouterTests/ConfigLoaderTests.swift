@@ -142,23 +142,6 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], 
         ])
     }
 
-    /// pcscd watches a PC/SC reader's slot: `polling` (fast or not) changes nothing
-    /// there, which the user hears about instead of expecting fast taps.
-    @Test func pollingOnAPCSCReaderIsAWarning() throws {
-        let loader = ConfigLoader(registry: PluginRegistry([LogPlugin.self]), environment: [:])
-        let config = try loader.load(text: """
-            readers:
-              - {name: door, device: "pcsc:ACS ACR122U*", polling: fast}
-              - {name: desk, device: "pn532_uart:/dev/ttyUSB0", polling: fast}
-              - {name: hall, device: "pcsc:auto"}
-            routes: [{actions: [log]}]
-            """, file: "t.yaml", directory: "/tmp")
-        #expect(config.readers.map(\.polling) == [.fast, .fast, .autoPoll])
-        #expect(config.warnings.map(\.description) == [
-            "t.yaml:2:56: warning: readers[0].polling: applies to libnfc readers; pcscd watches a PC/SC reader's slot and tells tagrouter at once, so it changes nothing here (docs/reader.md)",
-        ])
-    }
-
     @Test(arguments: [
         ("500ms", Duration.milliseconds(500)), ("5s", .seconds(5)), ("2m", .seconds(120)), ("1h", .seconds(3600)),
         ("1m30s", .seconds(90)), ("1.5s", .milliseconds(1500)), ("0", .zero),

@@ -1,4 +1,5 @@
 import TagCore
+import TagReader
 
 /// The scan loop on one open device: polls the field, feeds the scan model, reads
 /// arriving tags and turns the model's decisions into events; a tag that arrives

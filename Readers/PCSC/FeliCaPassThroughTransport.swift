@@ -1,3 +1,4 @@
+import TagReader
 import TagKit
 
 /// A FeliCa card behind a PC/SC reader. PC/SC part 3 has no storage-card form

@@ -1,3 +1,4 @@
+import TagReader
 import CNFC
 
 /// One reader libnfc knows of, and whether it opens: what `tagrouter devices` prints.

@@ -1,4 +1,5 @@
 import TagKit
+import TagReader
 
 /// `TagTransport` over a PC/SC card: the bytes are an APDU, sent as they are
 /// (a Type 4 tag's SELECT / READ BINARY / UPDATE BINARY), the answer comes back
@@ -42,7 +43,7 @@ struct PCSCTransport: TagTransport {
 ///   `FF 82 00 00 06 key` (the reader's volatile key slot 0), then GENERAL
 ///   AUTHENTICATE `FF 86 00 00 05 01 00 block 60|61 00`; the reader runs
 ///   Crypto1 with the card, as a PN532 does.
-struct StorageCardTransport: TagTransport {
+struct StorageCardTransport: StorageCommandsTransport {
     let reader: PCSCTransport
 
     func transceive(_ command: [UInt8]) throws(TagTransportError) -> [UInt8] {

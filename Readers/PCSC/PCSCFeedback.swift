@@ -5,6 +5,7 @@ import OrderedJSON
 import Synchronization
 import SystemKit
 import TagCore
+import TagReader
 
 /// Shows a PC/SC reader's feedback on a thread of its own, with its own pcscd
 /// context: `post` queues a moment and returns at once, so neither the reader's

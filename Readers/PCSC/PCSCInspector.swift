@@ -1,4 +1,5 @@
 import TagCore
+import TagReader
 import TagKit
 
 /// Identifies the card on a PC/SC reader — UID from GET DATA (`FF CA 00 00 00`),

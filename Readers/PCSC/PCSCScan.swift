@@ -1,4 +1,5 @@
 import TagCore
+import TagReader
 
 /// The scan loop's state on one PC/SC reader: the scan model fed what the
 /// reader's slot holds at each change, the card read when the model reports

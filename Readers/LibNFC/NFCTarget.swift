@@ -1,5 +1,6 @@
 import CNFC
 import TagCore
+import TagReader
 
 /// A tag as libnfc reports it after activation: what anticollision, RATS or
 /// FeliCa polling told the reader before any command was sent to the tag.

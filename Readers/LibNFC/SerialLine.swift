@@ -1,3 +1,4 @@
+import TagReader
 import CNFC
 import FoundationEssentials
 import Glibc

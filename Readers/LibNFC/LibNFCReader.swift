@@ -6,12 +6,13 @@ import OrderedJSON
 import Synchronization
 import SystemKit
 import TagCore
+import TagReader
 
 /// One reader: a dedicated thread makes the blocking libnfc calls, runs the scan
 /// model and yields `TagEvent`s. It never gives up: a missing device is waited
 /// for (with backoff, logged once), a lost one is reopened, protocol errors are
 /// retried in place. `stop()` ends the thread within one libnfc call.
-final class LibNFCReader: Sendable {
+final class LibNFCReader: ReaderThread {
     let config: ReaderConfig
     private let emit: @Sendable (TagEvent) -> Void
     private let finished: @Sendable () -> Void
@@ -223,13 +224,5 @@ final class LibNFCReader: Sendable {
         } catch {
             return error
         }
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds (truncated).
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

@@ -5,6 +5,7 @@ import OrderedJSON
 import Synchronization
 import SystemKit
 import TagCore
+import TagReader
 
 /// One PC/SC reader: a dedicated thread blocks in `SCardGetStatusChange` (no
 /// CPU while the field is empty or a card lies still), reads an arriving card
@@ -24,7 +25,7 @@ final class PCSCReader: ReaderThread {
 
     init(config: ReaderConfig, jobs: TagJobQueue? = nil, emit: @escaping @Sendable (TagEvent) -> Void, finished: @escaping @Sendable () -> Void) {
         self.config = config
-        device = PCSCDevice(config.device) ?? PCSCDevice("pcsc:auto")!
+        device = PCSCDevice(config.device) ?? .auto
         self.jobs = jobs
         self.emit = emit
         self.finished = finished

@@ -1,3 +1,4 @@
+import TagReader
 import CNFC
 
 /// A libnfc call failed. `code` is libnfc's error code (`NFC_EIO`, `NFC_ETIMEOUT`, …);

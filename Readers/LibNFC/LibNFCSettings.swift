@@ -1,3 +1,4 @@
+import TagReader
 import FoundationEssentials
 import Glibc
 import SystemKit

@@ -1,4 +1,5 @@
 internal import CPCSC
+import TagReader
 import FoundationEssentials
 
 /// A connection to pcscd (`SCardEstablishContext`), used by one thread; only

@@ -1,4 +1,5 @@
 import TagCore
+import TagReader
 
 extension ReaderConfig {
     /// How many InAutoPoll rounds (150 ms × 4 target types each: ISO-DEP, type A,

@@ -1,4 +1,5 @@
 import TagCore
+import TagReader
 
 /// The bytes a reader model takes for its LEDs and buzzer, as ACS documents them:
 /// - ACR122U: the pseudo-APDU `FF 00 40 P2 04 T1 T2 n link` through `SCardTransmit`

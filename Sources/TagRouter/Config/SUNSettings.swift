@@ -51,10 +51,10 @@ enum SUNSettings {
         guard errors.isEmpty else { return nil }
         let counters: SUNCounterStore
         do {
-            counters = try SUNCounterStore(stateDirectory: stateDirectory)
+            counters = try SUNCounterStore(stateDirectory: stateDirectory, checkingFolder: !dryRun)
         } catch {
             // check-config on another machine has no state folder to read: nothing to refuse there.
-            if dryRun, let empty = try? SUNCounterStore(stateDirectory: "/nonexistent") { counters = empty } else {
+            if dryRun, let empty = try? SUNCounterStore(stateDirectory: "/nonexistent", checkingFolder: false) { counters = empty } else {
                 errors.append(contentsOf: section.error(nil, "\(error); move it away only if you accept that every earlier SUN URL may be replayed once"))
                 return nil
             }

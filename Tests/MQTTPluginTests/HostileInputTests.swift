@@ -337,6 +337,34 @@ struct HostileInputTests {
         }
     }
 
+    /// Issue 31: the HMAC key files are secrets like every other: one others can read, or a named
+    /// pipe (which blocked the load), is refused by `check-config` (an error, not a warning) and `run`.
+    @Test(arguments: [true, false])
+    func keyFilesAreCheckedLikeEverySecret(checkConfig: Bool) throws {
+        let folder = NSTemporaryDirectory() + "keys-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let readable = folder + "/readable", pipe = folder + "/pipe"
+        _ = FileManager.default.createFile(atPath: readable, contents: Data(Self.key.utf8), attributes: [.posixPermissions: 0o644])
+        #expect(mkfifo(pipe, 0o600) == 0)
+        for (path, problem) in [(readable, "can be read by other users (mode 644)"), (pipe, "is not a regular file but a named pipe")] {
+            let text = """
+                state_dir: \(folder)/state
+                mqtt: {host: 127.0.0.1, client_id: c, protocol: "5", sign: {key_id: pi-1, key_file: \(path)}}
+                inputs: [{mqtt: {topic: "fleet/+/x", keys: {pi-1: \(path)}}}]
+                routes: [{name: all, actions: [log]}]
+                """
+            let loader = ConfigLoader(
+                registry: PluginRegistry([MQTTPlugin.self, LogPlugin.self], sources: [MQTTInput.self]), environment: [:],
+                dryRun: checkConfig, missingSecretsAreWarnings: checkConfig)
+            let errors = #expect(throws: ConfigErrors.self) { try loader.load(text: text, file: "test.yaml") }
+            let messages = errors?.errors.filter { !$0.isWarning }.map(\.description) ?? []
+            for option in ["mqtt.sign.key_file", "inputs[0].mqtt.keys.pi-1"] {
+                #expect(messages.contains { $0.contains("\(option): '\(path)' \(problem)") }, "\(option): \(messages)")
+            }
+        }
+    }
+
     @Test func formatsThatCannotSignNeedTrustBrokerWhichIsWarnedAbout() throws {
         let short = NSTemporaryDirectory() + "short-\(UUID().uuidString).key"
         _ = FileManager.default.createFile(atPath: short, contents: Data("abc".utf8), attributes: [.posixPermissions: 0o600])

@@ -42,10 +42,12 @@ enum DoctorCommand: Command {
         guard let account = MachineAccount.lookup(name, root: root) else { throw .usage("no user '\(name)' in \(root)etc/passwd") }
         var config = configCheck(configPath)
         if root == "/", config.loaded != nil, let file = config.file, let asUser = await configCheck(file, as: account) { config.check = asUser }
-        var checks = HardwareDoctor(root: root, environment: LibNFCSettings.user, account: account)
-            .checks(configured: config.loaded.map(configuredNodes) ?? [])
+        var machine = DoctorMachine(root: root, account: account)
+        machine.configured = config.loaded.map(configuredNodes) ?? []
+        var checks = BuiltinPlugins.readers.drivers.flatMap { $0.doctorChecks(machine) }
         checks.append(config.check)
         checks.append(daemonCheck(control: control.path))
+        if root == "/", let config = config.loaded { checks += await ServiceSandboxCheck.checks(readers: config.readers) }
         if let config = config.loaded, let broker = brokerCheck(config) { checks.append(broker) }
 
         for check in checks { print(check.line) }

@@ -59,6 +59,7 @@ struct ScanSession {
     /// moment a tag becomes a hold; with `list-passive` an empty field is polled too.
     private func nextPause() -> Duration? {
         guard model.isHolding || config.polling == .listPassive else { return nil }
+        if model.isWaitingOutExit && config.polling == .fast { return nil }
         guard let due = model.nextHoldDue else { return config.pollInterval }
         return max(.zero, min(config.pollInterval, due - .now))
     }
@@ -76,13 +77,17 @@ struct ScanSession {
     /// The tags in the field now. With nothing held, auto-poll blocks in the
     /// PN532's InAutoPoll, list-passive takes one quick look at every modulation
     /// and fast one at a single modulation; with tags held, an inventory answers
-    /// for all of them.
+    /// for all of them. Tags that were missing from the last look and wait out
+    /// `exitDelay` are not held in the field: it is watched as an empty one (auto-poll
+    /// as list-passive, so the exit delay ends on time), and a tag swapped in is read
+    /// from the look that found it, without a field reset.
     private mutating func observe() throws(NFCError) -> [NFCTarget] {
-        if model.isHolding { return try inventory() }
+        if model.isHolding && !model.isWaitingOutExit { return try inventory() }
         switch config.polling {
         // With fast polling too, what lies there at connection (`ignore_on_connect`) is every modulation's.
         case .listPassive,
-             .fast where model.awaitsFirstLook:
+             .fast where model.awaitsFirstLook,
+             .autoPoll where model.isWaitingOutExit:
             return try quickLook(NFCTarget.Modulation.allCases)
         case .fast:
             // Type A (NTAG, MIFARE, Type 4: most tags) three looks in four, FeliCa and

@@ -170,6 +170,6 @@ struct ScanSession {
         guard let tag = selectAndIdentify(target) else {
             return TagReadout(target: target, ndefError: device.lost.map { "reader failed: \($0)" } ?? TagReadout.removedDuringRead)
         }
-        return TagInspector.read(tag)
+        return TagInspector.read(tag, signature: config.readsSignature)
     }
 }

@@ -51,9 +51,9 @@ enum PCSCInspector {
     }
 
     /// Identifies the card and reads its NDEF message; what went wrong is in `ndefError`.
-    static func inspect(_ card: PCSCCard, atr: [UInt8], uid: TagUID) -> TagReadout {
+    static func inspect(_ card: PCSCCard, atr: [UInt8], uid: TagUID, signature: Bool) -> TagReadout {
         do {
-            return TagInspector.read(try identify(card, atr: atr, uid: uid))
+            return TagInspector.read(try identify(card, atr: atr, uid: uid), signature: signature)
         } catch {
             return TagReadout(info: TagInfo(uid: uid, type: PCSCCardName.identify(atr: atr)?.type ?? "unknown"), ndefError: error.description)
         }

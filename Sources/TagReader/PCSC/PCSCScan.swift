@@ -56,7 +56,7 @@ struct PCSCScan {
                 presence.claim(uid)
                 job.finish(Self.perform(job.job, on: opened, atr: state.atr, uid: uid, reader: config.name))
             } else if case .arrive(let uid) = decision {
-                let readout = connected.map { PCSCInspector.inspect($0, atr: state.atr, uid: uid) }
+                let readout = connected.map { PCSCInspector.inspect($0, atr: state.atr, uid: uid, signature: config.readsSignature) }
                     ?? TagReadout(info: TagInfo(uid: uid, type: PCSCCardName.identify(atr: state.atr)?.type ?? "unknown"), ndefError: TagReadout.removedDuringRead)
                 emit(presence.arrived(readout.arrivedEvent(reader: config.name)))
             } else if let event = presence.event(for: decision) {

@@ -18,6 +18,9 @@ struct ScanSession {
     private(set) var pauseBeforeNextStep: Duration?
     /// With `fast` polling, where the looks are in their round (`observe`).
     private var fastTurn = 0
+    /// When the latest look at the field began (InAutoPoll: when the chip answered, as
+    /// the driver cannot tell when in its wait the chip saw the tag).
+    private var lookStarted = ContinuousClock.now
 
     /// `adopting`: the arrivals of tags the previous reader reported lying on this
     /// one (see `ScanModel.adopt`); their later events keep those arrivals' identity.
@@ -34,6 +37,7 @@ struct ScanSession {
     /// One poll of the field; emits the events it leads to as they happen.
     /// Throws when the device failed (the caller retries or reopens).
     mutating func step(emit: (TagEvent) -> Void) throws(NFCError) {
+        lookStarted = .now
         let present = try observe()
         for decision in model.observe(present.map(\.uid), at: .now) {
             if case .arrive(let uid) = decision {
@@ -42,7 +46,7 @@ struct ScanSession {
                     presence.claim(uid)
                     job.finish(perform(job.job, on: target))
                 } else {
-                    emit(presence.arrived(read(target).arrivedEvent(reader: config.name)))
+                    emit(presence.arrived(read(target).arrivedEvent(reader: config.name, sensed: lookStarted)))
                 }
             } else if let event = presence.event(for: decision) {
                 emit(event)
@@ -100,6 +104,7 @@ struct ScanSession {
             break
         }
         let polled = try device.autoPoll(pollCount: config.autoPollRounds, period: 1)
+        lookStarted = .now
         switch (polled.count, polled.target) {
         case (1, let target?):
             selected = target.uid

@@ -16,7 +16,7 @@ extension ReaderBehaviourTests {
         defer { sim.close() }
         var config = ReaderConfig.testing(name: "desk", device: sim.connstring)
         config.readsSignature = asked
-        let supervisor = ReaderSupervisor(readers: [config])
+        let supervisor = ReaderSupervisor(readers: [config], drivers: .underTest)
         defer { supervisor.stop() }
         let log = EventLog(supervisor)
         try await log.wait(for: 1)

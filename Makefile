@@ -72,7 +72,7 @@ stress:
 ## SUITE=trixie: amd64 for Debian 13 (dist/trixie/). Both with Debian's own Swift 6.0.3 in a chroot (root).
 deb:
 	@if [ "$(ARCH)" = "$(HOST_ARCH)" ] && [ -z "$(SUITE)" ]; then \
-	  scripts/install-deps.sh --build && scripts/build-release.sh && scripts/build-deb.sh; \
+	  scripts/install-deps.sh --build && scripts/build-release.sh --product tagrouter && scripts/build-deb.sh; \
 	elif [ -z "$(SUITE)" ] || [ "$(SUITE)" = trixie ]; then \
 	  scripts/install-deps.sh --pi && ARCH=$(ARCH) scripts/trixie/deb.sh; \
 	else echo "SUITE=$(SUITE): packages are made for this machine's release or for trixie" >&2; exit 2; fi
@@ -84,7 +84,9 @@ pi-smoke:
 	scripts/trixie/arm64-smoke.sh
 
 ## Install the release binary, config, units, udev rules, man page, … under $(DESTDIR)$(PREFIX) (config in /etc).
-install: release
+install:
+	@scripts/install-deps.sh --build
+	scripts/build-release.sh --product tagrouter
 	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" scripts/install-files.sh install
 
 ## Remove what `make install` installed (a config you changed stays).

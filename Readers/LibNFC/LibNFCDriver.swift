@@ -51,7 +51,7 @@ public enum LibNFCDriver: ReaderDriver {
     }
 
     public static func doctorChecks(_ machine: DoctorMachine) -> [DoctorCheck] {
-        HardwareDoctor(root: machine.root, environment: LibNFCSettings.user, account: machine.account).checks()
+        HardwareDoctor(root: machine.root, environment: LibNFCSettings.user, account: machine.account).checks(configured: machine.configured)
     }
 
     public static func reachTag<T>(

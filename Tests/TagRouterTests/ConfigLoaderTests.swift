@@ -197,12 +197,14 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], 
         #expect(problems(example.yaml) == [example.message])
     }
 
-    @Test func unreadableFile() {
+    /// A config that cannot be read says why.
+    @Test(arguments: [("/nonexistent/tagrouter.yaml", "there is no such file"), ("/proc/self", "Is a directory")])
+    func unreadableFile(path: String, reason: String) {
         do {
-            _ = try ConfigLoader(registry: PluginRegistry([LogPlugin.self])).load(file: "/nonexistent/tagrouter.yaml")
-            Issue.record("loaded a missing file")
+            _ = try ConfigLoader(registry: PluginRegistry([LogPlugin.self])).load(file: path)
+            Issue.record("loaded \(path)")
         } catch {
-            #expect(error.description == "/nonexistent/tagrouter.yaml:1:1: cannot read the config file\n1 problem")
+            #expect(error.description == "\(path):1:1: cannot read the config file: \(reason)\n1 problem")
         }
     }
 }

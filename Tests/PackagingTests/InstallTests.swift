@@ -47,7 +47,7 @@ import Testing
     }
 
     /// The system unit's sandbox, scored by systemd itself: the target was 2.5 or less; it is 1.6 with
-    /// this machine's systemd 252 offline (1.5 in the booted trixie container, `make boot-test`), and stays there.
+    /// this machine's systemd 252 offline (and 1.6 in the booted trixie container, `make boot-test`), and stays there.
     @Test func systemUnitExposureIsAtMostOnePointSix() async throws {
         let unit = BuiltProducts.packageRoot.appendingPathComponent("config/systemd/tagrouter.service").path
         let security = try await Shell.run("systemd-analyze", ["security", "--offline=yes", "--no-pager", unit])

@@ -1,6 +1,7 @@
 import ChildProcess
 import FoundationEssentials
 import TagCore
+import ReaderLibNFC
 import TagReader
 
 /// `doctor`'s look at the system service's device sandbox: a configured reader on a device node the

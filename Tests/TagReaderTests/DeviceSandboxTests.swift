@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TagReader
+@testable import ReaderLibNFC
 
 /// A service's device sandbox (`DevicePolicy=`, `DeviceAllow=`): what `doctor` reads from `systemctl show`
 /// and judges a reader's node by, and what the daemon says when the kernel refuses a node.

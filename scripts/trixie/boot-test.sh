@@ -53,6 +53,8 @@ prepared=$SECONDS
 work=$(mktemp -d /tmp/tagrouter-boot-test.XXXXXX)
 root=$work/root
 machine=tagrouter-boot-$$
+# A device cgroup of this machine's, for the hidden-reader check where the container enforces no DeviceAllow=.
+devices_cgroup=/sys/fs/cgroup/devices/tagrouter-boot-test-$$
 nspawn_pid=""
 leader=""
 mkdir -p "$work/upper" "$work/work" "$root"
@@ -100,6 +102,7 @@ cleanup() {
     local status=$?
     [ -z "$leader" ] || end_background
     poweroff
+    [ ! -d "$devices_cgroup" ] || rmdir "$devices_cgroup" 2>/dev/null || true
     umount "$root" 2>/dev/null || umount -l "$root" 2>/dev/null || true
     # systemd-nspawn leaves its propagation folder when /run is no tmpfs (as here): only this run's.
     rmdir "/run/systemd/nspawn/propagate/$machine" 2>/dev/null || true
@@ -499,24 +502,58 @@ check_swiftorg_runtime() {
     [ ! -s "$work/swiftorg-warnings.txt" ] || { cat "$work/swiftorg-warnings.txt"; return 1; }
 }
 
-# Without the drop-in that admits the simulator's pseudo-terminal, the sandbox hides the reader: the log and
-# `doctor` name the unit as the cause, not the hardware.
+# Without the drop-in that admits the simulator's pseudo-terminal, the sandbox hides the reader: `doctor`
+# (from systemctl show) and the log (the open() that gives EPERM) name the unit as the cause, not the
+# hardware. trixie's systemd in this machine's container does not enforce DeviceAllow= (its cgroup v1 device
+# controller is read-only there), so when the reader still connects a device cgroup of the host's own
+# denying pseudo-terminals stands in for it, named in the output; the simulator is restarted, and the
+# daemon's reopen meets EPERM as under the unit.
 check_hidden_reader() {
     local dropin=$root/etc/systemd/system/tagrouter.service.d/test-pty.conf
     mv "$dropin" "$work/test-pty.conf"
     box systemctl daemon-reload
     follow
     box systemctl restart tagrouter
-    wait_journal "tagrouter.service's sandbox does not admit /srv/sim/pn532"
-    grep "/srv/sim/pn532" "$journal"
-    if journal_has "not found"; then echo "the log blames the hardware"; return 1; fi
     box tagrouter doctor >"$work/doctor.txt" 2>&1 || true
-    cat "$work/doctor.txt"
-    grep -q "✗.*tagrouter.service" "$work/doctor.txt" || { echo "doctor does not name the unit"; return 1; }
+    grep 'tagrouter.service' "$work/doctor.txt"
+    grep -q "✗ reader 'reader': tagrouter.service's sandbox does not admit /srv/sim/pn532" "$work/doctor.txt" ||
+        { echo "doctor does not name the unit:"; cat "$work/doctor.txt"; return 1; }
+    if until_true 10 journal_has "reader.connected"; then
+        echo "this container does not enforce DeviceAllow=: the reader connected without the drop-in"
+        deny_pseudo_terminals
+        box systemctl restart tagrouter-sim.service
+    fi
+    wait_journal "tagrouter.service's sandbox does not admit /srv/sim/pn532"
+    grep "sandbox does not admit" "$journal"
+    if journal_has "not found"; then echo "the log blames the hardware"; return 1; fi
+    allow_pseudo_terminals
     mv "$work/test-pty.conf" "$dropin"
     box systemctl daemon-reload
-    box systemctl restart tagrouter
+    box systemctl restart tagrouter-sim.service tagrouter
     until_true 30 status_says "1 reader connected"
+}
+# deny_pseudo_terminals — moves the daemon (seen from here) into a device cgroup of its own that refuses
+# char 136 (pseudo-terminals), as the unit's DeviceAllow= does where it is enforced.
+deny_pseudo_terminals() {
+    local inside pid
+    inside=$(main_pid)
+    for pid in $(pgrep -x tagrouter); do
+        [ "$(readlink "/proc/$pid/ns/pid")" = "$(readlink "/proc/$leader/ns/pid")" ] || continue
+        [ "$(awk '/^NSpid:/ { print $NF }' "/proc/$pid/status")" = "$inside" ] || continue
+        mkdir -p "$devices_cgroup"
+        echo 'c 136:* rwm' >"$devices_cgroup/devices.deny"
+        echo "$pid" >"$devices_cgroup/cgroup.procs"
+        fixture "the daemon (pid $pid here) moved into $devices_cgroup, which denies char 136:* (pseudo-terminals)"
+        return 0
+    done
+    echo "the daemon's process was not found from here"
+    return 1
+}
+allow_pseudo_terminals() {
+    [ -d "$devices_cgroup" ] || return 0
+    local pid
+    for pid in $(cat "$devices_cgroup/cgroup.procs"); do echo "$pid" >/sys/fs/cgroup/devices/cgroup.procs; done
+    rmdir "$devices_cgroup"
 }
 
 # PC/SC: pcscd, socket-activated as Debian ships it, with vsmartcard's vpcd reader; the simulator is its card.

@@ -123,7 +123,7 @@ final class LibNFCReader: ReaderThread {
             case .failure(.notOpened):
                 if !reportedMissing {
                     // A sandbox that hides the device is the cause to name, not the hardware.
-                    let why = DeviceSandbox.refusal(of: config.device).map { "reader '\(config.device)': " + $0 } ?? Self.notFound(config.device)
+                    let why = LibNFCDriver.deviceNode(config.device).flatMap { DeviceSandbox.refusal(of: $0) }.map { "reader '\(config.device)': " + $0 } ?? Self.notFound(config.device)
                     Log.warning(why, JSONObject(["reader": .string(config.name), "device": .string(config.device)]))
                     reportedMissing = true
                 }

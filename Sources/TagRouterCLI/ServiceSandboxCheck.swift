@@ -1,8 +1,8 @@
 import ChildProcess
 import FoundationEssentials
 import TagCore
-import ReaderLibNFC
 import TagReader
+import TagRouterDaemon
 
 /// `doctor`'s look at the system service's device sandbox: a configured reader on a device node the
 /// unit's `DevicePolicy=`/`DeviceAllow=` do not admit cannot be opened by the service, however well the
@@ -41,12 +41,12 @@ enum ServiceSandboxCheck {
         var node: DeviceSandbox.Node
 
         init?(_ reader: ReaderConfig) {
-            guard let port = DeviceDiagnosis.portPath(of: reader.device), let path = DeviceDiagnosis.nodePath(of: reader.device),
-                let node = DeviceSandbox.Node(path: path)
+            guard let device = BuiltinPlugins.readers.driver(for: reader.device).deviceNode(reader.device),
+                let node = DeviceSandbox.Node(path: device.path)
             else { return nil }
             self.name = reader.name
-            self.port = port
-            self.path = path
+            self.port = device.port
+            self.path = device.path
             self.node = node
         }
     }

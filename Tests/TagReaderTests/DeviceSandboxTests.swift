@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import ReaderLibNFC
+import ReaderLibNFC
+@testable import TagReader
 
 /// A service's device sandbox (`DevicePolicy=`, `DeviceAllow=`): what `doctor` reads from `systemctl show`
 /// and judges a reader's node by, and what the daemon says when the kernel refuses a node.
@@ -81,11 +82,14 @@ import Testing
         #expect(DeviceSandbox.serviceUnit(cgroups: "0::/user.slice/user-1000.slice/session-2.scope\n") == nil)
     }
 
-    /// A node that opens, one that is missing and a connstring without a path are no sandbox's doing.
+    /// A node that opens and one that is missing are no sandbox's doing; a connstring without a path names no node.
     @Test func aNodeThatOpensOrIsMissingIsNoRefusal() {
         #expect(DeviceSandbox.Node(path: "/dev/null") == DeviceSandbox.Node(character: true, major: 1, minor: 3))
-        #expect(DeviceSandbox.refusal(of: "pn532_uart:/dev/null") == nil)
-        #expect(DeviceSandbox.refusal(of: "pn532_uart:/dev/tagrouter-no-such-port") == nil)
-        #expect(DeviceSandbox.refusal(of: "acr122_usb") == nil)
+        #expect(DeviceSandbox.refusal(of: DeviceNodePath(port: "/dev/null", path: "/dev/null")) == nil)
+        let missing = "/dev/tagrouter-no-such-port"
+        #expect(DeviceSandbox.refusal(of: DeviceNodePath(port: missing, path: missing)) == nil)
+        #expect(LibNFCDriver.deviceNode("pn532_uart:\(missing)") == nil)
+        #expect(LibNFCDriver.deviceNode("acr122_usb") == nil)
+        #expect(LibNFCDriver.deviceNode("pn532_uart:/dev/null") == DeviceNodePath(port: "/dev/null", path: "/dev/null"))
     }
 }

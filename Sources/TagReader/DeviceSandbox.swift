@@ -112,14 +112,13 @@ public struct DeviceSandbox: Sendable, Equatable {
 
     // MARK: - Inside the sandbox
 
-    /// Why `connstring`'s device node (`pn532_uart:/dev/ttyAMA1`) cannot be opened when the cause is a
+    /// Why a reader's device node (`pn532_uart:/dev/ttyAMA1`'s) cannot be opened when the cause is a
     /// device sandbox: the node exists, its mode bits let this process in, and `open` says `EPERM`, which
     /// only a device cgroup (systemd's `DeviceAllow=`, a container's) gives for a device node. Names the
     /// systemd unit this process runs in and the drop-in that admits the node; nil for any other outcome.
-    public static func refusal(of connstring: String, procRoot: String = "/proc/") -> String? {
-        guard let path = DeviceDiagnosis.nodePath(of: connstring), let node = Node(path: path),
-            DeviceDiagnosis.access(path).granted
-        else { return nil }
+    public static func refusal(of device: DeviceNodePath, procRoot: String = "/proc/") -> String? {
+        let path = device.path
+        guard let node = Node(path: path), access(path, R_OK | W_OK) == 0 else { return nil }
         let descriptor = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         if descriptor >= 0 {
             close(descriptor)
@@ -128,8 +127,7 @@ public struct DeviceSandbox: Sendable, Equatable {
         guard errno == EPERM else { return nil }
         let devices = (try? String(contentsOfFile: procRoot + "devices", encoding: .utf8)) ?? ""
         let entry = entry(for: node, path: path, devices: devices)
-        let port = DeviceDiagnosis.portPath(of: connstring) ?? path
-        let shown = port == path ? path : "\(port) → \(path)"
+        let shown = device.shown
         guard let unit = serviceUnit(cgroups: (try? String(contentsOfFile: procRoot + "self/cgroup", encoding: .utf8)) ?? "") else {
             return "the device sandbox this runs in (a container's device cgroup) does not admit \(shown): "
                 + "opening it gives 'Operation not permitted'; waiting for it"

@@ -159,6 +159,21 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], 
         ])
     }
 
+    /// A reader named by its USB port takes sysfs's port name and nothing else (never a path).
+    @Test func aUSBPortDeviceMustNameAPort() {
+        #expect(problems("""
+            readers:
+              - {name: left, device: "usb-port:1-1.2"}
+              - {name: right, device: "pcsc:usb-port:3-2.4.1"}
+              - {name: odd, device: "usb-port:../../dev/sda"}
+              - {name: other, device: "pcsc:usb-port:1-1.2:1.0"}
+            routes: [{actions: [log]}]
+            """) == [
+            "t.yaml:4:25: readers[2].device: '../../dev/sda' is not a USB port name: bus, dash, ports joined by dots, as `tagrouter devices` prints them (`1-1.2`)",
+            "t.yaml:5:27: readers[3].device: '1-1.2:1.0' is not a USB port name: bus, dash, ports joined by dots, as `tagrouter devices` prints them (`1-1.2`)",
+        ])
+    }
+
     @Test(arguments: [
         ("500ms", Duration.milliseconds(500)), ("5s", .seconds(5)), ("2m", .seconds(120)), ("1h", .seconds(3600)),
         ("1m30s", .seconds(90)), ("1.5s", .milliseconds(1500)), ("0", .zero),

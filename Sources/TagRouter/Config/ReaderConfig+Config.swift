@@ -6,7 +6,7 @@ extension ReaderConfig {
     /// The options of one reader.
     public static let spec = OptionSpec("one NFC reader", [
         Option("name", .string, default: "reader", "the name events carry in `reader`; unique"),
-        Option("device", .string, default: "auto", "a libnfc connstring such as `pn532_uart:/dev/ttyUSB0`, `auto` for the first libnfc reader found, or a PC/SC reader through pcscd: `pcsc:auto` (the first) or `pcsc:<name glob>` such as `pcsc:ACS ACR1252*`"),
+        Option("device", .string, default: "auto", "a libnfc connstring such as `pn532_uart:/dev/ttyUSB0`, `auto` for the first libnfc reader found, or a PC/SC reader through pcscd: `pcsc:auto` (the first) or `pcsc:<name glob>` such as `pcsc:ACS ACR1252*`; `usb-port:1-1.2` (libnfc) or `pcsc:usb-port:1-1.2` names a reader by the USB port it is plugged into, as `tagrouter devices` prints it, so identical readers keep their names"),
         Option("cooldown", .duration, default: "1s", "the same UID arriving again within this is ignored"),
         Option("exit_delay", .duration, default: "500ms", "a tag must be gone this long before `tag.removed` fires"),
         Option("ignore_on_connect", .bool, default: "false", "a tag already on the reader when it connects does not fire"),
@@ -40,6 +40,9 @@ extension ReaderConfig {
         var reader = ReaderConfig(value)
         let feedback = value.section("feedback")
         if feedback.has("sound") { reader.feedback.sound = FeedbackSound.load(feedback.section("sound"), &errors) }
+        if case .failure(let invalid)? = USBPortName.named(by: reader.device) {
+            errors.append(ConfigError(mark: value.node["device"]?.mark ?? value.mark, path: "\(value.path).device", message: invalid.description))
+        }
         guard !reader.isPCSC else {
             // SCardGetStatusChange returns as soon as pcscd sees a card: no polling makes that sooner.
             if value.has("polling") {

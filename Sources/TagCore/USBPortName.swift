@@ -1,9 +1,9 @@
 /// The name Linux's sysfs gives a physical USB port: the bus number, a dash, then
 /// the port on the root hub and on each hub below it, joined by dots (`1-1.2`,
-/// `3-2.4.1`; at most 7 tiers). A `device:` of `usb-port:<name>` or
-/// `pcsc:usb-port:<name>` names a reader by it.
+/// `3-2.4.1`; at most 7 tiers). A driver's `device:` names a reader by it with
+/// `usb-port:<name>` after its scheme (libnfc: `usb-port:1-1.2`, PC/SC: `pcsc:usb-port:1-1.2`).
 public enum USBPortName {
-    /// What starts a `device:` that names a port (after `pcsc:` for a PC/SC reader).
+    /// What starts the part of a `device:` that names a port.
     public static let devicePrefix = "usb-port:"
 
     /// Whether `name` is a port name: only digits, one dash, dots — never a path.
@@ -14,12 +14,12 @@ public enum USBPortName {
         return chain.count <= 7 && chain.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(isDigit) }
     }
 
-    /// The port a `device:` names (`usb-port:1-1.2`, `pcsc:usb-port:1-1.2`), nil when it names
-    /// none; `.invalid` when it starts like one but the name is not a port name.
-    public static func named(by device: String) -> Result<String, Invalid>? {
-        let rest = device.hasPrefix(ReaderConfig.pcscPrefix) ? String(device.dropFirst(ReaderConfig.pcscPrefix.count)) : device
-        guard rest.hasPrefix(devicePrefix) else { return nil }
-        let name = String(rest.dropFirst(devicePrefix.count))
+    /// The port `text` names when it starts with `usb-port:` (what follows a driver's
+    /// scheme: `usb-port:1-1.2`), nil when it does not start so; `.invalid` when
+    /// the name after it is not a port name.
+    public static func parse(_ text: String) -> Result<String, Invalid>? {
+        guard text.hasPrefix(devicePrefix) else { return nil }
+        let name = String(text.dropFirst(devicePrefix.count))
         return isValid(name) ? .success(name) : .failure(Invalid(name: name))
     }
 
@@ -28,6 +28,8 @@ public enum USBPortName {
     /// A `usb-port:` whose name is not a sysfs port name.
     public struct Invalid: Error, Equatable, CustomStringConvertible {
         public let name: String
+
+        public init(name: String) { self.name = name }
         public var description: String {
             "'\(name)' is not a USB port name: bus, dash, ports joined by dots, as `tagrouter devices` prints them (`1-1.2`)"
         }

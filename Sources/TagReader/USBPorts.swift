@@ -74,6 +74,11 @@ public struct USBPorts: Sendable {
         entries().filter { USBPortName.isValid($0) }.sorted().compactMap { port in serialDevice(at: port).map { (port, $0) } }
     }
 
+    /// The line `tagrouter devices` prints under a reader in a USB port: the port, and the `device:` naming it there.
+    public static func line(port: String, device: String) -> String {
+        "  USB port \(port)\tdevice: \"\(device)\""
+    }
+
     // MARK: - sysfs
 
     private func entries() -> [String] {

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TagReader
+import TagRouterDaemon
 
 /// `tagrouter devices`: list NFC readers and explain why one cannot be opened
 enum DevicesCommand: Command {
@@ -25,45 +26,17 @@ enum DevicesCommand: Command {
         var arguments = arguments
         let extra = try arguments.values(of: deviceOption)
         try arguments.finish()
-        let probes = DeviceProbe.probeAll(extra: extra)
-        let ports = USBPorts()
-        print("libnfc \(DeviceProbe.libnfcVersion)")
-        for probe in probes {
-            print("\(probe.connstring)\t\(probe.name ?? probe.busy ?? "FAILED to open")")
-            if let port = ports.port(ofConnstring: probe.connstring) { printPort(port, device: "usb-port:\(port)") }
+        let drivers = BuiltinPlugins.readers
+        let listings = drivers.drivers.map { driver in
+            driver.listDevices(extra: extra.filter { ObjectIdentifier(drivers.driver(for: $0)) == ObjectIdentifier(driver) })
         }
-        let pcsc = PCSCDevice.listReadersWithPorts()
-        switch pcsc {
-        case .success(let readers):
-            print("pcscd: \(readers.count) reader\(readers.count == 1 ? "" : "s")")
-            for reader in readers {
-                print("pcsc:\(reader.name)\tPC/SC reader")
-                if let port = reader.port { printPort(port, device: "pcsc:usb-port:\(port)") }
-            }
-        case .failure(let error):
-            print("pcscd: not reachable (\(error))")
-        }
-        let listed = Set(probes.compactMap { ports.port(ofConnstring: $0.connstring) })
-        let adapters = ports.serialAdapters().filter { !listed.contains($0.port) }
-        if !adapters.isEmpty {
-            // Listed from sysfs, never opened: a serial port the config does not name is not probed.
-            print("USB-serial adapters (not opened; a PN532 board on one is read with the device shown):")
-            for adapter in adapters { print("\(adapter.device)\tnot probed"); printPort(adapter.port, device: "usb-port:\(adapter.port)") }
-        }
-        let pcscReaders = (try? pcsc.get())?.map(\.name) ?? []
-        if probes.isEmpty && pcscReaders.isEmpty { print("no reader found") }
-        let failed = probes.filter { !$0.opened && $0.busy == nil }.map(\.connstring)
-        guard probes.isEmpty || !failed.isEmpty else { return }
-        let causes = DeviceDiagnosis().causes(failedDevices: failed)
+        for line in listings.flatMap(\.lines) { print(line) }
+        if listings.allSatisfy({ $0.found == 0 }) { print("no reader found") }
+        let causes = listings.flatMap(\.causes)
         if !causes.isEmpty {
             print("\nWhat applies on this machine:")
             for cause in causes { print("- \(cause)") }
         }
-        if !probes.contains(where: \.opened) && pcscReaders.isEmpty { throw .runtime("no reader could be opened") }
-    }
-
-    /// The line under a reader that sits in a USB port: the port, and the `device:` that keeps naming it there.
-    private static func printPort(_ port: String, device: String) {
-        print("  USB port \(port)\tdevice: \"\(device)\"")
+        if listings.allSatisfy({ $0.usable == 0 }) { throw .runtime("no reader could be opened") }
     }
 }

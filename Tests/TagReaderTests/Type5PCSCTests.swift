@@ -6,6 +6,7 @@ import TagKit
 import Testing
 import TestSupport
 
+@testable import ReaderPCSC
 @testable import TagReader
 
 /// ISO 15693 (NFC Forum Type 5) tags through a real pcscd: vpcd's card answers
@@ -20,7 +21,7 @@ import TestSupport
     static func watching(_ body: (VPCDCard, EventLog) async throws -> Void) async throws {
         let daemon = try PCSCDaemon.shared.get()
         try await daemon.withCard { card, slot in
-            let supervisor = ReaderSupervisor(readers: [ReaderConfig.testing(name: "jukebox", device: slot.device)])
+            let supervisor = ReaderSupervisor(readers: [ReaderConfig.testing(name: "jukebox", device: slot.device)], drivers: .underTest)
             defer { supervisor.stop() }
             let log = EventLog(supervisor)
             try await log.wait(for: 1)

@@ -8,6 +8,8 @@ import TagKit
 import Testing
 import TestSupport
 
+@testable import ReaderLibNFC
+@testable import ReaderPCSC
 @testable import TagReader
 
 /// A made-up `/sys` and `/dev` under a private folder (`TAGROUTER_TEST_SYSTEM_ROOT`):
@@ -78,9 +80,9 @@ final class MadeUpSystem {
         #expect(USBPortDevice("usb-port:../../etc") == nil)
         #expect(PCSCDevice("pcsc:usb-port:1-1.3")?.port == "1-1.3")
         #expect(PCSCDevice("pcsc:usb-port:1-1.3")?.pattern == nil)
-        #expect((try? USBPortName.named(by: "pcsc:usb-port:x")?.get()) == nil)
-        #expect(USBPortName.named(by: "pcsc:usb-port:1-1.3").flatMap { try? $0.get() } == "1-1.3")
-        #expect(USBPortName.named(by: "pn532_uart:/dev/ttyUSB0") == nil)
+        #expect(USBPortName.parse("usb-port:x") == .failure(USBPortName.Invalid(name: "x")))
+        #expect(USBPortName.parse("usb-port:1-1.3") == .success("1-1.3"))
+        #expect(USBPortName.parse("pn532_uart:/dev/ttyUSB0") == nil)
     }
 
     /// Two identical PN532 boards on USB-serial adapters in ports 1-1.2 and 1-1.3.

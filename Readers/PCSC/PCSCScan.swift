@@ -42,7 +42,7 @@ struct PCSCScan {
         } else if card?.events != state.eventCount {
             card = nil
             if let opened = try? connect(),
-                let uid = try? PCSCTransport(card: opened).readerCommand([0xFF, 0xCA, 0x00, 0x00, 0x00]), !uid.isEmpty
+                let uid = try? PCSCInspector.readUID(opened, atr: state.atr), !uid.isEmpty
             {
                 card = (TagUID(bytes: uid), state.eventCount)
                 connected = opened

@@ -8,7 +8,7 @@ HOST_ARCH  := $(shell dpkg --print-architecture)
 ARCH       ?= $(HOST_ARCH)
 SUITE      ?=
 
-.PHONY: deps build release run demo test bench fuzz soak stress clean deb install uninstall check-603 pi-smoke
+.PHONY: deps build release run demo test bench fuzz soak stress clean deb install uninstall check-603 pi-smoke boot-test
 
 ## Install the Debian packages we build and test with (only those missing); `make test` uses it.
 deps:
@@ -82,6 +82,12 @@ deb:
 pi-smoke:
 	@scripts/install-deps.sh --pi
 	scripts/trixie/arm64-smoke.sh
+
+## The package as systemd runs it: a Debian 13 tree (cached) booted with systemd-nspawn, the trixie package
+## installed with apt, the unit as shipped; one line per check (docs/packaging.md "The boot test"; root).
+boot-test:
+	@scripts/install-deps.sh --boot
+	scripts/trixie/boot-test.sh
 
 ## Install the release binary, config, units, udev rules, man page, … under $(DESTDIR)$(PREFIX) (config in /etc).
 install:

@@ -120,6 +120,11 @@ public struct ConfigLoader: Sendable {
                 isWarning: true))
         }
         let tags = TagRegistry.load(root["tags"], context: context, errors: &errors)
+        // `originality_check: auto` follows what the routes and tags use (readers were read before them, for the plugins).
+        let usesGenuine = GenuineUse.inConfig(routes: routes, routesNode: root["routes"], tags: tags)
+        for (index, reader) in top.list("readers").enumerated() where reader.choice("originality_check", as: ReaderConfig.SignatureReading.self) == .auto {
+            readers[index].readsSignature = usesGenuine
+        }
         let metrics = top.has("metrics") ? MetricsSettings.load(top.section("metrics"), &errors) : nil
         let sun = top.has("sun") ? SUNSettings.load(top.section("sun"), stateDirectory: pluginContext.stateDirectory, dryRun: dryRun, &errors) : nil
         let tagPassword = TagPasswordSetting.load(top, &errors)

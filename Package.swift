@@ -7,7 +7,7 @@ let systemLibraries: [Target] = [
     .systemLibrary(name: "CNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
     .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
     // libpcsclite's .pc adds -pthread, which SwiftPM refuses with a warning; its headers include each other as
-    // <pcsclite.h>, so TagReader (the one importer, with `internal import`) adds their folder itself.
+    // <pcsclite.h>, so ReaderPCSC (the one importer, with `internal import`) adds their folder itself.
     .systemLibrary(name: "CPCSC", providers: [.apt(["libpcsclite-dev"])]),
     .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -59,17 +59,33 @@ let systemd: [Target] = [
     .testTarget(name: "SystemdTests", dependencies: ["Systemd", "TestSupport", "systemd-probe"]),
 ]
 
-/// Tags: transports, drivers, in-memory models, the PN532 simulator, the libnfc reader loop.
+/// Tags: transports, drivers, in-memory models, the PN532 simulator, the reader seam (scan model, supervision, the
+/// reader-driver contract and registry type).
 let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
     .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "SystemKit", "SecureTags", "OrderedJSON"]),
-    .target(
-        name: "TagReader", dependencies: ["TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "SecureTags", "CNFC", "CPCSC"],
-        swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
+    .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "SecureTags", "TagRouter"]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
     .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "SecureTags", "TagCore", "OrderedJSON", "TestSupport", "Harness"]),
-    .testTarget(name: "TagReaderTests", dependencies: ["TagReader", "PN532Sim", "TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "SecureTags", "TestSupport", "Harness"]),
+    .testTarget(
+        name: "TagReaderTests",
+        dependencies: [
+            "TagReader", "ReaderLibNFC", "ReaderPCSC", "PN532Sim", "TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore",
+            "SecureTags", "TagRouter", "TestSupport", "Harness",
+        ]),
     .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "Harness", "BenchSupport"], path: "Benchmarks/ReaderBench"),
+]
+
+/// The reader drivers, one target each under Readers/ as the action plugins are under Plugins/: each is the one module
+/// that imports its C library, and registers in `BuiltinPlugins.readers` (docs/development/reader-kinds.md).
+let readerDrivers: [Target] = [
+    .target(
+        name: "ReaderLibNFC", dependencies: ["TagReader", "TagKit", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagRouter", "CNFC"],
+        path: "Readers/LibNFC"),
+    // libpcsclite's headers include each other as <pcsclite.h>: their folder is added here, for the one importer.
+    .target(
+        name: "ReaderPCSC", dependencies: ["TagReader", "TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagRouter", "CPCSC"],
+        path: "Readers/PCSC", swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
 ]
 
 /// Tags that prove themselves: AES, CMAC and HMAC from libcrypto (TagCrypto, the one importer of CCrypto),
@@ -115,7 +131,7 @@ let plugins: [Target] = [
             "TagCore", "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin", "TagRouterDaemon", "TestSupport",
         ]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin", "Lifecycle"], path: "Benchmarks/MQTTBench"),
-    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagRouterDaemon", "OrderedJSON", "Lifecycle", "TagCore", "ChildProcess", "TestSupport", "Harness", "mqtt-bench"]),
+    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagRouterDaemon", "OrderedJSON", "Lifecycle", "TagCore", "SystemKit", "ChildProcess", "TestSupport", "Harness", "mqtt-bench"]),
 ]
 
 /// How the release `tagrouter` is linked, for a smaller resident set (docs/development/memory.md): lld places the functions the
@@ -134,7 +150,7 @@ let daemon: [Target] = [
     .target(
         name: "TagRouterDaemon",
         dependencies: [
-            "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagReader", "TagRouter",
+            "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagReader", "ReaderLibNFC", "ReaderPCSC", "TagRouter",
             "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]),
@@ -174,6 +190,6 @@ let package = Package(
         .executable(name: "tagrouter", targets: ["TagRouterCLI"]),
         .library(name: "NDEF", targets: ["NDEF"]),
     ],
-    targets: systemLibraries + json + ndef + runtime + core + systemd + tags + secureTags + routing + control + plugins + daemon + executable,
+    targets: systemLibraries + json + ndef + runtime + core + systemd + tags + readerDrivers + secureTags + routing + control + plugins + daemon + executable,
     swiftLanguageModes: [.v6]
 )

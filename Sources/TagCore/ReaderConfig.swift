@@ -28,8 +28,10 @@ public struct ReaderConfig: Sendable, Equatable {
 
     /// The reader's name in events (`"reader": "front-door"`).
     public var name: String
-    /// A libnfc connstring (`pn532_uart:/dev/ttyUSB0`, `acr122_usb`, a path may be a
-    /// symlink) or `auto` for the first device libnfc finds.
+    /// Which reader, in its driver's terms: a libnfc connstring (`pn532_uart:/dev/ttyUSB0`,
+    /// `acr122_usb`, a path may be a symlink) or `auto` for the first device libnfc
+    /// finds; a device of another driver starts with its scheme (`<scheme>:…`). Which
+    /// driver takes it is decided in one place, TagReader's driver registry.
     public var device: String
     /// The same UID arriving again within this long after it left is not reported.
     public var cooldown: Duration
@@ -44,21 +46,15 @@ public struct ReaderConfig: Sendable, Equatable {
     /// How often a held tag is checked for presence (and, with `.listPassive`,
     /// how often the field is polled while empty).
     public var pollInterval: Duration
-    /// How an empty field is watched (libnfc readers; pcscd watches a PC/SC reader's slot itself).
+    /// How an empty field is watched (libnfc readers; other drivers are told of a tag by their library).
     public var polling: Polling
     /// A reader that makes no progress for this long is aborted and reopened.
     public var watchdog: Duration
     public var ifBusy: BusyPolicy
-    /// What the reader shows on a tap and its outcome (PC/SC readers of a known model); nothing unless set.
+    /// What the reader shows on a tap and its outcome (readers of a known model whose driver can drive their LEDs); nothing unless set.
     public var feedback = ReaderFeedback()
     /// False: the reader's own beep on detection is turned off, so the only beep is tagrouter's.
     public var beepOnDetect = true
-
-    /// What starts a `device` that names a PC/SC reader (`pcsc:auto`, `pcsc:ACS ACR1252*`); any other is libnfc's.
-    public static let pcscPrefix = "pcsc:"
-
-    /// True when the reader is reached through pcscd, false for a libnfc reader.
-    public var isPCSC: Bool { device.hasPrefix(Self.pcscPrefix) }
 
     /// Every setting given: their defaults are declared once, in the router's
     /// `readers:` spec (`ReaderConfig.withDefaults(name:device:)` there).

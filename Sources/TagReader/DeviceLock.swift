@@ -10,15 +10,15 @@ import SystemKit
 /// lock the system service holds in `/run/tagrouter` counts wherever one looks.
 /// The kernel releases it when the value goes away or the process dies; lock
 /// files are left in place (removing them would race with the next taker).
-final class DeviceLock {
+package final class DeviceLock {
     /// Why the lock was not taken.
-    enum Failure: Error, Sendable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, CustomStringConvertible {
         /// Another process (or another reader of this one) holds it.
         case inUse(device: String, pid: Int32?)
         /// The lock file cannot be made; the message says where and why.
         case unavailable(device: String, reason: String)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .inUse(let device, let pid?): return "device \(device) is in use by pid \(pid)"
             case .inUse(let device, nil): return "device \(device) is in use by another process"
@@ -34,7 +34,7 @@ final class DeviceLock {
     deinit { close(descriptor) }
 
     /// Takes the lock of `connstring` (as libnfc names the device), or says who holds it.
-    static func acquire(_ connstring: String) throws(Failure) -> DeviceLock {
+    package static func acquire(_ connstring: String) throws(Failure) -> DeviceLock {
         let directory: String
         do {
             directory = try runtimeDirectory()

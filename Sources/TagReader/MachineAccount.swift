@@ -12,13 +12,12 @@ public struct MachineAccount: Sendable, Equatable {
 
     /// The account `name` under `root`, nil when there is none.
     public static func lookup(_ name: String, root: String) -> MachineAccount? {
-        let diagnosis = DeviceDiagnosis(root: root, environment: [:])
-        let passwd = Self.entries(diagnosis.read("etc/passwd"))
+        let passwd = Self.entries(read("etc/passwd", under: root))
         guard let entry = passwd.first(where: { $0.first == name }), entry.count > 3,
             let uid = uid_t(entry[2]), let gid = gid_t(entry[3])
         else { return nil }
         var groups: Set<gid_t> = [gid]
-        for group in Self.entries(diagnosis.read("etc/group")) where group.count > 3 {
+        for group in Self.entries(read("etc/group", under: root)) where group.count > 3 {
             if group[3].split(separator: ",").contains(Substring(name)), let id = gid_t(group[2]) { groups.insert(id) }
         }
         return MachineAccount(name: name, uid: uid, gid: gid, groups: groups)
@@ -26,8 +25,13 @@ public struct MachineAccount: Sendable, Equatable {
 
     /// The name of group `gid` under `root`, or the number.
     public static func groupName(_ gid: gid_t, root: String) -> String {
-        let groups = Self.entries(DeviceDiagnosis(root: root, environment: [:]).read("etc/group"))
+        let groups = Self.entries(read("etc/group", under: root))
         return groups.first { $0.count > 2 && $0[2] == String(gid) }?.first ?? String(gid)
+    }
+
+    /// The text of `path` (relative) under `root`, nil when it cannot be read.
+    private static func read(_ path: String, under root: String) -> String? {
+        try? String(contentsOfFile: (root.hasSuffix("/") ? root : root + "/") + path, encoding: .utf8)
     }
 
     private static func entries(_ text: String?) -> [[String]] {

@@ -4,14 +4,14 @@ import TagCore
 /// reported arrival so that `tag.held`, `tag.tapped` and `tag.removed` carry its
 /// tag, tag id and name (a removal has no URI to work the HA tag id out from).
 /// Shared by the libnfc and PC/SC scan loops.
-struct PresenceEvents {
-    let reader: String
+package struct PresenceEvents {
+    package let reader: String
     private var arrivals: [TagUID: TagEvent] = [:]
     /// Tags taken by a read or write job on arrival: none of their events is reported.
     private var claimed: Set<TagUID> = []
 
     /// `adopting`: arrivals a previous reader of the device reported and did not remove.
-    init(reader: String, adopting present: [TagEvent] = []) {
+    package init(reader: String, adopting present: [TagEvent] = []) {
         self.reader = reader
         for arrival in present {
             if let uid = arrival.tag?.uid { arrivals[uid] = arrival }
@@ -19,19 +19,19 @@ struct PresenceEvents {
     }
 
     /// Keeps `arrival` for the events after it, and returns it.
-    mutating func arrived(_ arrival: TagEvent) -> TagEvent {
+    package mutating func arrived(_ arrival: TagEvent) -> TagEvent {
         if let uid = arrival.tag?.uid { arrivals[uid] = arrival }
         return arrival
     }
 
     /// Keeps the presence of `uid`, whose arrival a job took, out of the events.
-    mutating func claim(_ uid: TagUID) {
+    package mutating func claim(_ uid: TagUID) {
         claimed.insert(uid)
     }
 
     /// The event for a hold, tap or removal decision (nil for an arrival, which the
     /// scan loop reads itself, and for a claimed tag); a removal ends the presence.
-    mutating func event(for decision: ScanModel.Decision) -> TagEvent? {
+    package mutating func event(for decision: ScanModel.Decision) -> TagEvent? {
         switch decision {
         case .arrive: return nil
         case .hold(let uid) where claimed.contains(uid), .tap(let uid) where claimed.contains(uid): return nil

@@ -2,13 +2,14 @@ import Lifecycle
 import TagCore
 
 /// Every configured reader as one service: `run()` starts one thread per reader
-/// (libnfc, or PC/SC for a `pcsc:` device),
+/// (made by the driver its device belongs to),
 /// checks their watchdogs each second, and on cancellation stops the threads and
 /// waits for them to end. Readers are supervised: a missing or lost device is
 /// waited for and reopened; the service ends by itself only when every reader
 /// gave up on a device another process holds (`if_busy: exit`).
 public struct ReaderService: Service {
     public let readers: [ReaderConfig]
+    private let drivers: ReaderDrivers
     private let present: [String: [TagEvent]]
     private let jobs: ReaderJobBoard?
     private let emit: @Sendable (TagEvent) -> Void
@@ -21,10 +22,11 @@ public struct ReaderService: Service {
     /// `jobs`: where each reader finds the read and write jobs waiting for its tags.
     /// `monitor`: told how long each reader thread has gone without progress, while it runs.
     public init(
-        readers: [ReaderConfig], present: [String: [TagEvent]] = [:], jobs: ReaderJobBoard? = nil, monitor: ProgressMonitor? = nil,
+        readers: [ReaderConfig], drivers: ReaderDrivers, present: [String: [TagEvent]] = [:], jobs: ReaderJobBoard? = nil, monitor: ProgressMonitor? = nil,
         emit: @escaping @Sendable (TagEvent) -> Void
     ) {
         self.readers = readers
+        self.drivers = drivers
         self.present = present
         self.jobs = jobs
         self.monitor = monitor
@@ -32,7 +34,7 @@ public struct ReaderService: Service {
     }
 
     public func run() async {
-        let threads = ReaderThreads(readers: readers, present: present, jobs: jobs, emit: emit)
+        let threads = ReaderThreads(readers: readers, drivers: drivers, present: present, jobs: jobs, emit: emit)
         let registration = monitor?.register { threads.progress }
         defer { if let registration { monitor?.unregister(registration) } }
         // Readers end by themselves only when told to give up (`if_busy: exit`).

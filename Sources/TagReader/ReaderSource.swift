@@ -13,6 +13,7 @@ import TagCore
 /// Read and write jobs reach the readers through `jobs`.
 public final class ReaderSource: Service {
     private let buffer: EventBuffer
+    private let drivers: ReaderDrivers
     public let jobs: ReaderJobBoard
     /// The readers to run, and the latch that wakes `run` when they change.
     private let wanted: Mutex<(readers: [ReaderConfig], changed: Latch)>
@@ -24,10 +25,11 @@ public final class ReaderSource: Service {
     /// `monitor`: told how long each reader thread has gone without progress (the systemd watchdog asks it);
     /// `arrived`: told of each tag's arrival at a reader, before it is routed (the host's sound).
     public init(
-        _ readers: [ReaderConfig], buffer: EventBuffer, jobs: ReaderJobBoard, monitor: ProgressMonitor? = nil,
+        _ readers: [ReaderConfig], drivers: ReaderDrivers, buffer: EventBuffer, jobs: ReaderJobBoard, monitor: ProgressMonitor? = nil,
         arrived: (@Sendable (_ reader: String) -> Void)? = nil
     ) {
         self.buffer = buffer
+        self.drivers = drivers
         self.jobs = jobs
         self.monitor = monitor
         self.arrived = arrived
@@ -73,7 +75,7 @@ public final class ReaderSource: Service {
                     if !first { Log.info("reader started with the new config", JSONObject(["reader": .string(config.name), "tags_taken_over": .int(Int64(handover.count))])) }
                     let reader = Running(config: config)
                     running[config.name] = reader
-                    let service = ReaderService(readers: [config], present: [config.name: handover], jobs: jobs, monitor: monitor, emit: offer)
+                    let service = ReaderService(readers: [config], drivers: drivers, present: [config.name: handover], jobs: jobs, monitor: monitor, emit: offer)
                     group.addTask {
                         try? await reader.stop.cancelling { await service.run() }
                         reader.ended.open()

@@ -1,12 +1,13 @@
 import Lifecycle
 import TagCore
 
-/// One configured reader's dedicated thread, whichever library drives it
-/// (libnfc or PC/SC): `ReaderService` starts it, checks its watchdog about
+/// One configured reader's dedicated thread, whichever driver made it
+/// (`ReaderDriver.reader`): `ReaderService` starts it, checks its watchdog about
 /// once a second, and stops it. It reports its end through the `finished`
 /// callback it was made with.
-protocol ReaderThread: Sendable {
+public protocol ReaderThread: Sendable {
     var config: ReaderConfig { get }
+    /// Starts the thread; called once.
     func start()
     /// Asks the thread to end soon: wakes it from a sleep and aborts its blocking call.
     func stop()
@@ -16,5 +17,3 @@ protocol ReaderThread: Sendable {
     /// watchdog; nil for a thread that waits without end by design.
     var progress: ProgressMonitor.Report? { get }
 }
-
-extension LibNFCReader: ReaderThread {}

@@ -2,8 +2,8 @@ import Lifecycle
 import Synchronization
 import TagCore
 
-/// The dedicated threads of a set of readers, started at once: one per reader
-/// (libnfc, or PC/SC for a `pcsc:` device), watched by a `ReaderMonitor`.
+/// The dedicated threads of a set of readers, started at once: one per reader,
+/// made by the driver its device belongs to, watched by a `ReaderMonitor`.
 /// `stop()` asks them to end; `ended` opens once every one has (also when they
 /// gave up by themselves, `if_busy: exit`), and `whenEnded` is called then.
 /// Tasks wait on `ended`; a thread-side owner (`ReaderSupervisor`) needs no task.
@@ -14,7 +14,7 @@ final class ReaderThreads: Sendable {
     private let monitor: ReaderMonitor
 
     init(
-        readers: [ReaderConfig], present: [String: [TagEvent]] = [:], jobs: ReaderJobBoard? = nil,
+        readers: [ReaderConfig], drivers: ReaderDrivers, present: [String: [TagEvent]] = [:], jobs: ReaderJobBoard? = nil,
         emit: @escaping @Sendable (TagEvent) -> Void, whenEnded: @escaping @Sendable () -> Void = {}
     ) {
         let ended = Latch()
@@ -25,10 +25,8 @@ final class ReaderThreads: Sendable {
             whenEnded()
         }
         threads = readers.map { config -> any ReaderThread in
-            let queue = jobs?.queue(for: config)
-            return PCSCDevice.names(config.device)
-                ? PCSCReader(config: config, jobs: queue, emit: emit, finished: finished)
-                : LibNFCReader(config: config, present: present[config.name] ?? [], jobs: queue, emit: emit, finished: finished)
+            drivers.driver(for: config.device).reader(
+                config, present: present[config.name] ?? [], jobs: jobs?.queue(for: config), emit: emit, finished: finished)
         }
         self.ended = ended
         monitor = ReaderMonitor(threads, until: ended)

@@ -5,22 +5,16 @@ import TagKit
 
 /// What reading a tag yielded: its identity and, when it could be read, its NDEF
 /// message fields as the event carries them.
-struct TagReadout: Sendable {
-    var info: TagInfo
-    var ndef: JSONValue?
-    var ndefError: String?
-    var uri: String?
-    var text: String?
+package struct TagReadout: Sendable {
+    package var info: TagInfo
+    package var ndef: JSONValue?
+    package var ndefError: String?
+    package var uri: String?
+    package var text: String?
 
-    static let removedDuringRead = "tag removed during read"
+    package static let removedDuringRead = "tag removed during read"
 
-    /// A readout of what anticollision told, when the tag could not be read.
-    init(target: NFCTarget, ndefError: String) {
-        info = TagInspector.identity(of: target)
-        self.ndefError = ndefError
-    }
-
-    init(info: TagInfo, ndef: JSONValue? = nil, ndefError: String? = nil, uri: String? = nil, text: String? = nil) {
+    package init(info: TagInfo, ndef: JSONValue? = nil, ndefError: String? = nil, uri: String? = nil, text: String? = nil) {
         self.info = info
         self.ndef = ndef
         self.ndefError = ndefError
@@ -31,7 +25,7 @@ struct TagReadout: Sendable {
     /// Fills the NDEF fields from the message bytes read off the tag: whatever
     /// decodes goes into `ndef`, the first defect into `ndefError`.
     /// An empty NDEF TLV (a formatted, blank tag) leaves `ndef` null.
-    mutating func decode(message bytes: [UInt8]) {
+    package mutating func decode(message bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         let (message, error) = NDEFMessage.decodeLenient(bytes)
         ndef = message.json
@@ -41,7 +35,7 @@ struct TagReadout: Sendable {
     }
 
     /// The `tag.arrived` event for this readout.
-    func arrivedEvent(reader: String) -> TagEvent {
+    package func arrivedEvent(reader: String) -> TagEvent {
         TagEvent(kind: .tagArrived, reader: reader, tag: info, ndef: ndef, ndefError: ndefError, uri: uri, text: text)
     }
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TagReader
+import TagRouterDaemon
 
 /// `tagrouter devices`: list NFC readers and explain why one cannot be opened
 enum DevicesCommand: Command {
@@ -22,28 +23,17 @@ enum DevicesCommand: Command {
         var arguments = arguments
         let extra = try arguments.values(of: deviceOption)
         try arguments.finish()
-        let probes = DeviceProbe.probeAll(extra: extra)
-        print("libnfc \(DeviceProbe.libnfcVersion)")
-        for probe in probes {
-            print("\(probe.connstring)\t\(probe.name ?? probe.busy ?? "FAILED to open")")
+        let drivers = BuiltinPlugins.readers
+        let listings = drivers.drivers.map { driver in
+            driver.listDevices(extra: extra.filter { ObjectIdentifier(drivers.driver(for: $0)) == ObjectIdentifier(driver) })
         }
-        let pcsc = PCSCDevice.listReaders()
-        switch pcsc {
-        case .success(let readers):
-            print("pcscd: \(readers.count) reader\(readers.count == 1 ? "" : "s")")
-            for reader in readers { print("pcsc:\(reader)\tPC/SC reader") }
-        case .failure(let error):
-            print("pcscd: not reachable (\(error))")
-        }
-        let pcscReaders = (try? pcsc.get()) ?? []
-        if probes.isEmpty && pcscReaders.isEmpty { print("no reader found") }
-        let failed = probes.filter { !$0.opened && $0.busy == nil }.map(\.connstring)
-        guard probes.isEmpty || !failed.isEmpty else { return }
-        let causes = DeviceDiagnosis().causes(failedDevices: failed)
+        for line in listings.flatMap(\.lines) { print(line) }
+        if listings.allSatisfy({ $0.found == 0 }) { print("no reader found") }
+        let causes = listings.flatMap(\.causes)
         if !causes.isEmpty {
             print("\nWhat applies on this machine:")
             for cause in causes { print("- \(cause)") }
         }
-        if !probes.contains(where: \.opened) && pcscReaders.isEmpty { throw .runtime("no reader could be opened") }
+        if listings.allSatisfy({ $0.usable == 0 }) { throw .runtime("no reader could be opened") }
     }
 }

@@ -34,10 +34,12 @@ enum DoctorCommand: Command {
 
         let name = userName ?? (MachineAccount.lookup("tagrouter", root: root) != nil ? "tagrouter" : currentUserName)
         guard let account = MachineAccount.lookup(name, root: root) else { throw .usage("no user '\(name)' in \(root)etc/passwd") }
-        var checks = HardwareDoctor(root: root, environment: LibNFCSettings.user, account: account).checks()
+        let machine = DoctorMachine(root: root, account: account)
+        var checks = BuiltinPlugins.readers.drivers.flatMap { $0.doctorChecks(machine) }
         let config = configCheck(configPath)
         checks.append(config.check)
         checks.append(daemonCheck(root: root))
+        if root == "/", let config = config.loaded { checks += await ServiceSandboxCheck.checks(readers: config.readers) }
         if let config = config.loaded, let broker = brokerCheck(config) { checks.append(broker) }
 
         for check in checks { print(check.line) }

@@ -1,6 +1,8 @@
 @preconcurrency import Glibc
+import SystemKit
 import TagCore
 import TagReader
+import TagRouterDaemon
 
 /// The reader options `read`, `write` and `watch` share: which device, and the
 /// scan settings a user may want to see the effect of.
@@ -13,10 +15,8 @@ struct ReaderOptions {
     /// `--device`, whose help says it repeats when `multiple`.
     static func deviceOption(multiple: Bool) -> CommandOption {
         CommandOption("--device", value: "CONNSTRING", help: """
-            a libnfc connstring (pn532_uart:/dev/ttyUSB0, acr122_usb, …;
-            a path may be a symlink) or `auto` (default: the first reader found),
-            or a PC/SC reader: pcsc:auto or pcsc:<name glob> ('pcsc:*ACR1252*')
-            """ + (multiple ? "\n(repeat it to watch several readers)" : ""))
+            which reader (default: auto): \(BuiltinPlugins.readers.deviceHelp)
+            """.wrapped(width: 72) + (multiple ? "\n(repeat it to watch several readers)" : ""))
     }
 
     static let ifBusyOption = CommandOption("--if-busy", value: "exit|wait", help: """
@@ -59,14 +59,10 @@ struct ReaderOptions {
     /// failure saying why it does not open — what `tagrouter devices` would say —
     /// and `hint`, what else the user may do.
     static func opening(_ device: String, hint: String? = nil) throws(CLIError) -> String {
-        // A PC/SC reader is reached through pcscd, which says itself why it is not there.
-        guard !PCSCDevice.names(device) else { return device }
-        let probe = DeviceProbe.probe(device)
-        if let probe, probe.opened { return probe.connstring }
-        if let busy = probe?.busy { throw .runtime(busy) }
-        let what = device == "auto" ? "no reader found" : "could not open the reader '\(device)'"
-        let causes = DeviceDiagnosis().causes(failedDevices: device == "auto" ? [] : [device])
-        throw .runtime(([what] + causes.map { "- " + $0 } + (hint.map { [$0] } ?? [])).joined(separator: "\n"))
+        switch BuiltinPlugins.readers.driver(for: device).opening(device) {
+        case .success(let opened): return opened
+        case .failure(let failure): throw .runtime((failure.lines + (hint.map { [$0] } ?? [])).joined(separator: "\n"))
+        }
     }
 
     /// "Hold a tag to … (Ctrl-C to stop)…" on stderr, when a person is watching it.
@@ -80,7 +76,7 @@ struct ReaderOptions {
     static func firstTag(device: String, timeout: Duration, ifBusy: ReaderConfig.BusyPolicy) async throws(CLIError) -> TagEvent {
         var reader = ReaderConfig.withDefaults(name: device, device: device)
         (reader.cooldown, reader.exitDelay, reader.ifBusy) = (.zero, .zero, ifBusy)
-        let supervisor = ReaderSupervisor(readers: [reader])
+        let supervisor = ReaderSupervisor(readers: [reader], drivers: BuiltinPlugins.readers)
         let timer = Task {
             try? await Task.sleep(for: timeout)
             supervisor.stop()

@@ -67,7 +67,7 @@ enum WatchCommand: Command {
             if ignoreOnConnect { configs[index].ignoreOnConnect = true }
             if let polling { configs[index].polling = polling }
         }
-        let supervisor = ReaderSupervisor(readers: configs)
+        let supervisor = ReaderSupervisor(readers: configs, drivers: BuiltinPlugins.readers)
         var lastError: String?
         for await event in supervisor.events {
             print(TerminalText.escaped(checked(event).jsonText))

@@ -5,6 +5,7 @@ import SystemKit
 import TagCore
 import TagKit
 import TagReader
+import TagRouterDaemon
 
 /// `tagrouter write`: write an NDEF message to a tag
 enum WriteCommand: Command {
@@ -90,7 +91,7 @@ enum WriteCommand: Command {
         do {
             let device = reader.ifBusy == .wait ? reader.devices[0] : try ReaderOptions.opening(reader.devices[0])
             ReaderOptions.promptForTag(on: device)
-            report = try await TagAccess.withTag(device: device, timeout: timeout, ifBusy: reader.ifBusy) { tag, driver in
+            report = try await TagAccess.withTag(device: device, drivers: BuiltinPlugins.readers, timeout: timeout, ifBusy: reader.ifBusy) { tag, driver in
                 try TagWriting.write(order, to: tag, with: driver, reader: device)
             }
         } catch let refusal as TagJobRefusal {

@@ -1,15 +1,24 @@
 import ExecPlugin
 import MQTTPlugin
 import OpenURLPlugin
+import ReaderLibNFC
+import ReaderPCSC
 import ShellPlugin
+import TagReader
 import TagRouter
 import WebhookPlugin
 
-/// Every plugin built into tagrouter: the one place that lists the actions and
-/// the inputs. A config may use exactly these action and input names. (Readers
-/// are chosen by their `device:` — libnfc connstrings and `pcsc:` — in TagReader.)
+/// Every plugin built into tagrouter: the one place that lists the actions, the
+/// inputs and the reader drivers. A config may use exactly these action and input
+/// names, and devices these drivers take (each `device:` by its scheme).
 /// Every command and every test that needs the plugin list takes it from here.
 public enum BuiltinPlugins {
+    /// The reader drivers, in the order `devices` and `doctor` show them; the one without a scheme (libnfc) takes the rest.
+    public static let readers = ReaderDrivers([
+        LibNFCDriver.self,
+        PCSCDriver.self,
+    ])
+
     public static let registry = PluginRegistry([
         LogPlugin.self,
         FeedbackPlugin.self,
@@ -21,5 +30,5 @@ public enum BuiltinPlugins {
     ], sources: [
         EventsInput.self,
         MQTTInput.self,
-    ])
+    ], readers: readers.kinds)
 }

@@ -46,7 +46,7 @@ public final class Daemon: Sendable {
         let systemd = options.notifiesSystemd ? DaemonSystemd(observer: observer, monitor: parts.progress) : nil
         // Each tap's outcome goes back to its reader's LEDs and buzzer, and to the host's sound (readers[].feedback).
         // Only when a reader can show or play it: watching makes the router build a live record for every event and action.
-        let showsOutcomes = config.readers.contains { ($0.isPCSC && $0.feedback.model != .none) || (parts.sound != nil && $0.feedback.sound != nil) }
+        let showsOutcomes = config.readers.contains { BuiltinPlugins.readers.driver(for: $0.device).showsOutcomes($0) || (parts.sound != nil && $0.feedback.sound != nil) }
         let reload = SerialReload { [readers = parts.readers, sound = parts.sound] in
             systemd?.reloading()
             defer { systemd?.reloaded() }
@@ -128,7 +128,7 @@ public final class Daemon: Sendable {
         }
         // The host's sound plays at the readers this daemon runs (not for events read from a file).
         let sound = HostSound(config.readers)
-        let readers = ReaderSource(config.readers, buffer: buffer, jobs: jobs, monitor: progress, arrived: { sound.arrived(reader: $0) })
+        let readers = ReaderSource(config.readers, drivers: BuiltinPlugins.readers, buffer: buffer, jobs: jobs, monitor: progress, arrived: { sound.arrived(reader: $0) })
         return ([readers] + config.inputs.map { $0.service(into: buffer) }, readers, sound, progress)
     }
 

@@ -42,7 +42,7 @@ import WebhookPlugin
         let router = Router(config: config)
         // As `tagrouter run` does: the reader offers its events to the router's buffer.
         let requests = try await router.whileRunning { buffer in
-            try await ReaderService(readers: [door], emit: buffer.offer).whileRunning {
+            try await ReaderService(readers: [door], drivers: BuiltinPlugins.readers, emit: buffer.offer).whileRunning {
                 let uid: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
                 let message = NDEFMessage(records: [.uri("https://example.com/e2e"), .text("$(touch pwned); `touch pwned`")]).encoded()
                 simulator.place(try Type2Tag(.ntag215, uid: uid, message: message))

@@ -1,6 +1,7 @@
 import TagCore
 import Testing
 
+@testable import ReaderLibNFC
 @testable import TagReader
 
 @Suite struct AutoPollRoundsTests {

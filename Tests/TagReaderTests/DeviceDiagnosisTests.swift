@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import ReaderLibNFC
 @testable import TagReader
 
 /// `tagrouter devices`' explanations, each checked against a made-up machine:

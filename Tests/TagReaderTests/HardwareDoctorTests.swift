@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import ReaderLibNFC
 @testable import TagReader
 
 /// `tagrouter doctor`'s machine checks, each tried both ways on a made-up machine:

@@ -3,6 +3,7 @@ import PN532Sim
 import Synchronization
 import Testing
 
+@testable import ReaderLibNFC
 @testable import TagReader
 
 /// libnfc keeps its driver list in one global that every `nfc_exit` frees (and the

@@ -6,6 +6,7 @@ import TagKit
 import Testing
 import TestSupport
 
+@testable import ReaderPCSC
 @testable import TagReader
 
 /// A tap you can feel: what a PC/SC reader is told for each moment of a tap,
@@ -34,7 +35,7 @@ import TestSupport
         patterns[.arrival] = arrivalPattern
         config.feedback = ReaderFeedback(model: model, patterns: patterns)
         config.beepOnDetect = beepOnDetect
-        let supervisor = ReaderSupervisor(readers: [config])
+        let supervisor = ReaderSupervisor(readers: [config], drivers: .underTest)
         defer { supervisor.stop() }
         let log = EventLog(supervisor)
         try await log.wait(for: 1)

@@ -6,6 +6,7 @@ import TagKit
 import Testing
 import TestSupport
 
+@testable import ReaderPCSC
 @testable import TagReader
 
 /// The reader behaviours users see, as one table over the backends: libnfc on
@@ -80,7 +81,7 @@ import TestSupport
         func watch(cooldown: Duration = .zero, ignoreOnConnect: Bool = false) -> (ReaderSupervisor, EventLog) {
             var config = ReaderConfig.testing(name: "desk", device: device, cooldown: cooldown, ignoreOnConnect: ignoreOnConnect)
             if backend == .libnfcFast { config.polling = .fast }
-            let supervisor = ReaderSupervisor(readers: [config])
+            let supervisor = ReaderSupervisor(readers: [config], drivers: .underTest)
             return (supervisor, EventLog(supervisor))
         }
     }
@@ -218,20 +219,20 @@ import TestSupport
         defer { reader.close() }
         reader.field.place(try Type2Tag(.ntag213, uid: Self.uidA, message: NDEFMessage(records: [.uri("https://example.com/old")]).encoded()))
         let message = NDEFMessage(records: [.uri("https://example.com/new"), .text("written")]).encoded()
-        try await TagAccess.withTag(device: reader.device, timeout: .seconds(10)) { tag, driver in
+        try await TagAccess.withTag(device: reader.device, drivers: .underTest, timeout: .seconds(10)) { tag, driver in
             #expect(tag.type == "ntag213")
             try driver.write(message: message)
         }
         #expect(try Type2Memory.parse(image: reader.field.tag(uid: Self.uidA)?.memory ?? []).content.ndefMessage == message)
         let tooLarge = NDEFMessage(records: [.text(String(repeating: "x", count: 200))]).encoded()
         await #expect(throws: TagDriverError.doesNotFit(size: tooLarge.count, capacity: 142, tagType: "ntag213")) {
-            try await TagAccess.withTag(device: reader.device, timeout: .seconds(10)) { _, driver in try driver.write(message: tooLarge) }
+            try await TagAccess.withTag(device: reader.device, drivers: .underTest, timeout: .seconds(10)) { _, driver in try driver.write(message: tooLarge) }
         }
         let seen = reader.insertions()
         reader.field.replaceAll(with: [try Type2Tag(.ntag213, uid: Self.uidB, message: message, readOnly: true)])
         try await Self.waitUntil { reader.seenSince(seen) }
         await #expect(throws: TagDriverError.readOnly(tagType: "ntag213")) {
-            try await TagAccess.withTag(device: reader.device, timeout: .seconds(10)) { _, driver in try driver.write(message: message) }
+            try await TagAccess.withTag(device: reader.device, drivers: .underTest, timeout: .seconds(10)) { _, driver in try driver.write(message: message) }
         }
     }
 }
@@ -274,7 +275,7 @@ extension ReaderBehaviourTests {
         #expect(arrived.uri == "https://example.com/before")
         // Long enough to span several blocks (Classic: sectors, each opened with its key).
         let message = NDEFMessage(records: [.uri("https://example.com/after"), .text(String(repeating: "across sectors ", count: 8))]).encoded()
-        try await TagAccess.withTag(device: reader.device, timeout: .seconds(10)) { tag, driver in
+        try await TagAccess.withTag(device: reader.device, drivers: .underTest, timeout: .seconds(10)) { tag, driver in
             #expect(tag.type == kind.type)
             try driver.write(message: message)
         }
@@ -297,7 +298,7 @@ extension ReaderBehaviourTests {
         #expect(arrived.tag?.type == "mifare-classic-1k")
         #expect(arrived.ndefError == "tag is not NDEF formatted: sector 1 does not open with the NFC Forum public key")
         await #expect(throws: TagDriverError.notFormatted("sector 1 does not open with the NFC Forum public key")) {
-            try await TagAccess.withTag(device: reader.device, timeout: .seconds(10)) { _, driver in
+            try await TagAccess.withTag(device: reader.device, drivers: .underTest, timeout: .seconds(10)) { _, driver in
                 try driver.write(message: NDEFMessage(records: [.text("overwritten")]).encoded())
             }
         }

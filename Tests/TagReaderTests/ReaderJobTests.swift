@@ -24,7 +24,7 @@ import Testing
             sim = try PN532Simulator(pacing: .none)
             let config = ReaderConfig.testing(name: "desk", device: sim.connstring)
             jobs.configure([config])
-            supervisor = ReaderSupervisor(readers: [config], jobs: jobs)
+            supervisor = ReaderSupervisor(readers: [config], drivers: .underTest, jobs: jobs)
             log = EventLog(supervisor)
         }
 

@@ -24,7 +24,7 @@ import Testing
     @Test func placeThenRemoveGivesOneArrivalAndOneRemoval() async throws {
         let sim = try PN532Simulator(pacing: .none)
         defer { sim.close() }
-        let supervisor = ReaderSupervisor(readers: [Self.config(sim.connstring)])
+        let supervisor = ReaderSupervisor(readers: [Self.config(sim.connstring)], drivers: .underTest)
         defer { supervisor.stop() }
         let log = EventLog(supervisor)
         #expect(try await log.kinds(1) == ["reader.connected"])
@@ -54,7 +54,7 @@ extension ReaderLoopTests {
             sim.place(placed)
             var config = ReaderLoopTests.config(sim.connstring, ignoreOnConnect: ignoreOnConnect, hold: hold)
             config.polling = polling
-            supervisor = ReaderSupervisor(readers: [config])
+            supervisor = ReaderSupervisor(readers: [config], drivers: .underTest)
             log = EventLog(supervisor)
         }
 
@@ -196,7 +196,7 @@ extension ReaderLoopTests {
         defer { sim.close() }
         var config = Self.config(sim.connstring, hold: .milliseconds(300))
         config.pollInterval = .seconds(2)
-        let supervisor = ReaderSupervisor(readers: [config])
+        let supervisor = ReaderSupervisor(readers: [config], drivers: .underTest)
         defer { supervisor.stop() }
         let log = EventLog(supervisor)
         try await log.wait(for: 1)

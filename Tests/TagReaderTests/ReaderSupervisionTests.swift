@@ -39,7 +39,7 @@ import Testing
         defer { link.remove() }
         let first = try PN532Simulator(pacing: .none)
         try link.point(at: first)
-        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(link.connstring)])
+        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(link.connstring)], drivers: .underTest)
         defer { supervisor.stop() }
         let log = EventLog(supervisor)
         try await log.wait(for: 1)
@@ -65,7 +65,7 @@ import Testing
     @Test func aReaderMissingAtStartIsWaitedFor() async throws {
         let link = try DeviceLink()
         defer { link.remove() }
-        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(link.connstring)])
+        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(link.connstring)], drivers: .underTest)
         defer { supervisor.stop() }
         let log = EventLog(supervisor)
         let sim = try PN532Simulator(pacing: .none)
@@ -86,7 +86,7 @@ import Testing
         leftConfig.name = "left"
         var rightConfig = ReaderLoopTests.config(right.connstring)
         rightConfig.name = "right"
-        let supervisor = ReaderSupervisor(readers: [leftConfig, rightConfig])
+        let supervisor = ReaderSupervisor(readers: [leftConfig, rightConfig], drivers: .underTest)
         defer { supervisor.stop() }
         let log = EventLog(supervisor)
         try await log.wait(for: 2)
@@ -100,7 +100,7 @@ import Testing
     @Test func stoppingEndsTheStream() async throws {
         let sim = try PN532Simulator(pacing: .none)
         defer { sim.close() }
-        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(sim.connstring)])
+        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(sim.connstring)], drivers: .underTest)
         var iterator = supervisor.events.makeAsyncIterator()
         #expect(await iterator.next()?.kind == .readerConnected)
         supervisor.stop()
@@ -126,7 +126,7 @@ extension ReaderSupervisionTests {
         defer { link.close() }
         var config = ReaderLoopTests.config("pn532_uart:" + link.devicePath)
         config.watchdog = .seconds(1)
-        let supervisor = ReaderSupervisor(readers: [config])
+        let supervisor = ReaderSupervisor(readers: [config], drivers: .underTest)
         defer { supervisor.stop() }
         let log = EventLog(supervisor)
         try await log.wait(for: 1)
@@ -148,7 +148,7 @@ extension ReaderSupervisionTests {
         defer { sim.close() }
         let link = try FreezableLink(to: sim.devicePath)
         defer { link.close() }
-        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config("pn532_uart:" + link.devicePath)])
+        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config("pn532_uart:" + link.devicePath)], drivers: .underTest)
         defer { supervisor.stop() }
         let log = EventLog(supervisor)
         try await log.wait(for: 1)
@@ -172,7 +172,7 @@ extension ReaderSupervisionTests {
         config.watchdog = .seconds(3)
         let monitor = ProgressMonitor()
         let (events, continuation) = AsyncStream.makeStream(of: TagEvent.self)
-        let service = ReaderService(readers: [config], monitor: monitor) { continuation.yield($0) }
+        let service = ReaderService(readers: [config], drivers: .underTest, monitor: monitor) { continuation.yield($0) }
         try await service.whileRunning {
             var iterator = events.makeAsyncIterator()
             #expect(await iterator.next()?.kind == .readerConnected)

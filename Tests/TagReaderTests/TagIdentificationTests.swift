@@ -44,7 +44,7 @@ import Testing
         let sim = try PN532Simulator(pacing: .none)
         defer { sim.close() }
         sim.place(expected.tag)
-        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(sim.connstring)])
+        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(sim.connstring)], drivers: .underTest)
         defer { supervisor.stop() }
         let event = try await EventLog(supervisor).wait(for: 2)[1]
         let json = event.json
@@ -67,7 +67,7 @@ import Testing
         let sim = try PN532Simulator(pacing: .none)
         defer { sim.close() }
         sim.place(try Type2Tag(.ntag213, uid: Self.uid7, message: []))
-        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(sim.connstring)])
+        let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(sim.connstring)], drivers: .underTest)
         defer { supervisor.stop() }
         let json = try await EventLog(supervisor).wait(for: 2)[1].json
         #expect(json["ndef"] == .null)

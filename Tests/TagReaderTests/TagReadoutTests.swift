@@ -3,6 +3,7 @@ import OrderedJSON
 import TagCore
 import Testing
 
+@testable import ReaderLibNFC
 @testable import TagReader
 
 /// How a message read off a tag becomes the NDEF fields of `tag.arrived`.

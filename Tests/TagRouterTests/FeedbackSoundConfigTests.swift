@@ -5,8 +5,8 @@ import Testing
 @testable import TagRouter
 
 /// `readers[].feedback.sound` at load: the files and the player are checked
-/// where the config names them, and LED patterns a libnfc reader cannot show
-/// are a warning.
+/// where the config names them. (What a libnfc reader cannot show is its
+/// driver's check: TagReaderTests' `ReaderKindConfigTests`.)
 @Suite struct FeedbackSoundConfigTests {
     /// A scratch folder with a WAV file, a folder `bin` holding stand-ins for the players named, and the environment
     /// (PATH on `bin` only) the config is loaded against.
@@ -141,20 +141,5 @@ import Testing
         #expect(scratch.problems(scratch.config("sound: {timeout: 2m, success: ok.wav}")) == [
             "t.yaml:5:24: readers[0].feedback.sound.timeout: expected a duration above 0 and at most 1m, got 120.0 seconds"
         ])
-    }
-
-    @Test func whatALibnfcReaderCannotDoIsAWarningAndAPCSCReaderCanDoIt() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let libnfc = try scratch.load(scratch.config("success: {color: green}\nsound: {success: ok.wav}").replacing("feedback:", with: "beep_on_detect: false\n    feedback:"))
-        let advice = "give it `feedback.sound` files to hear the outcome on this machine, or drive an ACR122U through pcscd (`device: \"pcsc:ACS ACR122U*\"`, docs/feedback.md)"
-        #expect(libnfc.warnings.map(\.description) == [
-            "t.yaml:4:21: warning: readers[0].beep_on_detect: reader 'door' is a libnfc reader (pn532_uart:/dev/ttyUSB0), and libnfc has no LED or buzzer call: "
-                + "tagrouter cannot turn its detection beep off there; " + advice,
-            "t.yaml:6:16: warning: readers[0].feedback.success: reader 'door' is a libnfc reader (pn532_uart:/dev/ttyUSB0), and libnfc has no LED or buzzer call: "
-                + "tagrouter cannot show LED patterns there; " + advice,
-        ])
-        let pcsc = scratch.config("success: {color: green}", device: "pcsc:ACS ACR122U*").replacing("feedback:", with: "beep_on_detect: false\n    feedback:")
-        #expect(try scratch.load(pcsc).warnings.isEmpty)
     }
 }

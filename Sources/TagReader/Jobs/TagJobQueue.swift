@@ -13,8 +13,8 @@ import TagCore
 /// the caller waiting past its timeout, and an answered job leaves no timer behind.
 public final class TagJobQueue: Sendable {
     /// A job a reader's thread took: do it, then `finish` it.
-    struct Claimed: Sendable {
-        let job: TagJob
+    package struct Claimed: Sendable {
+        package let job: TagJob
         private let answer: @Sendable (TagJobResult) -> Void
 
         init(job: TagJob, answer: @escaping @Sendable (TagJobResult) -> Void) {
@@ -22,7 +22,7 @@ public final class TagJobQueue: Sendable {
             self.answer = answer
         }
 
-        func finish(_ result: TagJobResult) { answer(result) }
+        package func finish(_ result: TagJobResult) { answer(result) }
     }
 
     private struct Waiting {
@@ -60,10 +60,10 @@ public final class TagJobQueue: Sendable {
     }
 
     /// Whether a job waits that a tag lying on the reader would do.
-    var wantsPresentTag: Bool { state.withLock { $0.waiting.contains { $0.job.takesPresent } } }
+    package var wantsPresentTag: Bool { state.withLock { $0.waiting.contains { $0.job.takesPresent } } }
 
     /// The oldest job for a tag that just arrived (`arriving`) or lies there, taken off the queue.
-    func claim(arriving: Bool) -> Claimed? {
+    package func claim(arriving: Bool) -> Claimed? {
         state.withLock { state in
             guard let index = state.waiting.firstIndex(where: { arriving || $0.job.takesPresent }) else { return nil }
             let taken = state.waiting.remove(at: index)
@@ -72,7 +72,7 @@ public final class TagJobQueue: Sendable {
     }
 
     /// Refuses every waiting job (the reader was removed from the config).
-    func refuseAll(_ refusal: TagJobRefusal) {
+    package func refuseAll(_ refusal: TagJobRefusal) {
         let waiting = state.withLock { state in
             defer { state.waiting = [] }
             return state.waiting

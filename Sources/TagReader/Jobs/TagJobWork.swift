@@ -5,8 +5,8 @@ import TagCore
 /// Does a claimed job on an identified tag, on the reader's thread (libnfc and
 /// PC/SC alike), and logs it: a tag read or written for a job is not routed,
 /// so the log line is where its arrival shows.
-enum TagJobWork {
-    static func perform(_ job: TagJob, on tag: TagInspector.Identified, reader: String) -> TagJobResult {
+package enum TagJobWork {
+    package static func perform(_ job: TagJob, on tag: TagInspector.Identified, reader: String) -> TagJobResult {
         let result: TagJobResult
         switch job.work {
         case .read:
@@ -30,7 +30,7 @@ enum TagJobWork {
     }
 
     /// "tag written" / "tag read" (info) or "tag write refused" (warning), with the tag and who asked.
-    static func log(_ result: TagJobResult, job: TagJob, tag: TagInfo?, reader: String) {
+    package static func log(_ result: TagJobResult, job: TagJob, tag: TagInfo?, reader: String) {
         var fields = JSONObject(["reader": .string(reader), "origin": .string(job.origin)])
         fields["uid"] = tag.map { .string($0.uid.hex) }
         fields["type"] = tag.map { .string($0.type) }

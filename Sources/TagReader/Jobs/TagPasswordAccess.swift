@@ -23,7 +23,7 @@ enum TagPasswordAccess {
         }
         guard let ntag else { return false }
         let firstProtectedPage = try ntag.firstPasswordProtectedPage()
-        if firstProtectedPage != nil || order.protect, ntag.transport is StorageCardTransport {
+        if firstProtectedPage != nil || order.protect, ntag.transport is any StorageCommandsTransport {
             throw TagJobRefusal(
                 .unsupported, "this PC/SC reader reaches the \(TagDriverError.displayName(tagType)) with storage-card commands, which cannot send "
                     + "PWD_AUTH: write a password-protected tag, or protect one, through a libnfc reader")

@@ -46,7 +46,7 @@ public struct ConfigLoader: Sendable {
     /// The top-level keys: the fixed ones, then one section per plugin that has one.
     public var spec: OptionSpec {
         var options = [
-            Option("readers", .list(.section(ReaderConfig.spec)), default: "[{name: reader, device: auto}]", "the NFC readers to watch"),
+            Option("readers", .list(.section(ReaderConfig.spec(kinds: registry.readers))), default: "[{name: reader, device: auto}]", "the NFC readers to watch"),
             Option(
                 "inputs", .list(.any), default: "[]",
                 "event sources besides the readers, one `- <kind>: <options>` each (kinds: "
@@ -93,7 +93,7 @@ public struct ConfigLoader: Sendable {
         var errors = ConfigErrors()
         let top = OptionValidator(context: context).validate(root, as: .section(spec), path: "", errors: &errors)
         var readers: [ReaderConfig] = []
-        for reader in top.list("readers") { readers.append(ReaderConfig.load(reader, &errors)) }
+        for reader in top.list("readers") { readers.append(ReaderConfig.load(reader, kinds: registry.readers, &errors)) }
         checkUnique(top.list("readers"), key: "name", what: "reader", &errors)
         var sections: [String: ConfigValue] = [:]
         for plugin in registry.plugins { sections[plugin.name] = section(of: plugin, in: top) }

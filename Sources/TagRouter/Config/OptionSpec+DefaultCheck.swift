@@ -24,10 +24,11 @@ extension OptionSpec {
 }
 
 extension PluginRegistry {
-    /// Every invalid default of every action, section and source spec in the registry.
+    /// Every invalid default of every action, section, source and reader kind spec in the registry.
     public var invalidDefaults: [String] {
         plugins.flatMap { plugin in
             plugin.actionSpec.invalidDefaults(path: "- \(plugin.name)") + (plugin.sectionSpec?.invalidDefaults(path: plugin.name) ?? [])
         } + sources.flatMap { $0.spec.invalidDefaults(path: "inputs[].\($0.name)") }
+            + OptionSpec("", readers.options).invalidDefaults(path: "readers[]")
     }
 }

@@ -6,7 +6,7 @@ extension ReaderConfig {
     /// The options of one reader.
     public static let spec = OptionSpec("one NFC reader", [
         Option("name", .string, default: "reader", "the name events carry in `reader`; unique"),
-        Option("device", .string, default: "auto", "a libnfc connstring such as `pn532_uart:/dev/ttyUSB0`, `auto` for the first libnfc reader found, or a PC/SC reader through pcscd: `pcsc:auto` (the first) or `pcsc:<name glob>` such as `pcsc:ACS ACR1252*`"),
+        Option("device", .string, default: "auto", "which reader, as its driver names it (the reader kinds' sections below)"),
         Option("cooldown", .duration, default: "1s", "the same UID arriving again within this is ignored"),
         Option("exit_delay", .duration, default: "500ms", "a tag must be gone this long before `tag.removed` fires"),
         Option("ignore_on_connect", .bool, default: "false", "a tag already on the reader when it connects does not fire"),
@@ -23,6 +23,16 @@ extension ReaderConfig {
         Option("beep_on_detect", .bool, default: "true", "`false` turns the reader's own detection beep off (ACR122U, ACR1252U, ACR1552U), so the only beep is tagrouter's"),
     ])
 
+    /// The options of one reader as a config with these reader `kinds` has them: `device`
+    /// says how each kind writes one, and each kind's own options follow the common ones.
+    public static func spec(kinds: ReaderKinds) -> OptionSpec {
+        var common = spec
+        if !kinds.kinds.isEmpty, let index = common.options.firstIndex(where: { $0.name == "device" }) {
+            common.options[index].meaning = kinds.deviceHelp
+        }
+        return common.adding(kinds.options)
+    }
+
     /// A reader with the spec's default for every setting but its name and device
     /// (the one-shot tools' readers, before their flags).
     public static func withDefaults(name: String, device: String) -> ReaderConfig {
@@ -33,39 +43,24 @@ extension ReaderConfig {
     }
 
     /// Reads a validated reader entry as `init` does, and checks what only the
-    /// whole entry tells: the `feedback.sound` files and player, what a libnfc
-    /// reader is asked and cannot do — LED patterns, silencing its detection beep —
-    /// and a `polling` on a PC/SC reader, which pcscd watches itself (warnings).
-    static func load(_ value: ConfigValue, _ errors: inout ConfigErrors) -> ReaderConfig {
+    /// whole entry tells: the `feedback.sound` files and player, then what its
+    /// kind (`kinds.kind(for: device)`) reads and checks itself; a key only
+    /// another kind reads is a warning.
+    static func load(_ value: ConfigValue, kinds: ReaderKinds, _ errors: inout ConfigErrors) -> ReaderConfig {
         var reader = ReaderConfig(value)
         let feedback = value.section("feedback")
         if feedback.has("sound") { reader.feedback.sound = FeedbackSound.load(feedback.section("sound"), &errors) }
-        guard !reader.isPCSC else {
-            // SCardGetStatusChange returns as soon as pcscd sees a card: no polling makes that sooner.
-            if value.has("polling") {
+        guard let kind = kinds.kind(for: reader.device) else { return reader }
+        kind.load(value, into: &reader, &errors)
+        for other in kinds.kinds where ObjectIdentifier(other) != ObjectIdentifier(kind) {
+            for option in other.options where value.has(option.name) && kind.options.allSatisfy({ $0.name != option.name }) {
                 errors.append(ConfigError(
-                    mark: value.node["polling"]?.mark ?? value.mark, path: "\(value.path).polling",
-                    message: "applies to libnfc readers; pcscd watches a PC/SC reader's slot and tells tagrouter at once, so it changes nothing here (docs/reader.md)",
+                    mark: value.node[option.name]?.mark ?? value.mark, path: "\(value.path).\(option.name)",
+                    message: "applies to \(other.title) readers; reader '\(reader.name)' is a \(kind.title) reader (\(reader.device)), so it changes nothing here",
                     isWarning: true))
             }
-            return reader
-        }
-        if let key = ReaderFeedback.patternKeys.first(where: feedback.has) {
-            errors.append(reader.libnfcCannot("show LED patterns", at: feedback, key))
-        }
-        if value.has("beep_on_detect"), !reader.beepOnDetect {
-            errors.append(reader.libnfcCannot("turn its detection beep off", at: value, "beep_on_detect"))
         }
         return reader
-    }
-
-    /// The warning that this libnfc reader cannot `what`, at `key` of `section`.
-    private func libnfcCannot(_ what: String, at section: ConfigValue, _ key: String) -> ConfigError {
-        ConfigError(
-            mark: section.node[key]?.mark ?? section.mark, path: "\(section.path).\(key)",
-            message: "reader '\(name)' is a libnfc reader (\(device)), and libnfc has no LED or buzzer call: tagrouter cannot \(what) there; "
-                + "give it `feedback.sound` files to hear the outcome on this machine, or drive an ACR122U through pcscd (`device: \"pcsc:ACS ACR122U*\"`, docs/feedback.md)",
-            isWarning: true)
     }
 
     /// Reads a validated reader entry; absent keys take the spec's defaults.

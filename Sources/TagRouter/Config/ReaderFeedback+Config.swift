@@ -16,7 +16,7 @@ extension ReaderFeedback {
     ])
 
     /// The moments' LED/buzzer keys, which only PC/SC readers of a known model show.
-    static var patternKeys: [String] { ["model"] + Moment.allCases.map(\.rawValue) }
+    package static var patternKeys: [String] { ["model"] + Moment.allCases.map(\.rawValue) }
 
     private static func patternSpec(_ summary: String, color: String, blinks: String, on: String) -> OptionSpec {
         OptionSpec(summary, [

@@ -4,6 +4,7 @@ import OrderedJSON
 import SystemKit
 import TagCore
 import TagReader
+import TagRouterDaemon
 
 /// `tagrouter write` and `read` through the running daemon (docs/control.md
 /// "write and read"): when a daemon answers on the control socket and runs the
@@ -25,7 +26,7 @@ enum DaemonTagJob {
     static func ask(
         _ command: String, _ fields: JSONObject, control: (path: String, explicit: Bool), reader: String?, device: String?, timeout: Duration
     ) throws(CLIError) -> JSONValue? {
-        if let device, reader == nil, !control.explicit, !TagAccess.isHeldElsewhere(device) { return nil }
+        if let device, reader == nil, !control.explicit, !BuiltinPlugins.readers.driver(for: device).isHeldElsewhere(device) { return nil }
         var client: ControlClient
         do throws(ControlError) {
             client = try ControlClient(path: control.path, name: "tagrouter \(command)")

@@ -31,7 +31,7 @@ public struct ConfigFile: Sendable {
     /// The file given (`--config`), which must be readable, else the first found on the search path, else the embedded default.
     public init(explicit: String?) throws(DaemonError) {
         if let explicit {
-            guard FileManager.default.isReadableFile(atPath: explicit) else { throw .usage("cannot read the config file '\(explicit)'") }
+            if let reason = FileBytes.whyUnreadable(explicit) { throw .usage("cannot read the config file '\(explicit)': \(reason)") }
             source = .file(explicit)
         } else if let found = Self.searchPath.first(where: { FileManager.default.isReadableFile(atPath: $0) }) {
             source = .file(found)
@@ -110,13 +110,12 @@ public struct ConfigFile: Sendable {
     /// (or any file that is not a regular one) is read once: a second read would
     /// wait for another writer, and nothing saves such a file in place.
     private static func settledContents(_ path: String) async throws(ConfigErrors) -> [UInt8] {
-        let unreadable = ConfigErrors(mark: SourceMark(file: path, line: 1, column: 1), path: "", message: "cannot read the config file")
         let regular = await DedicatedThread.value(name: "config read") {
             var info = stat()
             return stat(path, &info) != 0 || info.st_mode & S_IFMT == S_IFREG
         }
         guard regular else {
-            guard let contents = await read(path) else { throw unreadable }
+            guard let contents = await read(path) else { throw ConfigLoader.unreadable(path) }
             return contents
         }
         let clock = ContinuousClock()
@@ -126,7 +125,7 @@ public struct ConfigFile: Sendable {
             // A reload that waits here holds no thread; the daemon's shutdown does not wait for it (at most `settle.atMost`).
             try? await Task.sleep(for: settle.interval)
             let current = await read(path)
-            guard let contents = current else { throw unreadable }
+            guard let contents = current else { throw ConfigLoader.unreadable(path) }
             if current == previous { return contents }
             guard clock.now < deadline else {
                 throw ConfigErrors(

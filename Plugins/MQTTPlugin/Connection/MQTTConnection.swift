@@ -85,6 +85,13 @@ public final class MQTTConnection: Service {
     /// is larger than `MQTTSession.maximumIncomingPacket`; with 3.1.1 the broker's
     /// `max_packet_size` is the only bound of one message (docs/security.md).
     static let incomingByteLimit = 4 << 20
+    /// Takeovers of the client id in a row after which a connection taken over once more stops
+    /// reconnecting: another client with this id is connected (a second daemon on the same
+    /// config), and two that take the id from each other flap every subscriber — Home
+    /// Assistant's availability and discovery — about once a second. The one taken over gives up,
+    /// the other keeps the id. A session that stayed `takeoverWindow` or longer starts the count anew.
+    static let takeoversBeforeGivingUp = 2
+    static let takeoverWindow = Duration.seconds(60)
 
     public init(_ settings: MQTTSettings) {
         self.settings = settings

@@ -18,12 +18,12 @@ enum SpoolBench {
     /// Events per second through one `log` action writing to /dev/null.
     static func eventsPerSecond(spool: Bool) async throws -> Double {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        return try await throughput(through: makeRouter(yaml: config(action: "log", spool: spool)))
+        return try await throughput(through: makeConfig(yaml: config(action: "log", spool: spool)))
     }
 
     /// Send → action starts, one event at a time.
     static func oneAtATime(spool: Bool) async throws -> (median: Double, p99: Double) {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        return try await latency(through: makeRouter(yaml: config(action: "stamp", spool: spool)))
+        return try await latency(through: makeConfig(yaml: config(action: "stamp", spool: spool)))
     }
 }

@@ -48,23 +48,23 @@ func event(id: String) -> TagEvent {
         ndef: .object(JSONObject(["records": [["tnf": 1, "type": "U", "id": "", "uri": "https://example.com/tap/1"]]])), uri: "https://example.com/tap/1")
 }
 
-func makeRouter(action: String) throws -> Router { try makeRouter(yaml: config(action: action)) }
+func makeConfig(action: String) throws -> RouterConfig { try makeConfig(yaml: config(action: action)) }
 
-func makeRouter(yaml: String) throws -> Router {
+func makeConfig(yaml: String) throws -> RouterConfig {
     let loader = ConfigLoader(registry: PluginRegistry([LogPlugin.self, StampPlugin.self]))
-    return Router(config: try loader.load(text: yaml, file: "bench.yaml"))
+    return try loader.load(text: yaml, file: "bench.yaml")
 }
 
 /// Events per second through the router: the event buffer → 100 routes → `log` → /dev/null,
 /// until the router has delivered every event and stopped.
-func routerThroughput() async throws -> Double { try await throughput(through: makeRouter(action: "log")) }
+func routerThroughput() async throws -> Double { try await throughput(through: makeConfig(action: "log")) }
 
-/// Events per second through `router`, all offered at once.
-func throughput(through router: Router) async throws -> Double {
+/// Events per second through the daemon's routing of `config`, all offered at once.
+func throughput(through config: RouterConfig) async throws -> Double {
     let events = (0..<Sizes.throughputEvents).map { event(id: String($0)) }
     let buffer = EventBuffer(capacity: Sizes.throughputEvents)
     let start = ContinuousClock.now
-    async let routing: Void = router.run(buffer)
+    async let routing: Void = RoutingService(config: config, events: buffer).run()
     for event in events { buffer.offer(event) }
     buffer.finish()
     try await routing
@@ -101,12 +101,12 @@ func latencies(_ send: (TagEvent) -> Void) async -> (median: Double, p99: Double
     return (samples[samples.count / 2], samples[samples.count * 99 / 100])
 }
 
-func routerLatency() async throws -> (median: Double, p99: Double) { try await latency(through: makeRouter(action: "stamp")) }
+func routerLatency() async throws -> (median: Double, p99: Double) { try await latency(through: makeConfig(action: "stamp")) }
 
-/// Send → `stamp` action starts through `router`, one event at a time.
-func latency(through router: Router) async throws -> (median: Double, p99: Double) {
+/// Send → `stamp` action starts through the daemon's routing of `config`, one event at a time.
+func latency(through config: RouterConfig) async throws -> (median: Double, p99: Double) {
     let buffer = EventBuffer(capacity: 1000)
-    async let routing: Void = router.run(buffer)
+    async let routing: Void = RoutingService(config: config, events: buffer).run()
     let result = await latencies { buffer.offer($0) }
     buffer.finish()
     try await routing

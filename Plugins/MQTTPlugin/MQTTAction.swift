@@ -52,7 +52,7 @@ struct MQTTAction: Action {
         let text: String
         switch format {
         case .json:
-            text = payload?.render(delivery.variables) ?? delivery.event.jsonText
+            text = payload?.render(delivery.variables) ?? delivery.eventText
         case .tasmota:
             guard let tasmota = TasmotaPayload.payload(for: delivery.event) else { return nil }
             text = tasmota

@@ -34,7 +34,7 @@ struct ShellAction: Action {
 
     func perform(_ delivery: Delivery) async throws(ActionError) {
         let command = command(for: delivery)
-        let input = Array((delivery.event.jsonText + "\n").utf8)
+        let input = Array((delivery.eventText + "\n").utf8)
         let result: ChildTermination
         do {
             result = try await limit.run { () async throws(ChildProcessError) -> ChildTermination in

@@ -20,7 +20,7 @@ struct WebhookAction: Action {
     func request(for delivery: Delivery) -> HTTPRequest {
         // GET and DELETE carry no body unless `body` says otherwise.
         let bodiless = body == nil && (method == "GET" || method == "DELETE")
-        let payload = bodiless ? [] : Array((body?.render(delivery.variables) ?? delivery.event.jsonText).utf8)
+        let payload = bodiless ? [] : Array((body?.render(delivery.variables) ?? delivery.eventText).utf8)
         var fields: [(name: String, value: String)] = bodiless ? [] : [("Content-Type", contentType)]
         fields += headers.map { ($0.0, $0.1.render(delivery.variables)) }
         fields.append(("Idempotency-Key", delivery.event.id))

@@ -24,6 +24,14 @@ public enum DedicatedThread {
         }
     }
 
+    /// Runs `body` on a new thread and waits for what it returns without holding a thread of Swift's pool: a blocking
+    /// call (a file read that may wait for its writer, a load that reads files) made from async code.
+    public static func value<Value: Sendable>(name: String, _ body: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
+            start(name: name) { continuation.resume(returning: body()) }
+        }
+    }
+
     /// What the new thread runs, handed over through pthread_create's one pointer.
     private final class Work: Sendable {
         let name: [CChar]

@@ -77,44 +77,54 @@ public struct ConfigFile: Sendable {
 
     /// How long the file must stay unchanged before a reload reads it, and how
     /// long a reload waits for that at most.
-    static let settle = (microseconds: useconds_t(100_000), atMost: Duration.seconds(3))
+    static let settle = (interval: Duration.milliseconds(100), atMost: Duration.seconds(3))
 
     /// Loads the config again for a reload (SIGHUP, `tagrouter reload`), refusing
     /// what an editor or `cp` writing the file in place leaves half-written: the
-    /// file is read until two reads `settle.microseconds` apart agree, an empty file is
+    /// file is read until two reads `settle.interval` apart agree, an empty file is
     /// refused, and so is a change of `state_dir` (the spools stay where they are
-    /// until a restart).
-    public func reload(_ loader: ConfigLoader, running: RouterConfig) throws(ConfigErrors) -> RouterConfig {
-        guard let path else { return try load(loader) }
-        let start = SourceMark(file: path, line: 1, column: 1)
-        let contents = try Self.settledContents(path)
-        guard contents.contains(where: { ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains($0) }) else {
-            throw ConfigErrors(mark: start, path: "", message: "the config file is empty (is it being saved?); a reload needs the whole config")
-        }
-        let next = try loader.load(contents: contents, file: path)
-        guard next.stateDirectory == running.stateDirectory else {
-            throw ConfigErrors(
-                mark: start, path: "state_dir",
-                message: "changes from \(running.stateDirectory) to \(next.stateDirectory); the spools stay where they are until tagrouter is restarted: restart it to move them")
+    /// until a restart). It holds no thread of Swift's pool: the reads and the load
+    /// (which may read more files: tags, secrets) run on a thread of their own, and
+    /// the waits between reads are `Task.sleep`.
+    public func reload(_ loader: ConfigLoader, running: RouterConfig) async throws(ConfigErrors) -> RouterConfig {
+        let next: RouterConfig
+        if let path {
+            let start = SourceMark(file: path, line: 1, column: 1)
+            let contents = try await Self.settledContents(path)
+            guard contents.contains(where: { ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains($0) }) else {
+                throw ConfigErrors(mark: start, path: "", message: "the config file is empty (is it being saved?); a reload needs the whole config")
+            }
+            next = try await Self.onThread { () throws(ConfigErrors) in try loader.load(contents: contents, file: path) }
+            guard next.stateDirectory == running.stateDirectory else {
+                throw ConfigErrors(
+                    mark: start, path: "state_dir",
+                    message: "changes from \(running.stateDirectory) to \(next.stateDirectory); the spools stay where they are until tagrouter is restarted: restart it to move them")
+            }
+        } else {
+            next = try await Self.onThread { () throws(ConfigErrors) in try load(loader) }
         }
         return next
     }
 
-    /// The file's bytes once two reads `settle.microseconds` apart agree. A FIFO
+    /// The file's bytes once two reads `settle.interval` apart agree. A FIFO
     /// (or any file that is not a regular one) is read once: a second read would
     /// wait for another writer, and nothing saves such a file in place.
-    private static func settledContents(_ path: String) throws(ConfigErrors) -> [UInt8] {
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-            guard let contents = ConfigLoader.read(file: path) else { throw ConfigLoader.unreadable(path) }
+    private static func settledContents(_ path: String) async throws(ConfigErrors) -> [UInt8] {
+        let regular = await DedicatedThread.value(name: "config read") {
+            var info = stat()
+            return stat(path, &info) != 0 || info.st_mode & S_IFMT == S_IFREG
+        }
+        guard regular else {
+            guard let contents = await read(path) else { throw ConfigLoader.unreadable(path) }
             return contents
         }
         let clock = ContinuousClock()
         let deadline = clock.now + settle.atMost
-        var previous = ConfigLoader.read(file: path)
+        var previous = await read(path)
         while true {
-            usleep(settle.microseconds)
-            let current = ConfigLoader.read(file: path)
+            // A reload that waits here holds no thread; the daemon's shutdown does not wait for it (at most `settle.atMost`).
+            try? await Task.sleep(for: settle.interval)
+            let current = await read(path)
             guard let contents = current else { throw ConfigLoader.unreadable(path) }
             if current == previous { return contents }
             guard clock.now < deadline else {
@@ -124,5 +134,15 @@ public struct ConfigFile: Sendable {
             }
             previous = current
         }
+    }
+
+    /// The file's bytes, read on a thread of its own (a FIFO's read waits for its writer).
+    private static func read(_ path: String) async -> [UInt8]? {
+        await DedicatedThread.value(name: "config read") { ConfigLoader.read(file: path) }
+    }
+
+    /// Runs a load on a thread of its own: it reads files and builds the plugins.
+    private static func onThread(_ load: @escaping @Sendable () throws(ConfigErrors) -> RouterConfig) async throws(ConfigErrors) -> RouterConfig {
+        try await DedicatedThread.value(name: "config load") { Result { () throws(ConfigErrors) in try load() } }.get()
     }
 }

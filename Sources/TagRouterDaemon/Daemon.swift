@@ -50,7 +50,7 @@ public final class Daemon: Sendable {
         let reload = SerialReload { [readers = parts.readers, sound = parts.sound] in
             systemd?.reloading()
             defer { systemd?.reloaded() }
-            return Self.reload(file, loader: loader, started: config, routing: routing, observer: observer, readers: readers, sound: sound, jobs: jobs)
+            return await Self.reload(file, loader: loader, started: config, routing: routing, observer: observer, readers: readers, sound: sound, jobs: jobs)
         }
         self.file = file
         self.config = config
@@ -67,15 +67,15 @@ public final class Daemon: Sendable {
             .init("router", routing, stop: .drain),
         ]
         if let sound = parts.sound { members.append(.init("sound", sound)) }
-        if let control = options.control, let server = try Self.controlServer(control, observer: observer, jobs: parts.readers?.jobs, reload: { reload() }) {
+        if let control = options.control, let server = try Self.controlServer(control, observer: observer, jobs: parts.readers?.jobs, reload: { reload.waiting() }) {
             members.append(.init("control", server))
         }
         if let metrics = config.metrics {
             // The page names tags the way `tagrouter tags learn` does, then reloads as SIGHUP does.
-            let namer = file.path.flatMap { path in options.tagNamer.map { $0(path, { reload() }) } }
+            let namer = file.path.flatMap { path in options.tagNamer.map { $0(path, { reload.waiting() }) } }
             do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer, namer: namer))) } catch { throw .runtime(error.description) }
         }
-        if let signals = options.signals { members.append(.init("signals", DaemonSignals(signals: signals, reload: { _ = reload() }))) }
+        if let signals = options.signals { members.append(.init("signals", DaemonSignals(signals: signals, reload: { _ = await reload() }))) }
         // The router drains within shutdown_timeout, then its plugins stop (an exec plugin has 5 s, then
         // SIGTERM and 2 s more): past that the group cancels it, and 5 s after a cancellation it goes on
         // without the member, named in the log. No stop outlasts shutdown_timeout + 20 s per member.
@@ -101,9 +101,10 @@ public final class Daemon: Sendable {
         Log.info("stopped", JSONObject(["actions": .object(counters), "event_buffer_dropped": .int(Int64(buffer.dropped))]))
     }
 
-    /// Loads the config again and runs it (waiting for a reload in progress); the outcome says what changed or why not.
+    /// Loads the config again and runs it (after the reloads asked before it); the outcome says what changed or why not.
+    /// It holds no thread while it waits for the file to settle or reads it.
     @discardableResult
-    public func reload() -> ReloadOutcome { serialReload() }
+    public func reload() async -> ReloadOutcome { await serialReload() }
 
     /// Begins the graceful shutdown: the sources stop, the router drains within `shutdown_timeout`; `run()` then returns.
     public func shutdown() { services.shutdown() }
@@ -135,11 +136,11 @@ public final class Daemon: Sendable {
     private static func reload(
         _ file: ConfigFile, loader: ConfigLoader, started: RouterConfig, routing: RoutingService, observer: DaemonObserver,
         readers: ReaderSource?, sound: HostSound?, jobs: ReaderJobBoard
-    ) -> ReloadOutcome {
+    ) async -> ReloadOutcome {
         let next: RouterConfig
         do throws(ConfigErrors) {
             // Plugins whose settings did not change are kept: their connections stay up.
-            next = try file.reload(loader.keeping(routing.latestConfig.loadedPlugins), running: routing.latestConfig)
+            next = try await file.reload(loader.keeping(routing.latestConfig.loadedPlugins), running: routing.latestConfig)
         } catch {
             let problems = error.lines()
             Log.error("reload rejected; the running config stays", JSONObject(["file": .string(file.name), "problems": .array(problems.map(JSONValue.string))]))

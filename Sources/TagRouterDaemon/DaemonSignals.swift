@@ -3,11 +3,11 @@ import Lifecycle
 import OrderedJSON
 import SystemKit
 
-/// The daemon's signals as a service: SIGHUP calls `reload`; SIGTERM or SIGINT
+/// The daemon's signals as a service: SIGHUP awaits `reload` (which holds no thread while it waits); SIGTERM or SIGINT
 /// ends it, which begins the graceful shutdown of the daemon's service group.
 struct DaemonSignals: Service {
     let signals: AsyncStream<Int32>
-    let reload: @Sendable () -> Void
+    let reload: @Sendable () async -> Void
 
     func run() async {
         for await number in signals {
@@ -15,7 +15,7 @@ struct DaemonSignals: Service {
                 Log.info("stopping", JSONObject(["signal": .int(Int64(number))]))
                 return
             }
-            reload()
+            await reload()
         }
     }
 }

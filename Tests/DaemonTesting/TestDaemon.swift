@@ -149,9 +149,9 @@ public final class TestDaemon: Sendable {
         return found!
     }
 
-    /// Loads the config again (as SIGHUP does), once the reload in progress has ended.
+    /// Loads the config again (as SIGHUP does), after the reloads asked before it.
     @discardableResult
-    public func reload() -> ReloadOutcome { Logger.$bound.withValue(logger) { daemon.reload() } }
+    public func reload() async -> ReloadOutcome { await Logger.$bound.withValue(logger) { await daemon.reload() } }
 
     /// Begins the graceful shutdown (as SIGTERM does) and waits for the daemon to end.
     public func stop(timeout: Duration = .seconds(60)) async throws {

@@ -115,7 +115,7 @@ struct ThroughTheRouterTests {
             let tap = TagEvent(kind: .tagArrived, reader: "door", tag: TagInfo(uid: TagUID(bytes: [4, 1, 2, 3]), type: "ntag215"))
             buffer.offer(tap)
             #expect(buffer.dropped == 0)
-            let router = Task { try await Router(config: config, observer: observer).run(buffer) }
+            let router = Task { try await RoutingService(config: config, events: buffer, observer: observer).run() }
             defer { router.cancel() }
             #expect(await eventually { routed.withLock { $0.count } >= flood + 1 }, "every event of the flood is routed")
             let order = routed.withLock { $0 }

@@ -56,14 +56,14 @@ import Testing
         #expect(try await daemon.output(count: 1) == ["A 01"])
 
         _ = try scratch.write("tagrouter.yaml", "routes: [{name: b, actions: [{lgo: {}}]}]\n")
-        let rejected = try #require(Self.problems(daemon.reload()))
+        let rejected = try #require(Self.problems(await daemon.reload()))
         #expect(rejected.contains { $0.contains("tagrouter.yaml:1:30: routes[0].actions[0]: unknown action 'lgo' (did you mean 'log'?)") }, "\(rejected)")
         #expect(daemon.daemon.observer.status.configRejected != nil, "status says the file on disk is broken")
         daemon.send(arrival(uid: "02"))
         #expect(try await daemon.output(count: 2) == ["A 01", "A 02"])
 
         _ = try scratch.write("tagrouter.yaml", "routes: [{name: b, actions: [{log: \"B {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n")
-        #expect(Self.problems(daemon.reload()) == nil)
+        #expect(Self.problems(await daemon.reload()) == nil)
         daemon.send(arrival(uid: "03"))
         #expect(try await daemon.output(count: 3) == ["A 01", "A 02", "B 03"])
         try await daemon.stop()

@@ -82,7 +82,7 @@ import Testing
         #expect(try await daemon.output(count: 1) == expected, "running before the first reload")
         for (number, hostile) in Self.cases.enumerated() {
             _ = try scratch.write("tagrouter.yaml", hostile.text)
-            let rejected = try #require(DaemonRoutingTests.problems(daemon.reload()), "\(hostile.name) was loaded")
+            let rejected = try #require(DaemonRoutingTests.problems(await daemon.reload()), "\(hostile.name) was loaded")
             #expect(rejected.contains { $0.contains("tagrouter.yaml:\(hostile.problem)") }, "\(hostile.name): \(rejected)")
             let uid = String(format: "%02x", number + 1)
             daemon.send(arrival(uid: uid))

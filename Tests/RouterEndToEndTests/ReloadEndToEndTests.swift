@@ -48,7 +48,7 @@ struct ReloadEndToEndTests {
 
         // A route added: the connection stays up (the very plugin instance is kept) and the new config's actions publish through it.
         _ = try scratch.write("tagrouter.yaml", config(extraRoute: "  - name: more\n    match: { reader: nowhere }\n    actions: [log]"))
-        #expect(DaemonRoutingTests.problems(daemon.reload()) == nil)
+        #expect(DaemonRoutingTests.problems(await daemon.reload()) == nil)
         let kept = daemon.daemon.runningConfig.loadedPlugins
         #expect(kept.map(\.name) == ["log", "mqtt"] || kept.map(\.name) == ["mqtt", "log"], "\(kept.map(\.name))")
         #expect(kept.first { $0.name == "mqtt" } === first.first { $0.name == "mqtt" }, "the mqtt plugin is kept")
@@ -58,7 +58,7 @@ struct ReloadEndToEndTests {
 
         // The `mqtt:` section changed: the old connection says offline (after its queues drained), the new one online.
         _ = try scratch.write("tagrouter.yaml", config(keepalive: "30s"))
-        #expect(DaemonRoutingTests.problems(daemon.reload()) == nil)
+        #expect(DaemonRoutingTests.problems(await daemon.reload()) == nil)
         #expect(daemon.daemon.runningConfig.loadedPlugins.first { $0.name == "mqtt" } !== first.first { $0.name == "mqtt" }, "a new mqtt plugin")
         daemon.send(arrival(uid: "0402"))
         try await subscriber.waitFor("the event after the second reload") { $0.topic == "reload/0402" }
@@ -97,7 +97,7 @@ struct ReloadEndToEndTests {
         ]
         for (number, (half, problem)) in halves.enumerated() {
             try saveInPlace(half)
-            let rejected = try #require(DaemonRoutingTests.problems(daemon.reload()))
+            let rejected = try #require(DaemonRoutingTests.problems(await daemon.reload()))
             #expect(rejected.contains { $0.contains(problem) }, "\(rejected)")
             daemon.send(arrival(uid: "0\(number + 1)"))
             expected.append("a 0\(number + 1)")
@@ -106,12 +106,12 @@ struct ReloadEndToEndTests {
         // A file that never stops changing (the kernel's uptime, in hundredths of a second) is never taken.
         try FileManager.default.removeItem(atPath: file)
         try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: "/proc/uptime")
-        let changing = try #require(DaemonRoutingTests.problems(daemon.reload()))
+        let changing = try #require(DaemonRoutingTests.problems(await daemon.reload()))
         #expect(changing.contains { $0.contains("the config file kept changing for 3") }, "\(changing)")
         try FileManager.default.removeItem(atPath: file)
         _ = try scratch.write("tagrouter.yaml", "")
         try saveInPlace(whole)
-        #expect(DaemonRoutingTests.problems(daemon.reload()) == nil)
+        #expect(DaemonRoutingTests.problems(await daemon.reload()) == nil)
         daemon.send(arrival(uid: "09"))
         expected.append("b 09")
         #expect(try await daemon.output(count: expected.count) == expected)

@@ -12,6 +12,7 @@ public struct Delivery: Sendable {
     /// Released when a spooled action has written the delivery ahead (see `Acceptance`).
     var acceptance: Acceptance?
     private let lazyEventJSON: Lazy<JSONValue>
+    private let lazyEventText: Lazy<String>
     private let lazyVariables: Lazy<JSONValue>
 
     /// The template root: the event's JSON members plus `route` and `json`.
@@ -21,17 +22,22 @@ public struct Delivery: Sendable {
     /// The event JSON (`variables["json"]`), built once per event.
     public var eventJSON: JSONValue { lazyEventJSON.value }
 
+    /// The event as one line of JSON text (`TagEvent.jsonText`), written once per event for every action that sends
+    /// the event as it is (an `mqtt` payload, a webhook body, a shell command's input) and for the spool.
+    public var eventText: String { lazyEventText.value }
+
     public init(event: TagEvent, route: String, attempt: Int = 1) {
-        self.init(event: event, route: route, eventJSON: Lazy { event.json })
+        self.init(event: event, route: route, eventJSON: Lazy { event.json }, eventText: Lazy { event.jsonText })
         self.attempt = attempt
     }
 
-    /// A delivery sharing the event's JSON with the other routes it matched.
-    init(event: TagEvent, route: String, eventJSON: Lazy<JSONValue>) {
+    /// A delivery sharing the event's JSON and text with the other routes it matched.
+    init(event: TagEvent, route: String, eventJSON: Lazy<JSONValue>, eventText: Lazy<String>) {
         self.event = event
         self.route = route
         self.attempt = 1
         self.lazyEventJSON = eventJSON
+        self.lazyEventText = eventText
         self.lazyVariables = Lazy { Template.variables(json: eventJSON.value, route: route) }
     }
 }

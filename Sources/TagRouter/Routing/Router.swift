@@ -9,9 +9,9 @@ import TagCore
 /// the event through that action's own bounded queue, so a slow action holds
 /// back no other.
 ///
-/// `run(_:)` is the router of one config as a service, its plugins' services
-/// included; `RoutingService` runs one router after another across reloads
-/// (`route(_:)`) and owns the plugins' services itself, so a plugin kept by a
+/// It is the router of one config; `RoutingService` — the one routing path,
+/// the daemon's and `whileRunning`'s — runs one router after another across
+/// reloads (`route(_:)`) and owns the plugins' services, so a plugin kept by a
 /// reload keeps running.
 public final class Router: Sendable {
     public let config: RouterConfig
@@ -22,13 +22,15 @@ public final class Router: Sendable {
     /// Which routes an event can match at all: most events need not try most routes.
     private let index: RouteIndex
     private let stopping = Latch()
-    private let observer: DaemonObserver?
+    let observer: DaemonObserver?
+    let dryRun: Bool
 
     /// `dryRun`: actions only describe what they would do (logged), nothing is spooled.
     /// `observer`: told about every event routed and every delivery's result.
     public init(config: RouterConfig, dryRun: Bool = false, observer: DaemonObserver? = nil) {
         self.config = config
         self.observer = observer
+        self.dryRun = dryRun
         matchers = config.routes.map(\.matcher)
         continues = config.routes.map(\.continues)
         index = RouteIndex(matchers)
@@ -57,29 +59,6 @@ public final class Router: Sendable {
         }
     }
 
-    /// Runs the plugins' services and one task per action (spooled events first),
-    /// and routes `events` until the buffer ends or `stop()`. Then the action
-    /// queues drain for up to `shutdown_timeout`; what is still running is
-    /// cancelled (its events go to the spool); last, the plugins' services are
-    /// cancelled (MQTT says `offline` after the queues drained).
-    public func run(_ events: EventBuffer) async throws {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            for plugin in config.plugins {
-                group.addTask {
-                    do { try await plugin.run() } catch is CancellationError {}
-                    return false
-                }
-            }
-            group.addTask {
-                await self.route(events)
-                return true
-            }
-            while let delivered = try await group.next() {
-                if delivered { group.cancelAll() }
-            }
-        }
-    }
-
     /// Routes `events` until the buffer ends or `stop()`, and returns once the
     /// action queues drained (or `shutdown_timeout` passed); the plugins'
     /// services must run meanwhile.
@@ -90,7 +69,7 @@ public final class Router: Sendable {
 
     /// Stops taking events from the buffer (a reload: the next router takes
     /// over): from its return no event reaches this router, they wait for the
-    /// next one; `run` returns once the queues drained.
+    /// next one; `route` returns once the queues drained.
     public func stop() { stopping.open() }
 
     private enum Part: Sendable { case worker, routing, stopping, deadline }
@@ -164,9 +143,9 @@ public final class Router: Sendable {
         let matched = matching.map { routes[$0].name }
         // Told before the actions are queued, so a watcher (and the log) sees the event before its outcomes.
         observer?.routed(event, routes: matched) { explain(resolved: event) }
-        let json = Lazy { event.json }
+        let (json, text) = (Lazy { event.json }, Lazy { event.jsonText })
         for index in matching {
-            let delivery = Delivery(event: event, route: routes[index].name, eventJSON: json)
+            let delivery = Delivery(event: event, route: routes[index].name, eventJSON: json, eventText: text)
             for worker in workers[index] { await worker.enqueue(delivery, waitForRoom: waitForRoom, acceptance: acceptance) }
         }
         return matched
@@ -226,14 +205,17 @@ public final class Router: Sendable {
 }
 
 extension Router {
-    /// The daemon's loop in a scope, for tests and tools: runs the router on an
-    /// event buffer of its own (`event_buffer` events) while `body` feeds it, then
-    /// finishes the buffer and returns once the router has delivered what it
-    /// holds (within `shutdown_timeout`) and stopped.
+    /// The daemon's routing in a scope, for tests and tools: runs this router as
+    /// `RoutingService` runs the daemon's (its plugins' services, one task per
+    /// action, the routing loop, the drain deadline) on an event buffer of its own
+    /// (`event_buffer` events) while `body` feeds it, then finishes the buffer and
+    /// returns once the router has delivered what it holds (within
+    /// `shutdown_timeout`) and the plugins' services stopped.
     public func whileRunning<Result: Sendable>(_ body: (EventBuffer) async throws -> Result) async throws -> Result {
         let events = EventBuffer(capacity: config.eventBuffer)
+        let routing = RoutingService(starting: self, events: events)
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.run(events) }
+            group.addTask { try await routing.run() }
             defer { events.finish() }
             let result = try await body(events)
             events.finish()

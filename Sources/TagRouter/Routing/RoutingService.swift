@@ -26,14 +26,27 @@ public final class RoutingService: Service {
     }
 
     private let initial: RouterConfig
+    /// The router of the initial config when the caller built it (`Router.whileRunning`); nil: built by `run`.
+    private let first: Router?
     private let events: EventBuffer
     private let dryRun: Bool
     private let observer: DaemonObserver?
     private let state: Mutex<State>
 
     /// `observer` hears of each config as its router starts, and of everything routed and delivered.
-    public init(config: RouterConfig, events: EventBuffer, dryRun: Bool = false, observer: DaemonObserver? = nil) {
+    public convenience init(config: RouterConfig, events: EventBuffer, dryRun: Bool = false, observer: DaemonObserver? = nil) {
+        self.init(config: config, first: nil, events: events, dryRun: dryRun, observer: observer)
+    }
+
+    /// Routing that starts with `router` (its config, dry run and observer): the router a test or tool holds
+    /// is the one that routes, so its counters are the ones it reads.
+    convenience init(starting router: Router, events: EventBuffer) {
+        self.init(config: router.config, first: router, events: events, dryRun: router.dryRun, observer: router.observer)
+    }
+
+    private init(config: RouterConfig, first: Router?, events: EventBuffer, dryRun: Bool, observer: DaemonObserver?) {
         initial = config
+        self.first = first
         self.events = events
         self.dryRun = dryRun
         self.observer = observer
@@ -60,11 +73,13 @@ public final class RoutingService: Service {
         try await withThrowingTaskGroup(of: PluginServices.Ended.self) { group in
             var services = PluginServices()
             var config = initial
+            var built = first
             while true {
                 try await services.switchTo(config.loadedPlugins, in: &group)
                 observer?.configured(config)
                 if !dryRun { Self.reportSpoolsWithoutAction(config) }
-                let router = Router(config: config, dryRun: dryRun, observer: observer)
+                let router = built ?? Router(config: config, dryRun: dryRun, observer: observer)
+                built = nil
                 let reloadWaiting = state.withLock { state in
                     state.current = router
                     return state.pending != nil

@@ -137,15 +137,20 @@ final class Spool: Sendable {
                 path: directory, operation: "append",
                 reason: "its sequences are used up (the highest is \(SpoolBookkeeping.maximumSequence)); move the spool folder aside")
         }
-        var text = ""
+        // `{"route":…,"event":…}` a line, the event's text the one its actions send (written once per event).
+        var writer = JSONWriter(capacity: 1024 * deliveries.count)
         for delivery in deliveries {
-            text += JSONValue.object(JSONObject(["route": .string(delivery.route), "event": delivery.eventJSON])).serialized()
-            text += "\n"
+            writer.append(raw: #"{"route":"#)
+            writer.write(delivery.route)
+            writer.append(raw: #","event":"#)
+            writer.append(raw: delivery.eventText)
+            writer.append(raw: "}\n")
         }
+        let text = writer.bytes
         let (path, temporary) = (batchPath(first), directory + "/." + Self.batchName(first) + ".tmp")
         do throws(SpoolError) {
             try Self.createDirectory(directory)
-            try Self.writeFile(Array(text.utf8), to: temporary, sync: true)
+            try Self.writeFile(text, to: temporary, sync: true)
             guard rename(temporary, path) == 0 else { throw SpoolError(path: temporary, operation: "rename") }
             try syncDirectory()
         } catch {

@@ -100,6 +100,9 @@ public struct DoctorMachine: Sendable {
     /// Ends in `/`.
     public var root: String
     public var account: MachineAccount
+    /// The readers the config names by a device node (`pn532_uart:/dev/ttyS0` → `/dev/ttyS0`): a driver
+    /// checks each as that reader, so one on a port no list of its knows is not "no reader".
+    public var configured: [(reader: String, node: String)] = []
 
     public init(root: String, account: MachineAccount) {
         self.root = root.hasSuffix("/") ? root : root + "/"

@@ -55,6 +55,8 @@ public struct ReaderConfig: Sendable, Equatable {
     public var feedback = ReaderFeedback()
     /// False: the reader's own beep on detection is turned off, so the only beep is tagrouter's.
     public var beepOnDetect = true
+    /// What only this reader's driver reads (its own keys); none: the driver's defaults.
+    public var driverSettings = DriverSettings()
 
     /// Every setting given: their defaults are declared once, in the router's
     /// `readers:` spec (`ReaderConfig.withDefaults(name:device:)` there).

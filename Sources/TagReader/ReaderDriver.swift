@@ -76,14 +76,18 @@ public struct DeviceListing: Sendable, Equatable {
 }
 
 /// The machine `tagrouter doctor` judges: a root folder (`/`, or an SD card's
-/// mount) and the account whose access to the readers counts.
+/// mount), the account whose access to the readers counts, and the devices
+/// the config names.
 public struct DoctorMachine: Sendable {
     /// Ends in `/`.
     public var root: String
     public var account: MachineAccount
+    /// The `device:` of every reader in the config (none when it did not load).
+    public var devices: [String]
 
-    public init(root: String, account: MachineAccount) {
+    public init(root: String, account: MachineAccount, devices: [String] = []) {
         self.root = root.hasSuffix("/") ? root : root + "/"
         self.account = account
+        self.devices = devices
     }
 }

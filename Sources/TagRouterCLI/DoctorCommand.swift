@@ -34,9 +34,9 @@ enum DoctorCommand: Command {
 
         let name = userName ?? (MachineAccount.lookup("tagrouter", root: root) != nil ? "tagrouter" : currentUserName)
         guard let account = MachineAccount.lookup(name, root: root) else { throw .usage("no user '\(name)' in \(root)etc/passwd") }
-        let machine = DoctorMachine(root: root, account: account)
-        var checks = BuiltinPlugins.readers.drivers.flatMap { $0.doctorChecks(machine) }
         let config = configCheck(configPath)
+        let machine = DoctorMachine(root: root, account: account, devices: config.loaded?.readers.map(\.device) ?? [])
+        var checks = BuiltinPlugins.readers.drivers.flatMap { $0.doctorChecks(machine) }
         checks.append(config.check)
         checks.append(daemonCheck(root: root))
         if let config = config.loaded, let broker = brokerCheck(config) { checks.append(broker) }

@@ -516,7 +516,8 @@ def flood():
         out.write(f"""state_dir: {WORK}/flood-state
 readers: [{{name: door, device: "pn532_uart:{simulator.link}", cooldown: 0s, exit_delay: 100ms}}]
 mqtt: {{host: 127.0.0.1, port: {broker.port}, client_id: soak-flood}}
-inputs: [{{mqtt: {{topic: "fleet/+/tag.arrived", trust: broker}}}}]
+# max_age: the flood is published at once, its last events are older than the default 30s when routed
+inputs: [{{mqtt: {{topic: "fleet/+/tag.arrived", trust: broker, max_age: 10m}}}}]
 routes:
   - name: relay
     actions: [{{mqtt: {{topic: "relayed/{{{{reader}}}}"}}}}]

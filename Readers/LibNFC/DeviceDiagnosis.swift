@@ -101,9 +101,7 @@ public struct DeviceDiagnosis: Sendable {
 
     /// A connstring's device node (`pn532_uart:/dev/ttyUSB0`, through symlinks) missing or not accessible.
     func nodeProblem(connstring: String) -> String? {
-        let parts = connstring.split(separator: ":", maxSplits: 2).map(String.init)
-        guard parts.count >= 2, parts[1].hasPrefix("/") else { return nil }
-        let path = parts[1]
+        guard let path = Self.portPath(of: connstring) else { return nil }
         let resolved = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map { target in
             target.hasPrefix("/") ? target : path.parentPath + "/" + target
         } ?? path
@@ -116,6 +114,20 @@ public struct DeviceDiagnosis: Sendable {
             return "no read/write permission on \(resolved): add yourself to group '\(access.group)' (`sudo usermod -aG \(access.group) $USER`, then log in again)"
         }
         return nil
+    }
+
+    /// The port a connstring names when it is a path: `/dev/ttyUSB0` of `pn532_uart:/dev/ttyUSB0:115200`.
+    public static func portPath(of connstring: String) -> String? {
+        let parts = connstring.split(separator: ":", maxSplits: 2).map(String.init)
+        guard parts.count >= 2, parts[1].hasPrefix("/") else { return nil }
+        return parts[1]
+    }
+
+    /// That port with every symlink resolved (`/dev/serial0` → `/dev/ttyAMA0`); nil when it is not there.
+    public static func nodePath(of connstring: String) -> String? {
+        guard let port = portPath(of: connstring), let resolved = realpath(port, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// The `LIBNFC_*` variables of the environment given, as `NAME=value`, sorted.

@@ -62,6 +62,12 @@ public enum LibNFCDriver: ReaderDriver {
 
     public static func isHeldElsewhere(_ device: String) -> Bool { LibNFCTagAccess.isHeldElsewhere(device) }
 
+    /// A serial board's port (`pn532_uart:/dev/serial0`); USB readers are reached through libusb, not a node of their own.
+    public static func deviceNode(_ device: String) -> DeviceNodePath? {
+        guard let port = DeviceDiagnosis.portPath(of: device), let path = DeviceDiagnosis.nodePath(of: device) else { return nil }
+        return DeviceNodePath(port: port, path: path)
+    }
+
     /// Opens `device` once (`auto`: the first that opens) and says why when it does not.
     public static func opening(_ device: String) -> Result<String, DeviceUnavailable> {
         let probe = DeviceProbe.probe(device)

@@ -122,7 +122,9 @@ final class LibNFCReader: ReaderThread {
                 device = opened
             case .failure(.notOpened):
                 if !reportedMissing {
-                    Log.warning(Self.notFound(config.device), JSONObject(["reader": .string(config.name), "device": .string(config.device)]))
+                    // A sandbox that hides the device is the cause to name, not the hardware.
+                    let why = LibNFCDriver.deviceNode(config.device).flatMap { DeviceSandbox.refusal(of: $0) }.map { "reader '\(config.device)': " + $0 } ?? Self.notFound(config.device)
+                    Log.warning(why, JSONObject(["reader": .string(config.name), "device": .string(config.device)]))
                     reportedMissing = true
                 }
                 pause(backoff.next())

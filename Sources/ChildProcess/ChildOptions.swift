@@ -41,7 +41,9 @@ public struct ChildOptions: Sendable {
     public var bufferedBytes: Int
     /// When the child exits, by itself or terminated, `SIGKILL` its whole process
     /// group, so the background children it started do not outlive it (a
-    /// long-lived plugin's helpers). Off for commands whose background jobs are wanted.
+    /// long-lived plugin's helpers), and every process that carries its mark
+    /// (`DescendantMark`): the ones that left the group with `setsid` too.
+    /// Off for commands whose background jobs are wanted.
     public var killsGroupOnExit: Bool
 
     public init(

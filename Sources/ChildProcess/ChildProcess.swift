@@ -31,7 +31,9 @@ public final class ChildProcess: Sendable {
             Self.slot(options.stdout, stdoutEnds),
             Self.slot(options.stderr, stderrEnds),
         ]
-        let pid = try Spawner.spawn(program: program, command: command, slots: slots)
+        // A child whose group dies with it is marked, so that what left the group dies too.
+        let mark = options.killsGroupOnExit ? DescendantMark() : nil
+        let pid = try Spawner.spawn(program: program, command: mark?.marking(command) ?? command, slots: slots)
         let started = ContinuousClock.now
         pipes.keepParentEnds()
 
@@ -49,7 +51,7 @@ public final class ChildProcess: Sendable {
         self.stdoutLines = stdoutLines
         self.stderrLines = stderrLines
         self.channel = channel
-        ChildSupervisor(pid: pid, channel: channel, input: inputEnds?.parent, outputs: outputs, options: options, started: started).start()
+        ChildSupervisor(pid: pid, channel: channel, input: inputEnds?.parent, outputs: outputs, options: options, mark: mark, started: started).start()
     }
 
     /// Runs `command` to the end (or its timeout) and returns how it ended.

@@ -32,9 +32,14 @@ final class ChildSupervisor: @unchecked Sendable {
     private let deadline: ContinuousClock.Instant?
     private let killGrace: Duration
     private let killsGroupOnExit: Bool
+    /// The mark of the processes the child started (with `killsGroupOnExit`), killed with its group.
+    private let mark: DescendantMark?
     private let started: ContinuousClock.Instant
 
-    init(pid: pid_t, channel: ChildChannel, input: Int32?, outputs: [Output], options: ChildOptions, started: ContinuousClock.Instant) {
+    init(
+        pid: pid_t, channel: ChildChannel, input: Int32?, outputs: [Output], options: ChildOptions, mark: DescendantMark?,
+        started: ContinuousClock.Instant
+    ) {
         self.pid = pid
         self.channel = channel
         self.input = input
@@ -42,6 +47,7 @@ final class ChildSupervisor: @unchecked Sendable {
         self.deadline = options.timeout.map { started + $0 }
         self.killGrace = options.killGrace
         self.killsGroupOnExit = options.killsGroupOnExit
+        self.mark = mark
         self.started = started
     }
 
@@ -92,6 +98,8 @@ final class ChildSupervisor: @unchecked Sendable {
         // Whatever the group left behind dies with it when it was told to stop (or
         // always, when asked): the leader is still a zombie, so the group id is valid.
         if terminating || killsGroupOnExit { signalGroup(SIGKILL) }
+        // And what left the group (`setsid`) but still carries the child's mark.
+        mark?.killMarked()
         let status = reap()
         finish(status: status, timedOut: timedOut)
     }

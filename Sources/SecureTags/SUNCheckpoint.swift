@@ -34,20 +34,24 @@ public struct SUNCheckpoint: Sendable {
                 let uid = TagUID(bytes: verified.uid)
                 // A SUN URL copied onto another tag (or sent for another UID) proves nothing about the tag read.
                 guard uid == readUID else { return SUNCheck(uid: uid.hex, counter: verified.counter, failure: .uidMismatch) }
-                return SUNCheck(uid: uid.hex, counter: verified.counter, failure: isFresh(uid.hex, verified.counter, counting: counting) ? nil : .replayedCounter)
+                return SUNCheck(uid: uid.hex, counter: verified.counter, failure: freshness(uid.hex, verified.counter, counting: counting))
             }
         }()
         return checked
     }
 
-    /// Whether `counter` is above the last accepted for `uid`; when `counting`, it is accepted and written ahead.
-    private func isFresh(_ uid: String, _ counter: Int, counting: Bool) -> Bool {
-        guard counting else { return counters.lastCounter(uid: uid).map { counter > $0 } ?? true }
+    /// Nil when `counter` is above the last accepted for `uid` (when `counting`, it is accepted and
+    /// written ahead); else why not: a replay, or a counter that could not be written ahead.
+    private func freshness(_ uid: String, _ counter: Int, counting: Bool) -> SUNCheck.Failure? {
+        guard counting else {
+            guard let last = counters.lastCounter(uid: uid) else { return nil }
+            return counter > last ? nil : .replayedCounter
+        }
         do {
-            return try counters.accept(uid: uid, counter: counter)
+            return try counters.accept(uid: uid, counter: counter) ? nil : .replayedCounter
         } catch {
             Log.error("SUN tap not counted: \(error)")
-            return false
+            return .counterNotStored
         }
     }
 }

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 
-/// A file holding a secret (a bearer token, a tag password), read only when it
+/// A file holding a secret (a bearer token, a tag password, a key: every `*_file`
+/// secret of the config goes through it), read only when it
 /// keeps the secret: a regular file (not `/dev/zero`, a pipe), no permission for
 /// group or others, at most `limit` bytes, and — when asked — owned by the user
 /// reading it. Otherwise the reason, naming the file and how to fix it.
@@ -8,9 +9,15 @@ public struct PrivateFile {
     /// A file that holds no usable secret, and why.
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
         public let message: String
+        /// The problem is who reads the file (it belongs to another user), not the file itself:
+        /// `check-config`, run by another user than the daemon's, cannot tell.
+        public let isTheReaders: Bool
         public var description: String { message }
 
-        public init(message: String) { self.message = message }
+        public init(message: String, isTheReaders: Bool = false) {
+            self.message = message
+            self.isTheReaders = isTheReaders
+        }
     }
 
     public let path: String
@@ -41,7 +48,7 @@ public struct PrivateFile {
         }
         if requireOwner, info.st_uid != geteuid() {
             throw Problem(message: "'\(path)' belongs to user id \(info.st_uid), not to the user tagrouter runs as (\(geteuid())); "
-                + "`chown` it to that user, mode 600")
+                + "`chown` it to that user, mode 600", isTheReaders: true)
         }
         if info.st_size > limit {
             throw Problem(message: "'\(path)' is \(info.st_size) bytes long, more than a \(what) (at most \(limit)); put the \(what) alone in it")

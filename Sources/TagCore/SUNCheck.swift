@@ -15,6 +15,9 @@ public struct SUNCheck: Sendable, Equatable {
         case malformed
         /// The tag signed another UID than the one the reader saw.
         case uidMismatch = "uid-mismatch"
+        /// The URL verified, but its counter could not be written ahead (`state_dir`: a full disk,
+        /// permissions): not accepted, since a restart would forget it and let the URL verify again.
+        case counterNotStored = "counter-not-stored"
     }
 
     /// The UID the tag signed (hex, lowercase), when it could be read.

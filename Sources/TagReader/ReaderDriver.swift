@@ -40,12 +40,31 @@ public protocol ReaderDriver: ReaderKind {
     /// Whether a reader of `config` shows a tap's outcome itself (its LEDs), so the
     /// daemon must tell it. False by default.
     static func showsOutcomes(_ config: ReaderConfig) -> Bool
+    /// The device node a reader of `device` opens itself (a serial port), for the checks of a
+    /// device sandbox (systemd's `DeviceAllow=`); nil when it names none that exists. Nil by default.
+    static func deviceNode(_ device: String) -> DeviceNodePath?
 }
 
 extension ReaderDriver {
     public static func isHeldElsewhere(_ device: String) -> Bool { false }
     public static func opening(_ device: String) -> Result<String, DeviceUnavailable> { .success(device) }
     public static func showsOutcomes(_ config: ReaderConfig) -> Bool { false }
+    public static func deviceNode(_ device: String) -> DeviceNodePath? { nil }
+}
+
+/// A device node a reader opens: as the config names it (`/dev/serial0`) and with every
+/// symlink resolved (`/dev/ttyAMA0`).
+public struct DeviceNodePath: Sendable, Equatable {
+    public var port: String
+    public var path: String
+
+    public init(port: String, path: String) {
+        self.port = port
+        self.path = path
+    }
+
+    /// How a message shows it: the port, and the node it leads to when they differ.
+    public var shown: String { port == path ? path : "\(port) → \(path)" }
 }
 
 /// Why a device did not open for a one-shot command: one line each, the first saying what failed.

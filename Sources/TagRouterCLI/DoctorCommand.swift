@@ -39,6 +39,7 @@ enum DoctorCommand: Command {
         var checks = BuiltinPlugins.readers.drivers.flatMap { $0.doctorChecks(machine) }
         checks.append(config.check)
         checks.append(daemonCheck(root: root))
+        if root == "/", let config = config.loaded { checks += await ServiceSandboxCheck.checks(readers: config.readers) }
         if let config = config.loaded, let broker = brokerCheck(config) { checks.append(broker) }
 
         for check in checks { print(check.line) }

@@ -29,8 +29,8 @@ import Testing
         let blocks = section.components(separatedBy: "```yaml\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
         #expect(!blocks.isEmpty, "docs/guide/actions.md \(heading) has no example")
         let sandbox = try Sandbox()
-        try sandbox.write("webhook.key", "secret")
-        try sandbox.write("mqtt-password", "secret")
+        try sandbox.write("webhook.key", "secret", secret: true)
+        try sandbox.write("mqtt-password", "secret", secret: true)
         let loader = ConfigLoader(registry: Self.registry, environment: ["HA_WEBHOOK_ID": "id", "HOME": sandbox.path], dryRun: true)
         for block in blocks where block.contains("routes:") {
             #expect(throws: Never.self, "docs/guide/actions.md \(heading):\n\(block)") { try loader.load(text: block, file: "actions.md", directory: sandbox.path) }
@@ -40,8 +40,8 @@ import Testing
     @Test(arguments: ["webhook-home-assistant.yaml", "webhook-home-assistant-rest.yaml", "webhook-node-red.yaml"])
     func webhookExamplesLoad(file: String) throws {
         let sandbox = try Sandbox()
-        try sandbox.write("ha-token", "token")
-        try sandbox.write("node-red.key", "secret")
+        try sandbox.write("ha-token", "token", secret: true)
+        try sandbox.write("node-red.key", "secret", secret: true)
         let text = try String(contentsOfFile: repositoryRoot + "/config/examples/" + file, encoding: .utf8)
         let config = try ConfigLoader(registry: Self.registry, environment: ["HA_WEBHOOK_ID": "id", "HOME": sandbox.path], dryRun: true)
             .load(text: text, file: file, directory: sandbox.path)

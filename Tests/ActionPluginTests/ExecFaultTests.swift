@@ -16,7 +16,8 @@ import Testing
     /// Answers `{"ok":true}`, or for `fail` `{"ok":false}`, naming the event's id; for `chatty` then writes
     /// three more answers nobody asked for, for `flood` a hundred thousand, for
     /// `long` answers with a 2 MiB line; for `spawn` starts `sleep 300` in the
-    /// background and writes its pid to argv[2]; for `crash` exits. Appends every
+    /// background and writes its pid to argv[2], for `detach` the same in a session
+    /// of its own (`setsid`: out of the plugin's process group); for `crash` exits. Appends every
     /// hello it reads to argv[1].
     static let plugin = #"""
     import json, subprocess, sys
@@ -27,9 +28,10 @@ import Testing
         text = event.get("text")
         if text == "crash":
             sys.exit(3)
-        if text == "spawn":
+        if text in ("spawn", "detach"):
             with open(sys.argv[2], "w") as pid:
-                pid.write(str(subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL).pid))
+                child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL, start_new_session=text == "detach")
+                pid.write(str(child.pid))
         if text == "long":
             print(json.dumps({"ok": True, "id": event["id"], "pad": "x" * (2 << 20)}), flush=True)
             continue
@@ -180,11 +182,12 @@ import Testing
         }
     }
 
-    @Test(arguments: ["crash", "stop"])
-    func backgroundChildrenDieWithThePlugin(_ ending: String) async throws {
+    /// Issue 31: also a child that left the plugin's process group and session (`detach`).
+    @Test(arguments: ["crash", "stop"], ["spawn", "detach"])
+    func backgroundChildrenDieWithThePlugin(_ ending: String, _ start: String) async throws {
         let running = try await Running()
         let background = try await running.plugin.whileRunning {
-            #expect(await running.send("spawn") == nil)
+            #expect(await running.send(start) == nil)
             let background = try #require(pid_t(try running.sandbox.read("background.pid")))
             #expect(kill(background, 0) == 0, "the background child runs while the plugin does")
             if ending == "crash" {

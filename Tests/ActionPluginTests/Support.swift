@@ -70,11 +70,13 @@ final class Sandbox {
 
     func read(_ name: String) throws -> String { try String(contentsOfFile: file(name), encoding: .utf8) }
 
+    /// Writes `contents` to `name`; `executable`: mode 755, `secret`: mode 600 (as every secret file must be).
     @discardableResult
-    func write(_ name: String, _ contents: String, executable: Bool = false) throws -> String {
+    func write(_ name: String, _ contents: String, executable: Bool = false, secret: Bool = false) throws -> String {
         try FileManager.default.createDirectory(atPath: (file(name) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try contents.write(toFile: file(name), atomically: true, encoding: .utf8)
         if executable { chmod(file(name), 0o755) }
+        if secret { chmod(file(name), 0o600) }
         return file(name)
     }
 }

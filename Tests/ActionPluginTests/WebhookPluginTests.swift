@@ -11,8 +11,8 @@ import Testing
     @Test func postsTheEventWithHeadersIdempotencyKeyAndSignature() async throws {
         let sandbox = try Sandbox()
         let secret = "s3cr3t-\(UUID().uuidString)"
-        try sandbox.write("hmac.key", secret + "\n")
-        try sandbox.write("token", "long-lived-token\n")
+        try sandbox.write("hmac.key", secret + "\n", secret: true)
+        try sandbox.write("token", "long-lived-token\n", secret: true)
         let server = try await HTTPTestServer([.init()], hmacKey: secret)
         let (_, action) = try makeAction(WebhookPlugin.self, """
             url: "\(server.url)?reader={{reader}}"
@@ -36,7 +36,7 @@ import Testing
 
     @Test func templatedBodyMethodAndSignatureHeader() async throws {
         let sandbox = try Sandbox()
-        try sandbox.write("key", "k")
+        try sandbox.write("key", "k", secret: true)
         let server = try await HTTPTestServer([.init()], hmacKey: "k")
         let (_, action) = try makeAction(WebhookPlugin.self, """
             url: "\(server.url)"

@@ -199,6 +199,12 @@ struct PageNamingEndToEndTests {
             ("a body that is not JSON", "POST", page, "{uid", 400, "the body is not JSON"),
             ("an empty name", "POST", page, #"{"uid":"04a224b2c35e80","name":" "}"#, 422, "a tag needs a name"),
             ("a name in use", "POST", page, #"{"uid":"04a224b2c35e80","name":"spare-key"}"#, 422, "the name 'spare-key' is already used"),
+            ("an escape sequence in the name", "POST", page, #"{"uid":"04a224b2c35e80","name":"door\u001b]0;owned\u0007"}"#, 422,
+             "the name holds a control or formatting character"),
+            ("a bidi override in the name", "POST", page, #"{"uid":"04a224b2c35e80","name":"door\u202ekey"}"#, 422,
+             "the name holds a control or formatting character"),
+            ("an escape sequence in a group", "POST", page, #"{"uid":"04a224b2c35e80","name":"door-key","groups":"fam\u001b[2Jily"}"#, 422,
+             "the group 'fam[2Jily' holds a control or formatting character"),
         ]
         for refusal in refusals {
             let answer = try exchange(port, refusal.method, "/api/tags", headers: refusal.headers, body: refusal.body)

@@ -102,8 +102,9 @@ struct TagsLearnEndToEndTests {
         try await stop(daemon, [events], simulator: simulator)
     }
 
-    /// What a tag carries reaches the terminal escaped, and a name with quotes and a line
-    /// break stays one scalar of one line in the file.
+    /// What a tag carries reaches the terminal escaped, a name with quotes and a colon
+    /// stays one scalar of one line in the file, and a name with a control character
+    /// (a line break, an escape sequence) is refused (issue 31).
     @Test func aHostileTagAndAnAwkwardNameStayInTheirPlace() async throws {
         let setup = try Setup()
         defer { setup.remove() }
@@ -112,14 +113,18 @@ struct TagsLearnEndToEndTests {
         try await daemon.waitForStderr(containing: "control socket ready")
         try await setup.request(#"{"op":"place","type":"ntag213","uid":"04000000000001","records":[{"text":"\u001b]0;owned\u0007hi","lang":"en"}]}"#)
 
-        let learn = try await tags(setup, ["learn", "--name", "a \"b\"\nc: d", "--groups", "x"])
+        for name in ["a\nb", "a\u{1B}]0;owned\u{07}", "a\u{202E}b"] {
+            let refused = try await tags(setup, ["learn", "--name", name, "--groups", "x"])
+            #expect(refused.status == 64 && refused.stderr.contains("the name holds a control or formatting character"), "\(refused.stdout)\(refused.stderr)")
+        }
+        let learn = try await tags(setup, ["learn", "--name", "a \"b\" c: d", "--groups", "x"])
         #expect(learn.status == 0, "\(learn.stdout)\(learn.stderr)")
         #expect(!learn.stdout.contains("\u{1B}") && learn.stdout.contains(#"\u001b]0;owned\u0007hi"#), "\(learn.stdout)")
-        #expect(learn.stdout.contains(#"added 'a "b"\u000ac: d' (04000000000001)"#), "\(learn.stdout)")
+        #expect(learn.stdout.contains(#"added 'a "b" c: d' (04000000000001)"#), "\(learn.stdout)")
         let file = try text(setup.directory + "/tagrouter.yaml")
-        #expect(file.contains("tags:\n  - { name: \"a \\\"b\\\"\\nc: d\", uid: \"04000000000001\", groups: [\"x\"] }\nroutes:"), "\(file)")
+        #expect(file.contains("tags:\n  - { name: \"a \\\"b\\\" c: d\", uid: \"04000000000001\", groups: [\"x\"] }\nroutes:"), "\(file)")
         let list = try await tags(setup, ["list"])
-        #expect(list.stdout == "a \"b\"\\u000ac: d  04000000000001  groups: x\n", "\(list.stdout)")
+        #expect(list.stdout == "a \"b\" c: d  04000000000001  groups: x\n", "\(list.stdout)")
 
         try await stop(daemon, simulator: simulator)
     }

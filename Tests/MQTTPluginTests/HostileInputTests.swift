@@ -23,7 +23,7 @@ struct HostileInputTests {
         let keyFile = broker.directory.appendingPathComponent("pi-1.key").path
         _ = FileManager.default.createFile(atPath: keyFile, contents: Data(key.utf8), attributes: [.posixPermissions: 0o600])
         return try ConfigLoader(registry: PluginRegistry([MQTTPlugin.self, LogPlugin.self], sources: [MQTTInput.self]), environment: [:]).load(text: """
-            state_dir: \(NSTemporaryDirectory())
+            state_dir: \(broker.directory.appendingPathComponent("state").path)
             readers: \(readers)
             mqtt: {host: 127.0.0.1, port: \(broker.port), client_id: central, reconnect_delay: 50ms, protocol: "\(protocolVersion)"}
             inputs:
@@ -58,31 +58,15 @@ struct HostileInputTests {
     }
 
     /// HMAC-SHA256 of `payload` under `key` as lowercase hex, by openssl's command line (not the code under test).
-    static func hmac(_ payload: String, key: String = key) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["dgst", "-sha256", "-hmac", key]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(payload.utf8))
-        try input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return try #require(text.split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    static func hmac(_ payload: String, key: String = key) throws -> String { try SignedPublisher.hmac(payload, key: key) }
 
     /// Publishes with MQTT 5, with the user properties given.
     static func publish(_ broker: MosquittoBroker, _ topic: String, _ payload: String, properties: [(String, String)] = []) throws {
-        let arguments = ["-V", "mqttv5", "-p", String(broker.port), "-q", "1", "-t", topic, "-m", payload]
-            + properties.flatMap { ["-D", "publish", "user-property", $0.0, $0.1] }
-        try MosquittoBroker.run("/usr/bin/mosquitto_pub", arguments)
+        try SignedPublisher.publish(port: broker.port, topic, payload, properties: properties)
     }
 
     static func signed(_ payload: String, keyID: String = "pi-1", key: String = key) throws -> [(String, String)] {
-        [("tagrouter-key-id", keyID), ("tagrouter-hmac-sha256", try hmac(payload, key: key))]
+        try SignedPublisher.signature(payload, keyID: keyID, key: key)
     }
 
     static func tap(_ id: String, reader: String = "pi-1-door", time: Date = Date(), uid: String = "04a224b2") -> TagEvent {
@@ -202,6 +186,35 @@ struct HostileInputTests {
         }
     }
 
+    /// Issue 31: a key speaks for the node it belongs to. Signed with pi-1's key, a message that
+    /// names pi-2 — in its payload, which used to win over the topic, or in its topic — is refused
+    /// and counted, so a route matching `node: pi-2` cannot fire for pi-1's key.
+    @Test func aKeySpeaksOnlyForItsOwnNode() async throws {
+        let broker = try await MosquittoBroker()
+        let otherKey = "fedcba9876543210fedcba9876543210"
+        let otherKeyFile = broker.directory.appendingPathComponent("pi-2.key").path
+        _ = FileManager.default.createFile(atPath: otherKeyFile, contents: Data(otherKey.utf8), attributes: [.posixPermissions: 0o600])
+        let config = try Self.load(
+            #"- mqtt: {topic: "fleet/+/+/+", keys: {pi-1: KEYFILE, pi-2: \#(otherKeyFile)}, node: "{{levels.1}}"}"#, broker: broker)
+        try await Self.whileReceiving(config) { inputs, buffer in
+            var claimsPi2 = Self.tap("payload-claims-pi-2")
+            claimsPi2.node = "pi-2"
+            let refused = [("fleet/pi-1/door/tag.arrived", claimsPi2), ("fleet/pi-2/door/tag.arrived", Self.tap("topic-claims-pi-2"))]
+            for (topic, event) in refused {
+                let payload = event.json.serialized()
+                try Self.publish(broker, topic, payload, properties: try Self.signed(payload))
+            }
+            let own = Self.tap("pi-1-itself").json.serialized()
+            try Self.publish(broker, "fleet/pi-1/door/tag.arrived", own, properties: try Self.signed(own))
+            let other = Self.tap("pi-2-itself").json.serialized()
+            try Self.publish(broker, "fleet/pi-2/door/tag.arrived", other, properties: try Self.signed(other, keyID: "pi-2", key: otherKey))
+            let events = try await InputTests.next(2, from: buffer)
+            #expect(events.map(\.id) == ["pi-1-itself", "pi-2-itself"])
+            #expect(events.map(\.node) == ["pi-1", "pi-2"])
+            #expect(inputs[0].counters.refused(.wrongNode) == 2)
+        }
+    }
+
     /// 500 malformed messages: each counted, one warning line (the next comes a minute later at the earliest).
     @Test func aFloodOfBadMessagesIsCountedAndLoggedOnce() async throws {
         let broker = try await MosquittoBroker()
@@ -231,13 +244,13 @@ struct HostileInputTests {
     /// Distinct ids of the longest allowed size, far more than fit: the window stays within its bytes.
     @Test func theDedupWindowIsBoundedInBytes() {
         let capacity = 64 << 10
-        var recent = RecentEventIDs(window: .seconds(600), byteCapacity: capacity)
-        let start = ContinuousClock.now
+        var recent = RecentEventIDs(byteCapacity: capacity)
+        let start: Int64 = 1_000_000
         var firsts = 0
         var largest = 0
         for index in 0..<20_000 {
             let id = String(repeating: "i", count: InputIntake.eventIDLimit - 8) + String(format: "%08d", index)
-            if recent.isFirst(id, at: start) { firsts += 1 }
+            if recent.isFirst(id, until: start + 600_000, now: start) { firsts += 1 }
             largest = max(largest, recent.bytes)
         }
         #expect(firsts == 20_000, "every id is new")
@@ -245,7 +258,7 @@ struct HostileInputTests {
         #expect(largest > capacity / 2, "it was filled")
         #expect(recent.count <= capacity / (InputIntake.eventIDLimit + RecentEventIDs.entryOverhead))
         let last = String(repeating: "i", count: InputIntake.eventIDLimit - 8) + String(format: "%08d", 19_999)
-        let known = !recent.isFirst(last, at: start)
+        let known = !recent.isFirst(last, until: start + 600_000, now: start)
         #expect(known, "the newest ids are still known")
     }
 
@@ -324,6 +337,34 @@ struct HostileInputTests {
         }
     }
 
+    /// Issue 31: the HMAC key files are secrets like every other: one others can read, or a named
+    /// pipe (which blocked the load), is refused by `check-config` (an error, not a warning) and `run`.
+    @Test(arguments: [true, false])
+    func keyFilesAreCheckedLikeEverySecret(checkConfig: Bool) throws {
+        let folder = NSTemporaryDirectory() + "keys-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let readable = folder + "/readable", pipe = folder + "/pipe"
+        _ = FileManager.default.createFile(atPath: readable, contents: Data(Self.key.utf8), attributes: [.posixPermissions: 0o644])
+        #expect(mkfifo(pipe, 0o600) == 0)
+        for (path, problem) in [(readable, "can be read by other users (mode 644)"), (pipe, "is not a regular file but a named pipe")] {
+            let text = """
+                state_dir: \(folder)/state
+                mqtt: {host: 127.0.0.1, client_id: c, protocol: "5", sign: {key_id: pi-1, key_file: \(path)}}
+                inputs: [{mqtt: {topic: "fleet/+/x", keys: {pi-1: \(path)}}}]
+                routes: [{name: all, actions: [log]}]
+                """
+            let loader = ConfigLoader(
+                registry: PluginRegistry([MQTTPlugin.self, LogPlugin.self], sources: [MQTTInput.self]), environment: [:],
+                dryRun: checkConfig, missingSecretsAreWarnings: checkConfig)
+            let errors = #expect(throws: ConfigErrors.self) { try loader.load(text: text, file: "test.yaml") }
+            let messages = errors?.errors.filter { !$0.isWarning }.map(\.description) ?? []
+            for option in ["mqtt.sign.key_file", "inputs[0].mqtt.keys.pi-1"] {
+                #expect(messages.contains { $0.contains("\(option): '\(path)' \(problem)") }, "\(option): \(messages)")
+            }
+        }
+    }
+
     @Test func formatsThatCannotSignNeedTrustBrokerWhichIsWarnedAbout() throws {
         let short = NSTemporaryDirectory() + "short-\(UUID().uuidString).key"
         _ = FileManager.default.createFile(atPath: short, contents: Data("abc".utf8), attributes: [.posixPermissions: 0o600])
@@ -339,8 +380,8 @@ struct HostileInputTests {
         #expect(InputTests.problems(#"- mqtt: {topic: "fleet/+/x", keys: {pi-1: \#(short)}}"#).contains {
             $0.contains("inputs[0].mqtt.keys.pi-1") && $0.contains("use at least 16 random bytes")
         }, "a short key is refused")
-        #expect(InputTests.problems(#"- mqtt: {topic: "fleet/+/x", keys: {pi-1: \#(short)}, dedup: 1m}"#).contains {
-            $0.contains("inputs[0].mqtt.dedup: must be at least max_age")
+        #expect(InputTests.problems(#"- mqtt: {topic: "fleet/+/x", keys: {pi-1: \#(short)}, dedup: 0s}"#).contains {
+            $0.contains("inputs[0].mqtt.dedup: must be more than 0s with `trust: signed`")
         })
         let config = try InputTests.load(#"- mqtt: {topic: "tele/+/SENSOR", format: tasmota, trust: broker}"#)
         #expect(config.warnings.map(\.description).contains {

@@ -2,6 +2,7 @@ import Foundation
 import Harness
 import Lifecycle
 import OrderedJSON
+import SystemKit
 import TagCore
 import TagRouter
 import TestSupport
@@ -13,15 +14,20 @@ import Testing
 /// a malformed message skipped and counted — and its config checks.
 @Suite(.timeLimit(.minutes(2)))
 struct InputTests {
-    static func load(_ inputs: String, port: Int = 1883) throws(ConfigErrors) -> RouterConfig {
-        try ConfigLoader(registry: PluginRegistry([MQTTPlugin.self, LogPlugin.self], sources: [MQTTInput.self]), environment: [:]).load(text: """
-            state_dir: \(NSTemporaryDirectory())
+    /// The config of `inputs`; without a `stateDirectory` (of the test's own) a dry run, as `check-config` loads it.
+    static func load(_ inputs: String, port: Int = 1883, stateDirectory: String? = nil) throws(ConfigErrors) -> RouterConfig {
+        let registry = PluginRegistry([MQTTPlugin.self, LogPlugin.self], sources: [MQTTInput.self])
+        return try ConfigLoader(registry: registry, environment: [:], dryRun: stateDirectory == nil).load(text: """
+            state_dir: \(stateDirectory ?? NSTemporaryDirectory())
             mqtt: {host: 127.0.0.1, port: \(port), client_id: central, reconnect_delay: 50ms}
             inputs:
             \(inputs)
             routes: [{name: all, actions: [log]}]
             """, file: "test.yaml")
     }
+
+    /// The state folder of a test's daemon: in the broker's private folder, gone with it.
+    static func stateDirectory(_ broker: MosquittoBroker) -> String { broker.directory.appendingPathComponent("state").path }
 
     static func problems(_ inputs: String) -> [String] {
         do {
@@ -44,7 +50,7 @@ struct InputTests {
         _ inputs: String, on broker: MosquittoBroker, subscribed: Bool = true, buffer capacity: Int = 100,
         _ body: (MQTTInput, EventBuffer) async throws -> Result
     ) async throws -> Result {
-        let config = try load(inputs, port: broker.port)
+        let config = try load(inputs, port: broker.port, stateDirectory: stateDirectory(broker))
         let input = try #require(config.inputs.first?.source as? MQTTInput)
         let buffer = EventBuffer(capacity: capacity)
         let (result, report) = try await whileRunningGracefully(config.inputs[0].service(into: buffer), deadline: .seconds(60)) {
@@ -214,7 +220,7 @@ struct InputTests {
         try await Self.whileReceiving(inputs, on: broker) { _, _ in }
         // Waiting for the input: the broker writes them right behind its CONNACK.
         try Self.publishTaps(10, on: broker)
-        let config = try Self.load(inputs, port: broker.port)
+        let config = try Self.load(inputs, port: broker.port, stateDirectory: Self.stateDirectory(broker))
         let buffer = EventBuffer(capacity: 100)
         let group = ServiceGroup(
             [.init("input", config.inputs[0].service(into: buffer), stop: .graceful)], deadlines: .init(graceful: .seconds(60), cancellation: .seconds(30)))
@@ -255,7 +261,7 @@ struct InputTests {
     func aStopWhileNobodyRoutesEndsAtTheDeadlineWithoutAcknowledgingWhatItHeld(persistent: Bool) async throws {
         let broker = try await MosquittoBroker()
         let inputs = #"- mqtt: {topic: "fleet/+/tag.arrived", trust: broker, persistent_session: \#(persistent)}"#
-        let config = try Self.load(inputs, port: broker.port)
+        let config = try Self.load(inputs, port: broker.port, stateDirectory: Self.stateDirectory(broker))
         let input = try #require(config.inputs.first?.source as? MQTTInput)
         let buffer = EventBuffer(capacity: 1)
         let filler = TagEvent(kind: .tagArrived, id: "filler", reader: "a", tag: TagInfo(uid: TagUID(bytes: [4, 1, 2, 3]), type: "ntag215"))
@@ -315,17 +321,53 @@ struct InputTests {
     }
 
     @Test func copiesAreDroppedWithinTheWindowOnlyAndMemoryIsBounded() {
-        var recent = RecentEventIDs(window: .seconds(10), capacity: 3)
-        let start = ContinuousClock.now
+        var recent = RecentEventIDs(capacity: 3)
+        let start: Int64 = 1_000_000
         let answers = [
-            recent.isFirst("a", at: start),
-            recent.isFirst("a", at: start + .seconds(9)),
-            recent.isFirst("a", at: start + .seconds(11)),  // out of the window: a new event as far as the input can tell
-        ] + ["b", "c", "d", "e"].map { recent.isFirst($0, at: start + .seconds(12)) }
+            recent.isFirst("a", until: start + 10_000, now: start),
+            recent.isFirst("a", until: start + 19_000, now: start + 9_000),
+            recent.isFirst("a", until: start + 21_000, now: start + 11_000),  // out of the window: a new event as far as the input can tell
+        ] + ["b", "c", "d", "e"].map { recent.isFirst($0, until: start + 22_000, now: start + 12_000) }
         #expect(answers == [true, false, true, true, true, true, true])
         #expect(recent.count == 3, "never more than its capacity")
-        let forgotten = recent.isFirst("a", at: start + .seconds(12))
+        let forgotten = recent.isFirst("a", until: start + 22_000, now: start + 12_000)
         #expect(forgotten, "the oldest was forgotten early")
+    }
+
+    /// The record every input shares is read back by the next daemon (a restart): ids still in
+    /// their window are copies there, the others are forgotten and left out when it is rewritten.
+    @Test func theSeenEventsAreReadBackAfterARestart() throws {
+        let folder = NSTemporaryDirectory() + "seen-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let start: Int64 = 1_000_000
+        do {
+            let seen = try SeenEvents.shared(stateDirectory: folder, now: start)
+            for (id, until) in [("kept", start + 60_000), ("gone", start + 5_000), ("line\nbreak", start + 60_000)] {
+                #expect(seen.isFirst(id, until: until, reception: 0, now: start))
+                seen.record(id, until: until, now: start)
+            }
+            #expect(try SeenEvents.shared(stateDirectory: folder) === seen, "one record per folder while it is open")
+        }
+        let restarted = try SeenEvents.shared(stateDirectory: folder, now: start + 10_000)
+        #expect(!restarted.isFirst("kept", until: start + 70_000, reception: 0, now: start + 10_000))
+        #expect(!restarted.isFirst("line\nbreak", until: start + 70_000, reception: 0, now: start + 10_000))
+        #expect(restarted.isFirst("gone", until: start + 70_000, reception: 0, now: start + 10_000))
+        let lines = try String(contentsOfFile: folder + "/seen-events", encoding: .utf8).split(separator: "\n")
+        #expect(lines == ["\(start + 60_000) \(Array("kept".utf8).map { String(format: "%02x", $0) }.joined())",
+                          "\(start + 60_000) \(Array("line\nbreak".utf8).map { String(format: "%02x", $0) }.joined())"])
+    }
+
+    /// A record in a folder another user could write, or a named pipe in its place, is refused, not used.
+    @Test func theSeenEventsAreKeptOnlyWhereNoOneElseCanWrite() throws {
+        let folder = NSTemporaryDirectory() + "seen-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        chmod(folder, 0o777)
+        #expect(throws: StateFolder.Problem.self) { try SeenEvents.shared(stateDirectory: folder) }
+        chmod(folder, 0o700)
+        #expect(mkfifo(folder + "/seen-events", 0o600) == 0)
+        let error = #expect(throws: StateFolder.Problem.self) { try SeenEvents.shared(stateDirectory: folder) }
+        #expect(error?.reason.contains("not a regular file") == true)
     }
 
     @Test func configProblemsNameTheOptionAndWhatToDo() {

@@ -94,6 +94,7 @@ struct PluginTests {
         options.users = ["reader": "s3cret"]
         let broker = try await MosquittoBroker(options)
         try "s3cret\n".write(toFile: broker.directory.appendingPathComponent("mqtt-password").path, atomically: true, encoding: .utf8)
+        chmod(broker.directory.appendingPathComponent("mqtt-password").path, 0o600)  // a secret file is private, or it is refused
         let watcher = try Subscriber(port: broker.port, filter: "tagrouter/#", username: "reader", password: "s3cret")
         try await watcher.waitUntilSubscribed()
         let yaml = "{host: 127.0.0.1, port: \(broker.port), username: reader, \(password), hold: 10s}"

@@ -46,6 +46,7 @@ struct WriteCommandTests {
 
     static func plugin(_ broker: MosquittoBroker, jobs: HeldJobs) throws -> MQTTPlugin {
         try "\(token)\n".write(toFile: broker.directory.appendingPathComponent("command-token").path, atomically: true, encoding: .utf8)
+        chmod(broker.directory.appendingPathComponent("command-token").path, 0o600)  // a secret file is private, or it is refused
         let yaml = "{host: 127.0.0.1, port: \(broker.port), client_id: writer, commands: {token_file: command-token}}"
         let section = try ConfigValue.parse(yaml, spec: MQTTSection.spec, path: "mqtt", context: ConfigContext(directory: broker.directory.path))
         let context = PluginContext(stateDirectory: NSTemporaryDirectory(), readers: [ReaderConfig.testing(name: "front-door")], tagJobs: jobs)
@@ -85,6 +86,7 @@ struct WriteCommandTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try "0123456789abcde\n".write(toFile: directory + "/short-token", atomically: true, encoding: .utf8)
+        chmod(directory + "/short-token", 0o600)
         let error = #expect(throws: ConfigErrors.self) {
             let section = try ConfigValue.parse(yaml, spec: MQTTSection.spec, path: "mqtt", context: ConfigContext(directory: directory))
             _ = try MQTTPlugin(section: section, context: PluginContext(stateDirectory: directory, readers: [ReaderConfig.testing(name: "front-door")]))

@@ -61,7 +61,8 @@ import Testing
 
         let check = try await Shell.run(binary, ["check-config", package.root + "/etc/tagrouter/tagrouter.yaml"])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
-        #expect(check.stdout.contains("log-every-tap: 1 action (log)"))
+        #expect(check.stdout.contains("log-every-tap: 0 actions"), "\(check.stdout)")
+        #expect(check.stdout.contains("log-readers: 1 action (log)"), "\(check.stdout)")
     }
 
     /// The Home Assistant and Node-RED blocks work once uncommented the way the file says: drop the first "# ".

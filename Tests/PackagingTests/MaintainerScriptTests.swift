@@ -47,7 +47,7 @@ import Testing
 
         // The service user can read the packaged config and the binary accepts it.
         let check = try await sandbox.run("runuser -u tagrouter -- tagrouter check-config /etc/tagrouter/tagrouter.yaml")
-        #expect(check.contains("log-every-tap: 1 action (log)"), "\(check)")
+        #expect(check.contains("log-readers: 1 action (log)"), "\(check)")
 
         // An upgrade keeps the user's edits to the conffile and the state.
         try await sandbox.run("echo '# edited by the user' >> /etc/tagrouter/tagrouter.yaml"

@@ -55,6 +55,40 @@ import TestSupport
         #expect(await server.waitForRequests(4).count == 4)
     }
 
+    /// The packaged config (packaging/tagrouter.yaml, the service's /etc/tagrouter/tagrouter.yaml) leaves one
+    /// line per tap where the journal takes both stdout and stderr: the tap line, and no event JSON for the
+    /// arrival or the removal beside it (issue 30: three lines a tap, ~700 bytes); a reader connecting is one
+    /// line too.
+    @Test func thePackagedConfigWritesOneLinePerTap() async throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let packaged = BuiltProducts.packageRoot.appendingPathComponent("packaging/tagrouter.yaml").path
+        func removal(of event: JSONValue) -> JSONValue {
+            guard case .object(var object) = event else { return event }
+            object["event"] = "tag.removed"
+            object["id"] = .string(UUID().uuidString.lowercased())
+            object["dwell_ms"] = 800
+            return .object(object)
+        }
+        let tap = arrival(uid: "04a224b2c35e80", uri: "https://example.com/a", reader: "reader")
+        let connected: JSONValue = [
+            "event": "reader.connected", "id": .string(UUID().uuidString.lowercased()), "reader": "reader",
+            "message": "PN532 (pn532_uart:/dev/ttyUSB0)",
+        ]
+        let events = [connected, tap, removal(of: tap)]
+        let file = try scratch.write("events.jsonl", events.map { $0.serialized() + "\n" }.joined())
+        let run = try await ToolRun(
+            BuiltProducts.tagrouter.path,
+            ["run", "--config", packaged, "--events-from", file, "--log-format", "human", "--state-dir", scratch.path + "/state",
+             "--control", scratch.path + "/control.sock"], directory: scratch.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let journal = (run.stdout + run.stderr).split(separator: "\n")
+        let tapLines = journal.filter { $0.contains("04a224b2c35e80") }
+        #expect(tapLines.count == 1, "\(journal)")
+        #expect(tapLines.first?.contains("tap on reader: ntag215 04a224b2c35e80 https://example.com/a → log-every-tap ") == true, "\(tapLines)")
+        #expect(journal.filter { $0.contains("reader.connected") } == ["reader reader: reader.connected: PN532 (pn532_uart:/dev/ttyUSB0)"], "\(journal)")
+    }
+
     /// A tap and a hold are gestures like an arrival: each leaves one info line, whatever
     /// routes it (issue 21: a hold that fired a webhook left nothing in the journal).
     @Test func tapsAndHoldsLeaveAnInfoLineEach() async throws {

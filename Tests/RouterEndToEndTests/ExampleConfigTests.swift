@@ -12,7 +12,7 @@ import Testing
         let text = try String(contentsOfFile: Self.repositoryRoot + "/config/examples/" + file, encoding: .utf8)
         let secrets = Scratch()
         defer { secrets.remove() }
-        _ = try secrets.write("mqtt-password", "secret")
+        chmod(try secrets.write("mqtt-password", "secret"), 0o600)
         let loader = ConfigLoader(registry: BuiltinPlugins.registry, environment: ["HOME": secrets.path], dryRun: true)
         let config = try loader.load(text: text.replacingOccurrences(of: "/etc/tagrouter/", with: secrets.path + "/"), file: file, directory: secrets.path)
         #expect(!config.routes.isEmpty)

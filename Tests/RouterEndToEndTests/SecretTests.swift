@@ -17,7 +17,7 @@ import TestSupport
     @Test func noSecretIsPrintedByCheckConfigExplainDryRunOrAFailingDelivery() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
-        for (name, contents) in Self.files { _ = try scratch.write(name, contents + "\n") }
+        for (name, contents) in Self.files { chmod(try scratch.write(name, contents + "\n"), 0o600) }
         let server = try await HTTPTestServer([.init(status: 500)])
         // The broker knows another password: the connection is refused and the daemon says so.
         var options = MosquittoBroker.Options()

@@ -6,7 +6,7 @@ import Testing
 @testable import SecureTags
 
 /// A tap's SUN check in the daemon: verified once, a copy refused as a replay, also after a restart.
-@Suite struct SUNCheckpointTests {
+@Suite(.timeLimit(.minutes(1))) struct SUNCheckpointTests {
     static let url = "https://x.example/t?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086"
     let folder = NSTemporaryDirectory() + "sun-" + UUID().uuidString
 
@@ -64,5 +64,42 @@ import Testing
         symlink(victim, folder + "/sun-counters.json.tmp")
         #expect(try checkpoint().check(arrival()).tag?.sun?.verified == true)
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep")
+    }
+
+    /// Issue 31: a state folder another user could write (here: anyone) is refused, not used.
+    @Test func aFolderOthersCanWriteIsRefused() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        chmod(folder, 0o777)
+        let error = #expect(throws: SUNStoreError.self) { try SUNCounterStore(stateDirectory: folder) }
+        #expect(error?.description.contains("cannot be kept safely: state_dir \(folder): writable by group or others (mode 0777)") == true, "\(String(describing: error))")
+        chmod(folder, 0o700)
+        #expect(try SUNCounterStore(stateDirectory: folder).lastCounter(uid: "04de5f1eacc040") == nil)
+    }
+
+    /// A named pipe in the store's place is refused at once; it used to block the start in open().
+    @Test func aNamedPipeIsRefusedWithoutBlocking() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(mkfifo(folder + "/sun-counters.json", 0o600) == 0)
+        let error = #expect(throws: SUNStoreError.self) { try SUNCounterStore(stateDirectory: folder) }
+        #expect(error?.description.contains("is not a regular file") == true, "\(String(describing: error))")
+    }
+
+    /// A store that was written and then deleted is damage: an empty one would let the first URL verify again.
+    @Test func aDeletedStoreIsDamageNotAFreshStart() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try checkpoint().check(arrival()).tag?.sun?.verified == true)
+        #expect(unlink(folder + "/sun-counters.json") == 0)
+        let error = #expect(throws: SUNStoreError.self) { try SUNCounterStore(stateDirectory: folder) }
+        #expect(error?.description.contains("is missing, but one was written here") == true, "\(String(describing: error))")
+        #expect(unlink(folder + "/sun-counters.kept") == 0, "removing the marker is the way to start afresh")
+        #expect(try checkpoint().check(arrival()).tag?.sun?.verified == true)
+    }
+
+    /// A counter that cannot be written ahead is not accepted, and says so: not `replayed-counter`.
+    @Test func aFailedWriteAheadIsNamed() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let checkpoint = try checkpoint()
+        try FileManager.default.createDirectory(atPath: folder + "/sun-counters.json.tmp", withIntermediateDirectories: false)
+        #expect(checkpoint.check(arrival()).tag?.sun?.failure == .counterNotStored)
     }
 }

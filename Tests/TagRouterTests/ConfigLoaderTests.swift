@@ -110,6 +110,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], 
     @Test func environmentAndSecretFiles() throws {
         let secret = "/tmp/tagrouter-secret-\(getpid())"
         try "hunter2\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        chmod(secret, 0o600)  // a secret file is private, or it is refused
         defer { unlink(secret) }
         let config = try load("""
             probe: { broker: "{{env.BROKER}}", password_file: \(secret) }

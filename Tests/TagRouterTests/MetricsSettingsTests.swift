@@ -65,14 +65,14 @@ import Testing
     /// is a regular file, private to its owner, holding at least 16 bytes a header can carry — or `run` and
     /// `check-config` refuse it, naming the file.
     @Test(arguments: [
-        ("/dev/null", "'/dev/null' is not a regular file but a character device; put the token alone in a file of its own"),
-        ("/dev/zero", "'/dev/zero' is not a regular file but a character device; put the token alone in a file of its own"),
+        ("/dev/null", "'/dev/null' is not a regular file but a character device; put the secret alone in a file of its own"),
+        ("/dev/zero", "'/dev/zero' is not a regular file but a character device; put the secret alone in a file of its own"),
         ("{dir}/empty", "'{dir}/empty' holds no token; put one of at least 16 characters in it (`openssl rand -hex 32 > {dir}/empty`)"),
         ("{dir}/short", "'{dir}/short' holds a token of 15 bytes; use one of at least 16 (`openssl rand -hex 32 > {dir}/short`)"),
         ("{dir}/spaced", "'{dir}/spaced' holds a space or a control character, which an `Authorization` header cannot carry; use letters, digits and punctuation (`openssl rand -hex 32 > {dir}/spaced`)"),
         ("{dir}/shared", "'{dir}/shared' can be read by other users (mode 644); `chmod 600 {dir}/shared`, owned by the user tagrouter runs as"),
         ("{dir}/group", "'{dir}/group' can be read by other users (mode 640); `chmod 600 {dir}/group`, owned by the user tagrouter runs as"),
-        ("{dir}/fifo", "'{dir}/fifo' is not a regular file but a named pipe; put the token alone in a file of its own"),
+        ("{dir}/fifo", "'{dir}/fifo' is not a regular file but a named pipe; put the secret alone in a file of its own"),
         ("{dir}/huge", "'{dir}/huge' is 5000 bytes long, more than a token (at most 4096); put the token alone in it"),
     ])
     func aTokenFileThatGuardsNothingIsRefused(path: String, message: String) throws {

@@ -24,6 +24,7 @@ struct ReloadTests {
     @Test func aPluginIsKeptWhileItsSectionSecretsAndReaderNamesStayTheSame() throws {
         defer { try? FileManager.default.removeItem(atPath: state) }
         try "one\n".write(toFile: state + "/secret", atomically: true, encoding: .utf8)
+        chmod(state + "/secret", 0o600)  // a secret file is private, or it is refused
         let first = try load("""
             readers: [{ name: door, cooldown: 1s }]
             probe: { broker: mqtt.local, password_file: secret }
@@ -50,6 +51,7 @@ struct ReloadTests {
         #expect(instance("probe", of: renamed) !== instance("probe", of: changed), "Home Assistant discovery announces each reader by name")
 
         try "two\n".write(toFile: state + "/secret", atomically: true, encoding: .utf8)
+        chmod(state + "/secret", 0o600)  // a secret file is private, or it is refused
         let rotated = try load("readers: [{ name: hall }]\nprobe: { broker: other.local, password_file: secret }\nroutes: [{ actions: [probe] }]", keeping: renamed)
         #expect(instance("probe", of: rotated) !== instance("probe", of: renamed), "a rotated secret is read again")
         #expect((rotated.plugins.first as? ProbePlugin)?.password == "two")

@@ -39,7 +39,8 @@ state_dir: $work/state-$router
 readers: []
 mqtt: {host: 127.0.0.1, port: $broker_port, client_id: router-$router, protocol: "5"}
 inputs:
-  - mqtt: {topic: "\$share/routers/fleet/+/+/tag.arrived", node: "{{levels.1}}", dedup: $dedup, trust: broker}
+  # max_age: the taps are published at once, and a killed router reaches the last long after 30s
+  - mqtt: {topic: "\$share/routers/fleet/+/+/tag.arrived", node: "{{levels.1}}", dedup: $dedup, max_age: 10m, trust: broker}
 routes:
   - name: door
     actions: [{webhook: {url: "http://127.0.0.1:$http_port/tap", headers: {X-Router: $router}}}]

@@ -44,7 +44,8 @@ for spool in true false; do
 state_dir: $work/state-$spool
 readers: []
 mqtt: {host: 127.0.0.1, port: $port, client_id: bench-$spool}
-inputs: [{mqtt: {topic: "bench-$spool/+/tag.arrived", trust: broker}}]
+# max_age: the messages are published at once, the last are older than the default 30s when routed
+inputs: [{mqtt: {topic: "bench-$spool/+/tag.arrived", trust: broker, max_age: 10m}}]
 routes: [{name: all, actions: [{log: {spool: $spool}}]}]
 YAML
   "$TAGROUTER" run --config "$work/router-$spool.yaml" --control "$work/router-$spool.sock" --log-level debug --log-format json >"$work/out-$spool" 2>"$work/err-$spool" &

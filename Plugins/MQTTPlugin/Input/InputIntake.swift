@@ -16,8 +16,9 @@ struct InputIntake: Sendable {
         case broker
     }
 
-    /// An event stamped further ahead of this machine's clock than this is refused.
-    static let futureSkew: Duration = .seconds(300)
+    /// An event stamped further ahead of this machine's clock than this is refused: the
+    /// nodes keep time (NTP), so their clocks differ by far less (docs/security.md).
+    static let futureSkew: Duration = .seconds(10)
     /// Event ids are UUIDs (36 bytes) or similar: at most this many bytes.
     static let eventIDLimit = 64
     /// UIDs are at most 10 bytes (ISO 14443 triple size).
@@ -33,10 +34,26 @@ struct InputIntake: Sendable {
     /// This daemon's own readers: an input cannot speak for them.
     let localReaders: Set<String>
 
-    /// Nil when `message` may be read (signed with a listed key, or `trust: broker`), else why not.
-    func signatureProblem(_ message: MQTTMessage) -> EventSignature.Problem? {
+    /// The key id `message` is signed with — the node it speaks for — or nil under `trust: broker`;
+    /// throws why it may not be read (unsigned, an unknown key, a signature that does not match).
+    func signer(of message: MQTTMessage) throws(InputProblem) -> String? {
         guard trust == .signed else { return nil }
-        return EventSignature.problem(with: message.payload, properties: message.userProperties, keys: keys)
+        if let problem = EventSignature.problem(with: message.payload, properties: message.userProperties, keys: keys) {
+            throw InputProblem(InputRefusal(problem), "\(problem.rawValue): the input takes only events signed with a key of its `keys`")
+        }
+        return message.userProperties.first { $0.name == EventSignature.keyIDProperty }?.value
+    }
+
+    /// The node of an event signed by `signer`: the key's own. A node named by the payload or
+    /// by the input's `node:` template (`claims`) that is another one is refused: a key speaks
+    /// for the node it belongs to, whatever the message or its topic say.
+    static func node(signedBy signer: String, claims: [(node: String?, where: String)]) throws(InputProblem) -> String {
+        for claim in claims {
+            guard let node = claim.node, node != signer else { continue }
+            throw InputProblem(
+                .wrongNode, "\(claim.where) names node '\(node.prefix(nameLimit))', but the message is signed with the key of node '\(signer)'; a key speaks for its own node only")
+        }
+        return signer
     }
 
     /// `event` as it may be routed — name, groups and "known" left to the local registry — or why it is refused.

@@ -16,6 +16,8 @@ enum InputRefusal: String, Sendable, CaseIterable, Hashable {
     case fromTheFuture = "from_the_future"
     /// The event names one of this daemon's own readers: an input cannot speak for them.
     case localReader = "local_reader"
+    /// Signed with one node's key, the message names another node (in its payload or its topic).
+    case wrongNode = "wrong_node"
 
     /// The refusal for a signature problem.
     init(_ problem: EventSignature.Problem) {

@@ -22,7 +22,8 @@ import TagRouter
 /// its life is the sources' and not the router's: it stops taking messages
 /// before the router drains, and a reload of the routes does not drop it. A
 /// broker can wait, so each event is `send` into the buffer (backpressure, no
-/// drops). Copies of an event id within `dedup` are dropped; a message that is
+/// drops). Copies of an event id any input of the daemon routed are dropped
+/// (`SeenEvents`, also across restarts); a message that is
 /// not of the format is logged with its topic and counted, never routed.
 ///
 /// The messages waiting are read as one group and acknowledged to the broker
@@ -42,13 +43,14 @@ public struct MQTTInput: SourcePlugin {
         Option("trust", .choice(InputIntake.Trust.allCases.map(\.rawValue)), default: "signed",
                "`signed`: only events signed with a key of `keys` (format tagrouter, `mqtt.protocol: 5`); `broker`: anyone the broker lets publish on the topic — needed by tasmota and uid, which cannot sign (docs/security.md)"),
         Option("keys", .map(.secretFile), "the key ids this input accepts and the file of each key (`{pi-1: /etc/tagrouter/keys/pi-1}`), as the senders' `mqtt.sign` names them"),
-        Option("max_age", .duration, default: "5m",
-               "format tagrouter: refuse an event whose time is further back (a replay; a message held this long by the broker); events more than 5m ahead of this clock are refused too"),
+        Option("max_age", .duration, default: "30s",
+               "format tagrouter: refuse an event whose time is further back (a replay; a message held this long by the broker); events more than 10s ahead of this clock are refused too"),
         Option("reader", .string,
                "the event's reader, a template over the topic (`{{levels.1}}`: its second level, `{{topic}}`: all of it); default: the level of the filter's first `+` (formats tasmota and uid)"),
         Option("node", .string,
                "the event's `node`, a template like `reader`; default: the event's own (tagrouter), the reader's (tasmota), none (uid)"),
-        Option("dedup", .duration, default: "10m", "drop a copy of an event id seen within this long (at-least-once delivery brings copies); `0s` keeps every copy"),
+        Option("dedup", .duration, default: "10m",
+               "format tagrouter: drop a copy of an event id any input of this daemon routed within this long, and always until the event's time plus max_age, also across restarts (`state_dir/seen-events`); `0s` with `trust: broker` keeps every copy"),
         Option("persistent_session", .bool, default: "true",
                "the broker keeps the input's subscription and the messages not yet acknowledged while the daemon is away (restart, crash) and sends them when it is back; needs a `client_id` that stays the same"),
         Option("session_expiry", .duration, default: "24h", "MQTT 5: how long the broker keeps that session while the daemon is away (3.1.1 brokers decide themselves)"),
@@ -61,6 +63,8 @@ public struct MQTTInput: SourcePlugin {
     /// Names the node of an event that does not name its own; nil: none (format tasmota: the reader).
     let node: TopicName?
     let dedup: Duration
+    /// The ids routed by every input of the daemon (format tagrouter; not under `--dry-run`), nil: none kept.
+    let seen: SeenEvents?
     /// The signature, bounds, freshness and local-reader checks.
     let intake: InputIntake
     let dryRun: Bool
@@ -90,6 +94,7 @@ public struct MQTTInput: SourcePlugin {
         let section = try? MQTTSection(context.section(MQTTPlugin.name, spec: MQTTSection.spec), readers: [])
         if section == nil { errors.append(contentsOf: options.error(nil, "the `mqtt:` section has problems (listed with it)")) }
         let intake = Self.intake(options, format: format, section: section, localReaders: context.readers.map(\.name), &errors)
+        let seen = Self.seen(options, format: format, context: context, &errors)
         guard errors.isEmpty, let filter, let intake, var settings = section?.settings else { throw errors }
         settings.clientID += Self.clientIDSuffix(inputIndex: context.inputIndex)
         settings.availabilityTopic = nil
@@ -102,6 +107,7 @@ public struct MQTTInput: SourcePlugin {
         let wildcard = format == .tagrouter ? nil : filter.firstWildcardLevel
         self.reader = reader ?? wildcard.map(TopicName.init(level:))
         dedup = options.duration("dedup")
+        self.seen = seen
         self.intake = intake
         if intake.trust == .broker { trustWarning = options.child("trust")?.mark ?? options.mark } else { trustWarning = nil }
         dryRun = context.dryRun
@@ -156,15 +162,27 @@ public struct MQTTInput: SourcePlugin {
             if format == .tagrouter, section.map({ $0.settings.protocolVersion != .v5 }) == true {
                 errors.append(contentsOf: options.error(nil, "signed events carry their signature in MQTT 5 user properties; set `mqtt.protocol: 5`"))
             }
-            if format == .tagrouter, options.duration("dedup") < maxAge {
-                errors.append(contentsOf: options.error(
-                    "dedup", "must be at least max_age (\(maxAge)): a signed event replayed within max_age must still be a copy"))
+            if format == .tagrouter, options.duration("dedup") <= .zero {
+                errors.append(contentsOf: options.error("dedup", "must be more than 0s with `trust: signed`: it is what refuses a replayed event"))
             }
         } else if options.has("keys") {
             errors.append(contentsOf: options.error("keys", "`trust: broker` checks no signature; remove `keys` or set `trust: signed`"))
         }
         if maxAge <= .zero { errors.append(contentsOf: options.error("max_age", "must be more than 0s")) }
         return InputIntake(trust: trust, keys: keys, maxAge: format == .tagrouter ? maxAge : nil, localReaders: Set(localReaders))
+    }
+
+    /// The record of routed event ids this input shares with the daemon's others: format tagrouter
+    /// only (the other formats' events get their ids here, so no copy can match), not under `--dry-run`.
+    private static func seen(_ options: ConfigValue, format: InputFormat, context: PluginContext, _ errors: inout ConfigErrors) -> SeenEvents? {
+        guard format == .tagrouter, options.duration("dedup") > .zero, !context.dryRun else { return nil }
+        do {
+            return try SeenEvents.shared(stateDirectory: context.stateDirectory)
+        } catch {
+            errors.append(contentsOf: options.error(
+                nil, "state_dir cannot keep the event ids this input routed, against replays: \(error) (docs/security.md)"))
+            return nil
+        }
     }
 
     private static func name(_ options: ConfigValue, _ key: String, _ errors: inout ConfigErrors) -> TopicName? {
@@ -220,6 +238,7 @@ public struct MQTTInput: SourcePlugin {
     /// it took care of (sent, or dropped as nothing to route).
     private func handOn(_ incoming: MQTTIncomingStream, into buffer: EventBuffer) async -> Int {
         var reception = Reception(input: self)
+        defer { reception.close() }
         var handled = 0
         for await incoming in incoming {
             guard let event = reception.event(from: incoming.message) else {
@@ -228,7 +247,7 @@ public struct MQTTInput: SourcePlugin {
                 continue
             }
             // Not sent, the message stays unaccepted: the buffer is finished, or the input stops now.
-            guard await buffer.send(event, acceptance: incoming.acceptance) else { break }
+            guard await buffer.send(event, acceptance: reception.recording(event, upstream: incoming.acceptance)) else { break }
             handled += 1
         }
         return handled

@@ -178,12 +178,13 @@ public struct ConfigValue: Sendable {
     }
     /// The trimmed contents of the file this value names (a `*_file` option);
     /// for `check-config`, a placeholder when the file is not there yet (the validator warned).
+    /// Read as every secret file is (`SecretFile`): never a named pipe, a device or a file others can read.
     public var fileContents: String? {
-        guard let path = stringValue else { return nil }
-        guard let data = FileManager.default.contents(atPath: context.resolve(path)) else {
-            return context.missingSecretsAreWarnings ? "<the contents of \(context.resolve(path))>" : nil
+        guard let path = stringValue.map(context.resolve) else { return nil }
+        guard let bytes = SecretFile(path: path).contents else {
+            return context.missingSecretsAreWarnings ? "<the contents of \(path)>" : nil
         }
-        return String(decoding: data, as: UTF8.self).trimmingWhitespace()
+        return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
     }
     public var elements: [ConfigValue] {
         (node.elements ?? []).enumerated().map { index, element in

@@ -48,7 +48,8 @@ public struct MetricsSettings: Sendable, Equatable {
             }
         }
         var token: String?
-        if let path = section.optionalString("token_file") {
+        // A file that is no private regular file: the validator says why (`SecretFile`), once.
+        if let path = section.optionalString("token_file"), SecretFile(path: section.context.resolve(path)).problem == nil {
             do throws(TokenFile.Problem) {
                 token = try TokenFile(path: section.context.resolve(path)).read()
             } catch {

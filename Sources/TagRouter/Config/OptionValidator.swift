@@ -119,8 +119,9 @@ public struct OptionValidator: Sendable {
             }
         case .secretFile:
             if let problem = SecretFile(path: context.resolve(text)).problem {
-                let consequence = context.missingSecretsAreWarnings ? "; `run` refuses to start until it can" : ""
-                errors.append(ConfigError(mark: node.mark, path: path, message: problem + consequence, isWarning: context.missingSecretsAreWarnings))
+                let isWarning = context.missingSecretsAreWarnings && problem != .file(problem.message)
+                let consequence = isWarning ? "; `run` refuses to start until it can" : ""
+                errors.append(ConfigError(mark: node.mark, path: path, message: problem.message + consequence, isWarning: isWarning))
             }
         default:
             return

@@ -51,10 +51,10 @@ enum SUNSettings {
         guard errors.isEmpty else { return nil }
         let counters: SUNCounterStore
         do {
-            counters = try SUNCounterStore(stateDirectory: stateDirectory)
+            counters = try SUNCounterStore(stateDirectory: stateDirectory, checkingFolder: !dryRun)
         } catch {
             // check-config on another machine has no state folder to read: nothing to refuse there.
-            if dryRun, let empty = try? SUNCounterStore(stateDirectory: "/nonexistent") { counters = empty } else {
+            if dryRun, let empty = try? SUNCounterStore(stateDirectory: "/nonexistent", checkingFolder: false) { counters = empty } else {
                 errors.append(contentsOf: section.error(nil, "\(error); move it away only if you accept that every earlier SUN URL may be replayed once"))
                 return nil
             }
@@ -87,16 +87,8 @@ enum SUNSettings {
         guard let child = entry.child(key), let path = child.stringValue.map({ entry.context.resolve($0) }) else { return nil }
         // Not there yet (check-config elsewhere; its warning is given): the set is left out. An all-zero stand-in
         // would verify URLs made with the factory keys.
-        if entry.context.missingSecretsAreWarnings, access(path, F_OK) != 0 { return nil }
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            errors.append(contentsOf: entry.error(key, "\(path) is not a regular file; put the key (32 hex digits) in one"))
-            return nil
-        }
-        guard info.st_mode & 0o077 == 0 else {
-            errors.append(contentsOf: entry.error(key, "\(path) may be read or written by others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it"))
-            return nil
-        }
+        // A file that is not a private regular file: the validator says why (`SecretFile`).
+        guard SecretFile(path: path).problem == nil else { return nil }
         guard let text = child.fileContents, text.utf8.count == 32, let bytes = TagUID(text)?.bytes, bytes.count == 16 else {
             errors.append(contentsOf: entry.error(key, "\(path) must hold an AES-128 key as 32 hex digits"))
             return nil

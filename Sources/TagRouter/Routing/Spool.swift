@@ -92,25 +92,11 @@ final class Spool: Sendable {
         try writeFile(Array("probe\n".utf8), to: probe, sync: false)
     }
 
-    /// Refuses a folder another user could plant files or symlinks in: one not
-    /// owned by `owner` or writable by group or others. `following`: the path may
-    /// be a symlink to the folder (`state_dir` itself); else it must be the folder.
+    /// Refuses a folder another user could plant files or symlinks in (`StateFolder.problem`).
     private static func checkFolder(_ path: String, owner: uid_t, following: Bool) throws(SpoolError) {
-        var status = stat()
-        guard (following ? stat(path, &status) : lstat(path, &status)) == 0 else { throw SpoolError(path: path, operation: "check folder") }
-        let mode = String(status.st_mode & 0o7777, radix: 8).leftPadded(toLength: 4, with: "0")
-        let problem: String? =
-            if status.st_mode & S_IFMT != S_IFDIR {
-                "not a folder (a symlink or another file); make it a folder only the daemon's user can write"
-            } else if status.st_uid != owner {
-                "owned by uid \(status.st_uid), not by the daemon's user (uid \(owner)): that user could plant files and symlinks there; "
-                    + "chown it or set another state_dir"
-            } else if status.st_mode & 0o022 != 0 {
-                "writable by group or others (mode \(mode)): they could plant files and symlinks there; chmod go-w it or set another state_dir"
-            } else {
-                nil
-            }
-        if let problem { throw SpoolError(path: path, operation: "check folder", reason: problem) }
+        if let problem = StateFolder.problem(path, owner: owner, following: following) {
+            throw SpoolError(path: path, operation: "check folder", reason: problem)
+        }
     }
 
     /// The entries waiting on disk, oldest first, as ranges of their sequences
@@ -294,10 +280,10 @@ final class Spool: Sendable {
 
     /// `mkdir -p`, naming the part that could not be made and why.
     private static func createDirectory(_ path: String) throws(SpoolError) {
-        var made = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            made += "/" + component
-            guard mkdir(made, 0o700) == 0 || errno == EEXIST else { throw SpoolError(path: made, operation: "create directory") }
+        do {
+            try StateFolder.create(path)
+        } catch {
+            throw SpoolError(path: error.path, operation: "create directory", reason: error.reason)
         }
     }
 

@@ -22,6 +22,9 @@ extension TagsFile {
 
     /// The text naming the tag `uid` `name`: the entry listing it renamed, else a new entry in `groups`.
     func naming(_ uid: TagUID, as name: String, groups: [String]) throws(CLIError) -> Naming {
+        for group in groups {
+            try Self.checkPrintable(group, "the group '\(String(String.UnicodeScalarView(group.unicodeScalars.filter(Self.isPrintable))))'")
+        }
         guard let known = self.name(of: uid) else {
             return Naming(text: try adding(name: name, uid: uid, groups: groups), message: "added '\(name)' (\(uid.hex)) to \(path)")
         }
@@ -35,11 +38,25 @@ extension TagsFile {
         return node.elements?.compactMap(\.scalar) ?? node.scalar.map { [$0] } ?? []
     }
 
-    /// Refuses a name that is empty, longer than `nameLimit` or used by another entry.
+    /// Refuses a name that is empty, longer than `nameLimit`, holds a control or formatting
+    /// character, or is used by another entry.
     func check(newName name: String) throws(CLIError) {
         if name.trimmingWhitespace().isEmpty { throw .usage("a tag needs a name; type one") }
+        try Self.checkPrintable(name, "the name")
         if name.count > Self.nameLimit { throw .usage("the name has \(name.count) characters; a tag name has at most \(Self.nameLimit)") }
         if entries.contains(where: { $0["name"]?.scalar == name }) { throw .usage("the name '\(name)' is already used in \(path); pick another") }
+    }
+
+    /// Refuses `text` when it holds a control or formatting character: an escape sequence or a bidi
+    /// override would rewrite the terminal of whoever lists the tags, or reorder what the page shows.
+    static func checkPrintable(_ text: String, _ what: String) throws(CLIError) {
+        guard text.unicodeScalars.allSatisfy(isPrintable) else {
+            throw .usage("\(what) holds a control or formatting character (an escape sequence, a bidi override); use letters, digits, spaces and punctuation")
+        }
+    }
+
+    private static func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
+        ![.control, .format].contains(scalar.properties.generalCategory)
     }
 
     /// Groups as typed (`family, guests`): split at commas, trimmed, empty ones left out.

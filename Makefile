@@ -8,7 +8,7 @@ HOST_ARCH  := $(shell dpkg --print-architecture)
 ARCH       ?= $(HOST_ARCH)
 SUITE      ?=
 
-.PHONY: deps build release run demo test bench fuzz soak stress clean deb install uninstall check-603 pi-smoke
+.PHONY: deps build release run demo test bench fuzz soak stress clean deb install uninstall check-603 pi-smoke boot-test
 
 ## Install the Debian packages we build and test with (only those missing); `make test` uses it.
 deps:
@@ -72,7 +72,7 @@ stress:
 ## SUITE=trixie: amd64 for Debian 13 (dist/trixie/). Both with Debian's own Swift 6.0.3 in a chroot (root).
 deb:
 	@if [ "$(ARCH)" = "$(HOST_ARCH)" ] && [ -z "$(SUITE)" ]; then \
-	  scripts/install-deps.sh --build && scripts/build-release.sh && scripts/build-deb.sh; \
+	  scripts/install-deps.sh --build && scripts/build-release.sh --product tagrouter && scripts/build-deb.sh; \
 	elif [ -z "$(SUITE)" ] || [ "$(SUITE)" = trixie ]; then \
 	  scripts/install-deps.sh --pi && ARCH=$(ARCH) scripts/trixie/deb.sh; \
 	else echo "SUITE=$(SUITE): packages are made for this machine's release or for trixie" >&2; exit 2; fi
@@ -83,8 +83,16 @@ pi-smoke:
 	@scripts/install-deps.sh --pi
 	scripts/trixie/arm64-smoke.sh
 
+## The package as systemd runs it: a Debian 13 tree (cached) booted with systemd-nspawn, the trixie package
+## installed with apt, the unit as shipped; one line per check (docs/packaging.md "The boot test"; root).
+boot-test:
+	@scripts/install-deps.sh --boot
+	scripts/trixie/boot-test.sh
+
 ## Install the release binary, config, units, udev rules, man page, … under $(DESTDIR)$(PREFIX) (config in /etc).
-install: release
+install:
+	@scripts/install-deps.sh --build
+	scripts/build-release.sh --product tagrouter
 	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" scripts/install-files.sh install
 
 ## Remove what `make install` installed (a config you changed stays).

@@ -6,6 +6,8 @@
 #            needs no test tools), and Debian's own Swift (swiftlang, Debian 13) when no `swift` is on PATH
 #   --pi     also the tools of the Debian 13 / arm64 steps (scripts/trixie: `make check-603`,
 #            `make deb ARCH=arm64`, `make pi-smoke`), and the binfmt entry that runs arm64 programs under qemu
+#   --boot   also the tools of `make boot-test` (scripts/trixie/boot-test.sh): a Debian 13 tree booted with
+#            systemd-nspawn, with the package built for it in the trixie chroot
 set -euo pipefail
 mode=${1:-}
 
@@ -37,6 +39,12 @@ if [ "$mode" = --pi ]; then
     mmdebstrap arch-test                   # the trixie chroot (Debian's swiftlang 6.0.3), the arm64 sysroot and root
     qemu-user-static binfmt-support        # runs the arm64 binary, and an arm64 chroot, on this machine
     binutils-aarch64-linux-gnu             # aarch64-linux-gnu-strip for the arm64 package
+  )
+fi
+if [ "$mode" = --boot ]; then
+  packages+=(
+    mmdebstrap                             # the trixie trees: the chroot that builds the package, the tree that boots
+    systemd-container                      # systemd-nspawn boots that tree with systemd as PID 1
   )
 fi
 sudo=""

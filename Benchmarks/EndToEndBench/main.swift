@@ -65,6 +65,7 @@ func measure() async throws -> String {
 
     // tagrouter: place → message, then remove → tag.removed message, TAPS times.
     let connection = try ControlConnection(path: control)
+    let cpuBefore = daemon.cpuTime ?? .zero
     var latencies: [Duration] = []
     for index in 1...taps {
         try await jitter()
@@ -77,6 +78,7 @@ func measure() async throws -> String {
         if index % 20 == 0 { note("tagrouter: \(index) taps, last \(latencies[index - 1])") }
     }
     let residentMiB = Double(daemon.residentKiB ?? 0) / 1024
+    let cpuPerTap = milliseconds((daemon.cpuTime ?? .zero) - cpuBefore) / Double(taps)
     daemon.signal(SIGTERM)
     let daemonEnd = try await daemon.termination()
     guard daemonEnd.status == .exited(0) else { throw TestFailure(description: "tagrouter run ended \(daemonEnd.status)") }
@@ -122,6 +124,7 @@ func measure() async throws -> String {
         | … nfc-poll, placed → tag printed | — | \(format(detection)) |
         | … mosquitto_pub started → message at the subscriber | — | \(format(publish)) |
         | resident memory (VmRSS) | \(String(format: "%.1f MiB", residentMiB)) after \(taps) taps | nfc-poll alone (no MQTT): \(String(format: "%.1f MiB", Double(pollResidentKiB) / 1024)) |
+        | the daemon's CPU per tap (user + system, place → message → removal → message) | \(String(format: "%.2f ms", cpuPerTap)) | — |
         """
 }
 

@@ -13,9 +13,13 @@ import TagKit
 // feedback action's delivery record (a libnfc reader has no LEDs: this is the
 // moment the pattern is handed to the reader's feedback), and with no tag the
 // daemon's CPU and the serial line's traffic. Beside them libnfc's own `nfc-poll`
-// on the same simulator. Prints a Markdown table; progress goes to stderr.
+// on the same simulator. Then `polling: fast` taken apart (issue 29): placed →
+// `tag.arrived` on an idle reader and after a quick swap (the tag before lifted
+// 0.2–0.4 s earlier, within its 0.5 s exit delay), with and without the originality
+// signature (`originality_check`), beside the idle reader reading the signature — the
+// figure before — as the baseline. Prints Markdown tables; progress goes to stderr.
 //
-// Usage: reader-bench TAGROUTER_BINARY [TAPS] [IDLE_SECONDS]
+// Usage: reader-bench TAGROUTER_BINARY [TAPS] [IDLE_SECONDS] [SWAP_TAPS]
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
@@ -25,11 +29,14 @@ guard arguments.count >= 2 else {
 let tagrouter = arguments[1]
 let taps = arguments.count > 2 ? Int(arguments[2]) ?? 200 : 200
 let idleSeconds = arguments.count > 3 ? Int(arguments[3]) ?? 30 : 30
+let swapTaps = arguments.count > 4 ? Int(arguments[4]) ?? 100 : 100
 let baselineTaps = max(10, taps / 4)
 
 let uid: [UInt8] = [0x04, 0xA2, 0x24, 0xB2, 0xC3, 0x5E, 0x80]
 let message = NDEFMessage(records: [.uri("https://www.home-assistant.io/tag/front-door")]).encoded()
 let tag = try Type2Tag(.ntag215, uid: uid, message: message)
+/// The tag swapped in for `tag` (and back) in the quick-swap runs.
+let otherTag = try Type2Tag(.ntag215, uid: [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66], message: message)
 
 /// Median and 90th percentile in milliseconds, and the taps that got no record in time.
 func summary(_ samples: [Duration], missed: Int) -> String {
@@ -68,7 +75,7 @@ struct Figures {
 }
 
 /// The daemon's config: one reader on `device` in `polling` mode, every arrival shown as `success`.
-func config(device: String, polling: String, directory: String) -> String {
+func config(device: String, polling: String, directory: String, exitDelay: String = "0s", originalityCheck: String = "always") -> String {
     """
     state_dir: \(directory)/state
     readers:
@@ -76,32 +83,51 @@ func config(device: String, polling: String, directory: String) -> String {
         device: "\(device)"
         polling: \(polling)
         cooldown: 0s
-        exit_delay: 0s
+        exit_delay: \(exitDelay)
+        originality_check: \(originalityCheck)
     routes:
       - name: tap
         actions: [{ feedback: success }]
     """
 }
 
+/// `tagrouter run` on a paced simulator with `config`, followed by `tagrouter events --json`, once the reader polls.
+/// The caller stops them (and closes the simulator, removes the folder) when it is done.
+struct RunningDaemon {
+    let sim: PN532Simulator
+    let directory: String
+    let daemon: RunningTool
+    let events: RunningTool
+
+    init(config: (_ device: String, _ directory: String) -> String) async throws {
+        sim = try PN532Simulator(pacing: .uart115200)
+        directory = NSTemporaryDirectory() + "reader-bench-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try config(sim.connstring, directory).write(toFile: directory + "/tagrouter.yaml", atomically: true, encoding: .utf8)
+        let socket = directory + "/control.sock"
+        daemon = try RunningTool(
+            tagrouter, ["run", "--config", directory + "/tagrouter.yaml", "--control", socket],
+            environment: ["LIBNFC_AUTO_SCAN": "false"], directory: directory)
+        try await waitUntil("the control socket") { FileManager.default.fileExists(atPath: socket) }
+        events = try RunningTool(tagrouter, ["events", "--json", "--control", socket])
+        try await events.waitForStderr(containing: "following the events")
+        // The reader polls once it is connected.
+        let sim = sim
+        try await waitUntil("the reader's first poll") { sim.counters.commands.keys.contains { $0 == "InAutoPoll" || $0 == "InListPassiveTarget" } }
+    }
+
+    func close() async throws {
+        try await stop(events)
+        try await stop(daemon)
+        sim.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
 /// `tagrouter run` in one polling mode, followed by `tagrouter events`: latencies over `taps`, then the idle costs.
 func measureDaemon(polling: String) async throws -> Figures {
-    let sim = try PN532Simulator(pacing: .uart115200)
-    defer { sim.close() }
-    let directory = NSTemporaryDirectory() + "reader-bench-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    try config(device: sim.connstring, polling: polling, directory: directory).write(toFile: directory + "/tagrouter.yaml", atomically: true, encoding: .utf8)
-    let socket = directory + "/control.sock"
-    let daemon = try RunningTool(
-        tagrouter, ["run", "--config", directory + "/tagrouter.yaml", "--control", socket],
-        environment: ["LIBNFC_AUTO_SCAN": "false"], directory: directory)
-    defer { daemon.signal(SIGTERM) }
-    try await waitUntil("the control socket") { FileManager.default.fileExists(atPath: socket) }
-    let events = try RunningTool(tagrouter, ["events", "--json", "--control", socket])
-    defer { events.signal(SIGTERM) }
-    try await events.waitForStderr(containing: "following the events")
-    // The reader polls once it is connected.
-    try await waitUntil("the reader's first poll") { sim.counters.commands.keys.contains { $0 == "InAutoPoll" || $0 == "InListPassiveTarget" } }
+    let running = try await RunningDaemon { config(device: $0, polling: polling, directory: $1) }
+    let (sim, daemon, events) = (running.sim, running.daemon, running.events)
 
     var arrivals: [Duration] = [], feedbacks: [Duration] = []
     var missed = 0
@@ -138,9 +164,50 @@ func measureDaemon(polling: String) async throws -> Figures {
         cpu: String(format: "%.2f %%", cpu),
         traffic: String(format: "%.1f commands/s, %.0f bytes/s (%.1f %% of the busier direction)", commands, bytes, busiest / 11_520 * 100),
         rss: "\((daemon.residentKiB ?? 0) / 1024) MiB")
-    try await stop(events)
-    try await stop(daemon)
+    try await running.close()
     return figures
+}
+
+/// `polling: fast`, the default 0.5 s exit delay: placed → `tag.arrived` over `swapTaps` taps, with the
+/// signature read or not; `swapping`: each tag placed 0.2–0.4 s after the one before was lifted (a quick
+/// swap, while that one waits out its exit delay), else on an idle reader (after the removal was reported).
+func measureFast(swapping: Bool, signature: Bool) async throws -> String {
+    let running = try await RunningDaemon {
+        config(device: $0, polling: "fast", directory: $1, exitDelay: "500ms", originalityCheck: signature ? "always" : "never")
+    }
+    let (sim, events) = (running.sim, running.events)
+    let label = "fast, \(swapping ? "quick swap" : "idle"), signature \(signature ? "read" : "not read")"
+    var arrivals: [Duration] = []
+    var missed = 0
+    for index in 0..<swapTaps {
+        if swapping {
+            try await Task.sleep(for: .milliseconds(Int.random(in: 200...400)))
+        } else {
+            try await jitter()
+        }
+        let seen = events.stdout.count
+        let placed = ContinuousClock.now
+        sim.place(index % 2 == 0 ? tag : otherTag)
+        let arrival: RunningTool.Line
+        do {
+            arrival = try await events.waitForStdout(containing: "\"tag.arrived\"", after: seen)
+        } catch {
+            missed += 1
+            note("\(label): \(error)")
+            sim.removeAll()
+            continue
+        }
+        arrivals.append(arrival.arrival - placed)
+        // The signature read or not, as asked: else the table would compare the wrong things.
+        guard arrival.text.contains("\"genuine\"") == signature else {
+            throw TestFailure(description: "\(label): the arrival \(signature ? "lacks" : "has") a signature check: \(arrival.text)")
+        }
+        sim.removeAll()
+        if !swapping { _ = try? await events.waitForStdout(containing: "\"tag.removed\"", after: seen, timeout: .seconds(3)) }
+        note("\(label): tap \(index + 1), arrival \(arrivals.last.map { "\($0)" } ?? "-")")
+    }
+    try await running.close()
+    return summary(arrivals, missed: missed)
 }
 
 /// libnfc's `nfc-poll` (InAutoPoll, 300 ms period, 5 modulations), started afresh for every tap: detection only.
@@ -179,6 +246,10 @@ var measured: [Figures] = []
 for mode in ["auto-poll", "fast", "list-passive"] { measured.append(try await measureDaemon(polling: mode)) }
 let nfcPoll = try await measureNFCPoll()
 let figures = measured
+var fastFigures: [String] = []
+for (swapping, signature) in [(false, true), (false, false), (true, true), (true, false)] {
+    fastFigures.append(try await measureFast(swapping: swapping, signature: signature))
+}
 
 func row(_ label: String, _ value: (Figures) -> String, baseline: String) -> String {
     "| \(label) | " + figures.map(value).joined(separator: " | ") + " | \(baseline) |"
@@ -193,4 +264,10 @@ print("""
     \(row("idle CPU, % of one core over \(idleSeconds) s, reader attached, no tag", \.cpu, baseline: nfcPoll.cpu))
     \(row("serial line while idle (both ways)", \.traffic, baseline: "–"))
     \(row("resident memory of the daemon", \.rss, baseline: "–"))
+
+    ### `polling: fast`: an idle reader and a quick swap, with and without the originality signature
+
+    | placed → `tag.arrived` on the event stream, median / p90 (\(swapTaps) taps each; exit delay 0.5 s) | baseline: idle reader, signature read | idle reader, no signature | quick swap (the tag before lifted 0.2–0.4 s earlier), signature read | quick swap, no signature |
+    | --- | --- | --- | --- | --- |
+    | `polling: fast` | \(fastFigures.joined(separator: " | ")) |
     """)

@@ -18,13 +18,17 @@ public struct HardwareDoctor: Sendable {
         self.account = account
     }
 
-    /// Every check, in the order a person would look.
-    public func checks() -> [DoctorCheck] {
+    /// Every check, in the order a person would look. `configured`: the readers the config names
+    /// by a device node (`pn532_uart:/dev/ttyS0` → `/dev/ttyS0`), each checked as that reader:
+    /// a reader on a port no list here knows is not "no reader".
+    public func checks(configured: [(reader: String, node: String)] = []) -> [DoctorCheck] {
         let readers = diagnosis.usbReaders()
-        let serial = nodes(["ttyUSB*", "ttyACM*", "ttyAMA0", "serial0"])
-        let buses = nodes(["i2c-*", "spidev*"])
+        let configuredNodes = Set(configured.map(\.node))
+        let serial = nodes(["ttyUSB*", "ttyACM*", "ttyAMA0", "serial0"]).filter { !configuredNodes.contains($0) }
+        let buses = nodes(["i2c-*", "spidev*"]).filter { !configuredNodes.contains($0) }
         var checks = [kernelModules(), pcscd(readers)]
-        if readers.isEmpty && serial.isEmpty && buses.isEmpty {
+        checks += configured.map { access($0.node, what: "reader '\($0.reader)' on", blocking: true) }
+        if readers.isEmpty && serial.isEmpty && buses.isEmpty && configured.isEmpty {
             checks.append(.failed(
                 "readers: no known USB reader, serial port, I²C or SPI device",
                 fix: "plug the reader in (USB readers that work: docs/guide/hardware.md), then `tagrouter devices`"))

@@ -56,10 +56,15 @@ final class NFCContext: @unchecked Sendable {
     }
 
     /// Takes `connstring`'s lock, then opens it (`auto` or empty: the first
-    /// listed device whose lock is free). A device whose lock cannot be taken is
+    /// listed device whose lock is free; `usb-port:…`: what is plugged in there). A device whose lock cannot be taken is
     /// never opened: someone else could then open it underneath.
     func open(_ connstring: String) -> Result<NFCDevice, OpenFailure> {
         guard connstring != "auto" && !connstring.isEmpty else { return openFirst() }
+        if let byPort = USBPortDevice(connstring) {
+            // What is plugged into the port now; resolved at every open, as a replug moves the address.
+            guard let resolved = byPort.connstring(ports: USBPorts(), listed: listDevices()) else { return .failure(.notOpened) }
+            return open(resolved)
+        }
         let lock: DeviceLock
         do {
             lock = try DeviceLock.acquire(connstring)

@@ -19,6 +19,9 @@ struct ScanSession {
     private(set) var pauseBeforeNextStep: Duration?
     /// With `fast` polling, where the looks are in their round (`observe`).
     private var fastTurn = 0
+    /// When the latest look at the field began (InAutoPoll: when the chip answered, as
+    /// the driver cannot tell when in its wait the chip saw the tag).
+    private var lookStarted = ContinuousClock.now
 
     /// `adopting`: the arrivals of tags the previous reader reported lying on this
     /// one (see `ScanModel.adopt`); their later events keep those arrivals' identity.
@@ -35,6 +38,7 @@ struct ScanSession {
     /// One poll of the field; emits the events it leads to as they happen.
     /// Throws when the device failed (the caller retries or reopens).
     mutating func step(emit: (TagEvent) -> Void) throws(NFCError) {
+        lookStarted = .now
         let present = try observe()
         for decision in model.observe(present.map(\.uid), at: .now) {
             if case .arrive(let uid) = decision {
@@ -43,7 +47,7 @@ struct ScanSession {
                     presence.claim(uid)
                     job.finish(perform(job.job, on: target))
                 } else {
-                    emit(presence.arrived(read(target).arrivedEvent(reader: config.name)))
+                    emit(presence.arrived(read(target).arrivedEvent(reader: config.name, sensed: lookStarted)))
                 }
             } else if let event = presence.event(for: decision) {
                 emit(event)
@@ -60,6 +64,7 @@ struct ScanSession {
     /// moment a tag becomes a hold; with `list-passive` an empty field is polled too.
     private func nextPause() -> Duration? {
         guard model.isHolding || config.polling == .listPassive else { return nil }
+        if model.isWaitingOutExit && config.polling == .fast { return nil }
         guard let due = model.nextHoldDue else { return config.pollInterval }
         return max(.zero, min(config.pollInterval, due - .now))
     }
@@ -77,13 +82,17 @@ struct ScanSession {
     /// The tags in the field now. With nothing held, auto-poll blocks in the
     /// PN532's InAutoPoll, list-passive takes one quick look at every modulation
     /// and fast one at a single modulation; with tags held, an inventory answers
-    /// for all of them.
+    /// for all of them. Tags that were missing from the last look and wait out
+    /// `exitDelay` are not held in the field: it is watched as an empty one (auto-poll
+    /// as list-passive, so the exit delay ends on time), and a tag swapped in is read
+    /// from the look that found it, without a field reset.
     private mutating func observe() throws(NFCError) -> [NFCTarget] {
-        if model.isHolding { return try inventory() }
+        if model.isHolding && !model.isWaitingOutExit { return try inventory() }
         switch config.polling {
         // With fast polling too, what lies there at connection (`ignore_on_connect`) is every modulation's.
         case .listPassive,
-             .fast where model.awaitsFirstLook:
+             .fast where model.awaitsFirstLook,
+             .autoPoll where model.isWaitingOutExit:
             return try quickLook(NFCTarget.Modulation.allCases)
         case .fast:
             // Type A (NTAG, MIFARE, Type 4: most tags) three looks in four, FeliCa and
@@ -96,6 +105,7 @@ struct ScanSession {
             break
         }
         let polled = try device.autoPoll(pollCount: config.autoPollRounds, period: 1)
+        lookStarted = .now
         switch (polled.count, polled.target) {
         case (1, let target?):
             selected = target.uid
@@ -166,6 +176,6 @@ struct ScanSession {
         guard let tag = selectAndIdentify(target) else {
             return TagReadout(target: target, ndefError: device.lost.map { "reader failed: \($0)" } ?? TagReadout.removedDuringRead)
         }
-        return TagInspector.read(tag)
+        return TagInspector.read(tag, signature: config.readsSignature)
     }
 }

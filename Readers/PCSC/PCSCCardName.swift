@@ -2,7 +2,8 @@
 /// (supplemental document for contactless ICCs) has readers build it:
 /// `3B 8n 80 01` + historical bytes + TCK. A storage card (MIFARE, NTAG, Topaz,
 /// FeliCa) has the historical bytes `80 4F 0C A0 00 00 03 06 SS NN NN 00 00 00 00`
-/// with the standard `SS` and the card name `NN NN`; an ISO 14443-4 card (Type 4)
+/// with the standard `SS` (`03` ISO 14443-A, `0B` ISO 15693 part 3, `11` FeliCa)
+/// and the card name `NN NN`; an ISO 14443-4 card (Type 4)
 /// carries its ATS historical bytes (type A) or ATQB bytes (type B) instead.
 enum PCSCCardName {
     /// A card as the ATR names it.
@@ -24,12 +25,19 @@ enum PCSCCardName {
         /// A FeliCa card: its own commands (FeliCa's length byte first) wrapped in
         /// the reader's pass-through `FF 00 00 00 Lc`, as ACS readers take them.
         case feliCaCommands
+        /// An ISO 15693 card (NFC Forum Type 5): READ BINARY `FF B0` addressing its blocks.
+        case vicinityCommands
         /// No portable way to its memory through PC/SC (yet): named, not read.
         case none
     }
 
     /// PC/SC part 3's registered RID, which marks a storage card's historical bytes.
     static let storageCardPrefix: [UInt8] = [0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06]
+
+    /// Standard bytes (PC/SC part 3 supplement, table "standard") of ISO 15693 parts 1–4:
+    /// the card name after them varies by maker (`00 14` NXP ICODE, `00 12` TI Tag-it, …),
+    /// so the chip is named from its UID instead.
+    static let iso15693Standards: ClosedRange<UInt8> = 0x09...0x0C
 
     /// Card names (PC/SC part 3 supplement, table "card name") of the cards tagrouter tells apart.
     static let cardNames: [UInt16: (type: String, nfcForumType: Int?, access: Access)] = [
@@ -47,6 +55,7 @@ enum PCSCCardName {
         guard historical.starts(with: storageCardPrefix), historical.count >= 11 else {
             return Identity(type: "type4", nfcForumType: 4, access: .apdus)
         }
+        if iso15693Standards.contains(historical[8]) { return Identity(type: "iso15693", nfcForumType: 5, access: .vicinityCommands) }
         let name = UInt16(historical[9]) << 8 | UInt16(historical[10])
         let known = cardNames[name] ?? ("iso14443a", nil, .none)
         return Identity(type: known.type, nfcForumType: known.nfcForumType, access: known.access)

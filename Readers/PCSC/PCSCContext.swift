@@ -80,7 +80,7 @@ final class PCSCContext: @unchecked Sendable {
 /// A connected card (`SCardConnect`): APDUs go to it with `transmit`; it is
 /// disconnected, left powered for the next program, when released.
 final class PCSCCard: @unchecked Sendable {
-    private let handle: SCARDHANDLE
+    let handle: SCARDHANDLE
     private let protocolUsed: DWORD
 
     init(handle: SCARDHANDLE, protocolUsed: DWORD) {

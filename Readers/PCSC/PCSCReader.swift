@@ -78,7 +78,7 @@ final class PCSCReader: ReaderThread {
                 waiting("pcscd not reachable; waiting for it", error.description)
                 continue
             }
-            guard let reader = device.pick(from: readers) else {
+            guard let reader = device.pick(from: readers, in: context) else {
                 waiting("reader not found; waiting for it", "pcscd has: " + (readers.isEmpty ? "no readers" : readers.joined(separator: ", ")))
                 continue
             }

@@ -33,6 +33,7 @@ struct PCSCScan {
     /// Feeds the model what the slot holds now, reading a new card (its UID, and
     /// all of it when the model reports its arrival), and emits what it decides.
     mutating func observe(_ state: PCSCContext.ReaderState, connect: () throws(PCSCError) -> PCSCCard, emit: (TagEvent) -> Void) {
+        let sensed = ContinuousClock.now
         var connected: PCSCCard?
         if !state.cardPresent {
             // pcscd saw the card until this change: it was there until now (its dwell, the exit delay's start).
@@ -41,7 +42,7 @@ struct PCSCScan {
         } else if card?.events != state.eventCount {
             card = nil
             if let opened = try? connect(),
-                let uid = try? PCSCTransport(card: opened).readerCommand([0xFF, 0xCA, 0x00, 0x00, 0x00]), !uid.isEmpty
+                let uid = try? PCSCInspector.readUID(opened, atr: state.atr), !uid.isEmpty
             {
                 card = (TagUID(bytes: uid), state.eventCount)
                 connected = opened
@@ -57,9 +58,9 @@ struct PCSCScan {
                 presence.claim(uid)
                 job.finish(Self.perform(job.job, on: opened, atr: state.atr, uid: uid, reader: config.name))
             } else if case .arrive(let uid) = decision {
-                let readout = connected.map { PCSCInspector.inspect($0, atr: state.atr, uid: uid) }
+                let readout = connected.map { PCSCInspector.inspect($0, atr: state.atr, uid: uid, signature: config.readsSignature) }
                     ?? TagReadout(info: TagInfo(uid: uid, type: PCSCCardName.identify(atr: state.atr)?.type ?? "unknown"), ndefError: TagReadout.removedDuringRead)
-                emit(presence.arrived(readout.arrivedEvent(reader: config.name)))
+                emit(presence.arrived(readout.arrivedEvent(reader: config.name, sensed: sensed)))
             } else if let event = presence.event(for: decision) {
                 emit(event)
             }

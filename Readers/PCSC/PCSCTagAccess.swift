@@ -10,7 +10,7 @@ enum PCSCTagAccess {
         let deadline = ContinuousClock.now + timeout
         do {
             let context = try PCSCContext()
-            guard let reader = device.pick(from: try context.readers()) else { throw TagAccessError.noReader(device: name) }
+            guard let reader = device.pick(from: try context.readers(), in: context) else { throw TagAccessError.noReader(device: name) }
             var known: PCSCContext.ReaderState?
             while ContinuousClock.now < deadline {
                 guard let state = try context.waitForChange(reader: reader, known: known, timeout: deadline - ContinuousClock.now) else { break }

@@ -99,6 +99,8 @@ extension PN532Chip {
 
     /// A tag's TargetData (`Tg` first), with InAutoPoll's type and length before it; nil when `selection` skips it.
     func targetData(_ activation: TagActivation, number: UInt8, _ selection: Selection) -> [UInt8]? {
+        // A PN532 has no ISO 15693 front end: a vicinity tag in its field stays unseen.
+        guard !activation.isVicinity else { return nil }
         switch selection {
         case .typeA(let uid):
             guard activation.felica == nil, !activation.isJewel,

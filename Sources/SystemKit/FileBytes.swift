@@ -11,6 +11,25 @@ public enum FileBytes {
         return read(descriptor: descriptor, limit: limit)
     }
 
+    /// Why the file at `path` cannot be read, in words for a message — `there is no such file`,
+    /// `permission denied to user tagrouter (uid 64100)`, or the system's reason; nil when it can be.
+    public static func whyUnreadable(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        if descriptor >= 0 {
+            // Nothing is read: a named pipe would lose what it gives.
+            defer { close(descriptor) }
+            var info = stat()
+            return fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? String(cString: strerror(EISDIR)) : nil
+        }
+        switch errno {
+        case ENOENT: return "there is no such file"
+        case EACCES:
+            let user = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "?"
+            return "permission denied to user \(user) (uid \(geteuid()))"
+        case let reason: return String(cString: strerror(reason))
+        }
+    }
+
     /// The bytes left in `descriptor` (standard input, a pipe, a file), or nil when a read fails.
     public static func read(descriptor: Int32, limit: Int = .max) -> [UInt8]? {
         var bytes: [UInt8] = []

@@ -18,6 +18,16 @@ public struct ReaderConfig: Sendable, Equatable {
         case fast
     }
 
+    /// When an arriving NTAG 21x or Ultralight EV1 is asked for its originality
+    /// signature (READ_SIG, for `tag.genuine` and `tag.signature`; ~8 ms a tap at 115200 baud).
+    public enum SignatureReading: String, Sendable, Equatable, CaseIterable {
+        /// When the config uses it: a route matching `genuine`, a template naming
+        /// `tag.genuine` or `tag.signature`, a `tags:` entry with `require_genuine`.
+        case auto
+        case always
+        case never
+    }
+
     /// What a reader does when another process holds its device (`DeviceLock`).
     public enum BusyPolicy: String, Sendable, Equatable, CaseIterable {
         /// Logs it once and tries again with the reader's backoff (the daemon's default).
@@ -55,6 +65,9 @@ public struct ReaderConfig: Sendable, Equatable {
     public var feedback = ReaderFeedback()
     /// False: the reader's own beep on detection is turned off, so the only beep is tagrouter's.
     public var beepOnDetect = true
+    /// Whether arriving tags that carry an originality signature are asked for it
+    /// (`signatureReading` resolved against the config; the one-shot tools always ask).
+    public var readsSignature = true
     /// What only this reader's driver reads (its own keys); none: the driver's defaults.
     public var driverSettings = DriverSettings()
 

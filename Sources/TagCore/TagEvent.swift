@@ -52,6 +52,11 @@ public struct TagEvent: Sendable, Equatable {
     /// The tag id this event's presence was given at its arrival, for the events
     /// after it (which carry no URI); nil: worked out from this event (`tagID`).
     public var presenceTagID: String?
+    /// For a `tag.arrived` of this daemon's own reader: place → this event as far as
+    /// the reader can tell, from the start of the look at the field that found the tag
+    /// (PC/SC: from pcscd's report of the card) to the event, the tag read. Kept in
+    /// process for the reader's latency figures (`status`, `/metrics`); not in the JSON.
+    public var arrivalLatency: Duration?
 
     public init(
         kind: Kind, id: String = UUID().uuidString.lowercased(), time: Date = Date(), reader: String,

@@ -103,6 +103,9 @@ public struct DoctorMachine: Sendable {
     public var account: MachineAccount
     /// The `device:` of every reader in the config (none when it did not load).
     public var devices: [String]
+    /// The readers the config names by a device node (`pn532_uart:/dev/ttyS0` → `/dev/ttyS0`): a driver
+    /// checks each as that reader, so one on a port no list of its knows is not "no reader".
+    public var configured: [(reader: String, node: String)] = []
 
     public init(root: String, account: MachineAccount, devices: [String] = []) {
         self.root = root.hasSuffix("/") ? root : root + "/"

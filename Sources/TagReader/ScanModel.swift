@@ -40,6 +40,8 @@ public struct ScanModel: Sendable {
     /// When each reported tag was last seen before it left, for `cooldown`.
     private var departed: [TagUID: ContinuousClock.Instant] = [:]
     private var justConnected = false
+    /// Whether the latest observation saw no tag at all.
+    private var lastLookWasEmpty = false
 
     public init(cooldown: Duration, exitDelay: Duration, ignoreOnConnect: Bool, hold: Duration? = nil) {
         self.cooldown = cooldown
@@ -57,11 +59,18 @@ public struct ScanModel: Sendable {
     /// there they do not arrive again, and their removal is reported.
     public mutating func adopt(_ uids: [TagUID], at now: ContinuousClock.Instant) {
         for uid in uids { present[uid] = Presence(firstSeen: now, lastSeen: now, reported: true) }
+        lastLookWasEmpty = false  // not looked for yet: they may lie there halted, which only an inventory sees
     }
 
     /// True while a tag is held or waiting out its exit delay: the reader must keep
     /// checking the field instead of blocking until the next tag.
     public var isHolding: Bool { !present.isEmpty }
+
+    /// True while tags are held only because they wait out `exitDelay`: the latest
+    /// observation saw none of them (nor any other tag). The field looks empty, so the
+    /// reader watches it as it watches an empty one and a tag placed now is read from
+    /// the look that found it (a quick swap), not from the next inventory.
+    public var isWaitingOutExit: Bool { isHolding && lastLookWasEmpty }
 
     /// The earliest moment a reported tag still present becomes a hold: the reader
     /// must look at the field then, so `tag.held` fires on time. Nil when none is due.
@@ -85,6 +94,7 @@ public struct ScanModel: Sendable {
     public mutating func observe(_ seen: [TagUID], at now: ContinuousClock.Instant) -> [Decision] {
         let silenceAll = justConnected && ignoreOnConnect
         justConnected = false
+        lastLookWasEmpty = seen.isEmpty
         var decisions: [Decision] = []
         let seenSet = Set(seen)
         for (uid, tag) in present.sorted(by: { $0.key.hex < $1.key.hex }) where !seenSet.contains(uid) {

@@ -18,10 +18,10 @@ package enum TagInspector {
     }
 
     /// Reads an identified tag's NDEF message through its driver (libnfc and PC/SC
-    /// alike), then its originality signature when it has one.
-    package static func read(_ tag: Identified) -> TagReadout {
+    /// alike), then its originality signature when it has one and `signature` asks for it.
+    package static func read(_ tag: Identified, signature: Bool = true) -> TagReadout {
         var readout = readNDEF(tag)
-        if TagIdentity.hasOriginalitySignature(readout.info.type), let driver = tag.driver as? Type2Driver {
+        if signature, TagIdentity.hasOriginalitySignature(readout.info.type), let driver = tag.driver as? Type2Driver {
             // Last, so that a chip which NAKs READ_SIG (and goes idle) has been read already; one exchange.
             if readout.ndefError != TagReadout.removedDuringRead { readout.info.signature = try? driver.originalitySignature() }
             readout.info.genuine = OriginalityCheck.verdict(uid: readout.info.uid, signature: readout.info.signature)

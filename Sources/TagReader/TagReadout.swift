@@ -34,8 +34,11 @@ package struct TagReadout: Sendable {
         ndefError = error.map { "NDEF message: \($0)" }
     }
 
-    /// The `tag.arrived` event for this readout.
-    package func arrivedEvent(reader: String) -> TagEvent {
-        TagEvent(kind: .tagArrived, reader: reader, tag: info, ndef: ndef, ndefError: ndefError, uri: uri, text: text)
+    /// The `tag.arrived` event for this readout; `sensed`: when the scan loop began the
+    /// look that found the tag (the start of its `arrivalLatency`).
+    package func arrivedEvent(reader: String, sensed: ContinuousClock.Instant? = nil) -> TagEvent {
+        var event = TagEvent(kind: .tagArrived, reader: reader, tag: info, ndef: ndef, ndefError: ndefError, uri: uri, text: text)
+        event.arrivalLatency = sensed.map { .now - $0 }
+        return event
     }
 }

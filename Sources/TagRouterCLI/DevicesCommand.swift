@@ -11,7 +11,10 @@ enum DevicesCommand: Command {
 
         Lists the readers libnfc finds (USB readers, and serial readers named in
         LIBNFC_DEVICE or /etc/nfc/libnfc.conf), opening each once, and the PC/SC
-        readers pcscd has (device pcsc:<name>; ACR1252U, uTrust, Omnikey).
+        readers pcscd has (device pcsc:<name>; ACR1252U, uTrust, Omnikey). Under a
+        reader in a USB socket: its port and the device: line naming it by that port
+        (usb-port:1-1.2, pcsc:usb-port:1-1.2), which identical readers keep across
+        replugs and reboots; USB-serial adapters are listed by port, never opened.
         When none is found or one fails to open, says which cause applies on this
         machine: kernel pn533/pn533_usb/nfc modules, pcscd, device-node permissions,
         libnfc.conf / LIBNFC_* settings. Exit status 1 when no reader opens.

@@ -48,11 +48,17 @@ enum RunCommand: Command {
         options.dryRun = arguments.flag(dryRunOption)
         options.stateDirectory = try arguments.value(of: stateDirOption)
         options.eventsFrom = try arguments.value(of: eventsFromOption)
-        options.control = try ControlOption.path(&arguments)
+        let control = try ControlOption.listeningPath(&arguments)
+        options.control = control
         options.signals = signals
         options.tagNamer = { PageTagNamer(config: $0, reload: $1) }
         options.loaded = { [file = options.config] in file.printWarnings($0) }
         try arguments.finish()
+        if !control.explicit, let other = ControlOption.otherDaemon(besides: control.path) {
+            throw .runtime(
+                "another tagrouter daemon (\(other.which)) already answers at \(other.path); two on one machine fight for its readers "
+                    + "and MQTT client id: stop that one first (the service: sudo systemctl stop tagrouter), or give this one its own --control PATH")
+        }
         signal(SIGPIPE, SIG_IGN)  // a closed stdout fails the `log` action, it does not kill the daemon
         do throws(DaemonError) {
             let daemon = try Daemon(configuration: options)

@@ -62,6 +62,7 @@ enum WatchCommand: Command {
             }
         }
         for index in configs.indices {
+            configs[index].readsSignature = true  // watch shows the whole tag, whatever the file's routes use
             if let exitDelay { configs[index].exitDelay = exitDelay }
             if let cooldown { configs[index].cooldown = cooldown }
             if ignoreOnConnect { configs[index].ignoreOnConnect = true }

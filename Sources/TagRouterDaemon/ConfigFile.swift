@@ -31,7 +31,7 @@ public struct ConfigFile: Sendable {
     /// The file given (`--config`), which must be readable, else the first found on the search path, else the embedded default.
     public init(explicit: String?) throws(DaemonError) {
         if let explicit {
-            guard FileManager.default.isReadableFile(atPath: explicit) else { throw .usage("cannot read the config file '\(explicit)'") }
+            if let reason = FileBytes.whyUnreadable(explicit) { throw .usage("cannot read the config file '\(explicit)': \(reason)") }
             source = .file(explicit)
         } else if let found = Self.searchPath.first(where: { FileManager.default.isReadableFile(atPath: $0) }) {
             source = .file(found)
@@ -106,9 +106,7 @@ public struct ConfigFile: Sendable {
     private static func settledContents(_ path: String) throws(ConfigErrors) -> [UInt8] {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-            guard let contents = ConfigLoader.read(file: path) else {
-                throw ConfigErrors(mark: SourceMark(file: path, line: 1, column: 1), path: "", message: "cannot read the config file")
-            }
+            guard let contents = ConfigLoader.read(file: path) else { throw ConfigLoader.unreadable(path) }
             return contents
         }
         let clock = ContinuousClock()
@@ -117,9 +115,7 @@ public struct ConfigFile: Sendable {
         while true {
             usleep(settle.microseconds)
             let current = ConfigLoader.read(file: path)
-            guard let contents = current else {
-                throw ConfigErrors(mark: SourceMark(file: path, line: 1, column: 1), path: "", message: "cannot read the config file")
-            }
+            guard let contents = current else { throw ConfigLoader.unreadable(path) }
             if current == previous { return contents }
             guard clock.now < deadline else {
                 throw ConfigErrors(

@@ -72,12 +72,18 @@ struct ControlEndToEndTests {
         #expect(status.stdout.contains("key: 1 match\n"))
         #expect(status.stdout.contains("removals: 2 matches"))
         #expect(status.stdout.contains("key.0.log: delivered 1, failed 0"))
+        // How fast the reader is, under its line: place → tag.arrived, and its arrivals → each action's outcome.
+        #expect(status.stdout.contains("\n    place → tag.arrived: p50 "), "\(status.stdout)")
+        #expect(status.stdout.contains("\n    tag.arrived → key.0.log: p50 "), "\(status.stdout)")
         let json = try await tool(setup, ["status", "--json"])
         let parsed = try JSONValue.parse(json.stdout)
         #expect(parsed.value(atPath: "readers.0.tags_seen") == 2)
         #expect(parsed.value(atPath: "readers.0.state") == "connected")
         #expect(parsed.value(atPath: "actions.0.delivered") == 1)
         #expect(parsed.value(atPath: "actions.0.latency_ms.p50") != nil)
+        #expect(parsed.value(atPath: "readers.0.arrival_ms.p50") != nil)
+        #expect(parsed.value(atPath: "readers.0.arrival_ms.p99") != nil)
+        #expect(parsed.value(atPath: "readers.0.outcome_ms")?["key.0.log"]?["p50"] != nil)
 
         // A typo is shown to the person who reloads, at file:line:col; a good change is summed up.
         try config(setup, extraRoute: "  - name: typo\n    mach: {}\n    actions: [{ log: x }]").write(toFile: setup.directory + "/tagrouter.yaml", atomically: true, encoding: .utf8)

@@ -59,6 +59,9 @@ struct LivePageEndToEndTests {
         try await browser.wait(for: tap + " .snippet pre", holding: #"match: { tag_id: "front-door-key" }"#)
         try await browser.wait(for: tap + " .snippet pre", holding: #"match: { uri: "https://www.home-assistant.io/tag/front-door-key" }"#)
         try await browser.wait(for: #"[data-action="key.0.log"] .delivered"#, holding: "1 delivered")
+        // How fast the reader is: place → tag.arrived as far as it can tell, and its arrival → the action's outcome.
+        try await browser.wait(for: #"[data-reader="front-door"] [data-latency="arrival"]"#, holding: "place \u{2192} tag.arrived p50 ")
+        try await browser.wait(for: #"[data-reader="front-door"] [data-latency="key.0.log"]"#, holding: "tag.arrived \u{2192} key.0.log p50 ")
         try await place(#"{"op":"remove"}"#, setup, browser: browser, shows: #"li.tap[data-uid="04a224b2c35e80"] li.stage[data-kind="tag.removed"]"#, holding: "on the reader")
 
         // A tap that matches nothing says why; what the tag holds is shown as text, never as markup.

@@ -91,6 +91,43 @@ struct MQTTEndToEndTests {
         _ = try await simulator.termination()
     }
 
+    /// A second daemon on the same config takes the first one's client id: the two must not take it from
+    /// each other for ever (each takeover flaps Home Assistant: a retained `offline`, discovery again). The
+    /// one taken over again gives up and says so; the other keeps the id, and HA sees it online.
+    @Test func aSecondDaemonOnTheSameClientIDDoesNotFightTheFirstForIt() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let broker = try await MosquittoBroker()
+        let config = """
+            state_dir: \(setup.directory)/state
+            readers: [{ name: front-door, device: "pn532_uart:\(setup.directory)/no-reader" }]
+            mqtt: { host: 127.0.0.1, port: \(broker.port), client_id: e2e, home_assistant: { discovery: true } }
+            routes: [{ name: all, actions: [log] }]
+            """
+        let first = try setup.daemon(config: config, control: setup.directory + "/first.sock")
+        try await first.waitForStderr(containing: "mqtt connected")
+        let second = try setup.daemon(config: config, control: setup.directory + "/second.sock")
+        defer {
+            first.signal(SIGTERM)
+            second.signal(SIGTERM)
+        }
+        func gaveUp(_ daemon: RunningTool) -> Bool { daemon.stderr.contains { line in line.text.contains("this one stops reconnecting") } }
+        let someoneGaveUp = await eventually(within: 60) { gaveUp(first) || gaveUp(second) }
+        #expect(someoneGaveUp, "\(first.stderr.suffix(6).map(\.text)) \(second.stderr.suffix(6).map(\.text))")
+        let (loser, survivor) = gaveUp(first) ? ("first", "second") : ("second", "first")
+
+        // The survivor keeps the id; the one that gave up says why in its status (DEGRADED).
+        let kept = try await ToolRun(BuiltProducts.tagrouter.path, ["status", "--control", setup.directory + "/\(survivor).sock"])
+        #expect(kept.stdout.contains("mqtt: 127.0.0.1:\(broker.port) connected"), "\(kept.stdout)")
+        let stopped = try await ToolRun(BuiltProducts.tagrouter.path, ["status", "--control", setup.directory + "/\(loser).sock"])
+        #expect(stopped.status != 0 && stopped.stdout.contains("DEGRADED") && stopped.stdout.contains("not reconnecting"), "\(stopped.stdout)")
+        // Home Assistant, subscribing now, sees the daemon online.
+        let late = try Subscriber(port: broker.port, filter: "tagrouter/e2e/status", qos: 1)
+        try await late.waitFor("retained online") { $0.retained && $0.text == "online" }
+        // Only one gave up.
+        #expect(!(gaveUp(first) && gaveUp(second)))
+    }
+
     @Test func tapsWhileTheBrokerIsDownArriveInOrderAfterItRestarts() async throws {
         let setup = try Setup()
         defer { setup.remove() }

@@ -77,6 +77,17 @@ struct MetricsEndToEndTests {
         #expect(scrape.value("tagrouter_tap_to_action_seconds_count", ["action": "key.1.mqtt"]) == 1)
         #expect((scrape.value("tagrouter_tap_to_action_seconds_sum", ["action": "key.1.mqtt"]) ?? 0) > 0)
         #expect(scrape.types["tagrouter_events"] == "counter")
+        // How fast the reader is: its two arrivals, place → tag.arrived as far as it can tell; the key's
+        // arrival → each of its actions' outcomes (the removals' actions are not an arrival's).
+        #expect(scrape.types["tagrouter_reader_arrival_seconds"] == "histogram")
+        #expect(scrape.value("tagrouter_reader_arrival_seconds_count", ["reader": "front-door"]) == 2)
+        #expect((scrape.value("tagrouter_reader_arrival_seconds_sum", ["reader": "front-door"]) ?? 0) > 0)
+        #expect(scrape.value("tagrouter_reader_arrival_seconds_bucket", ["reader": "front-door", "le": "+Inf"]) == 2)
+        #expect(scrape.types["tagrouter_arrival_to_outcome_seconds"] == "histogram")
+        for action in ["key.0.log", "key.1.mqtt"] {
+            #expect(scrape.value("tagrouter_arrival_to_outcome_seconds_count", ["reader": "front-door", "action": action]) == 1)
+        }
+        #expect(scrape.value("tagrouter_arrival_to_outcome_seconds_count", ["reader": "front-door", "action": "removals.0.log"]) == nil)
         // The process metrics of the daemon itself.
         #expect((scrape.value("process_resident_memory_bytes") ?? 0) > 1_000_000)
         #expect((scrape.value("process_open_fds") ?? 0) > 3)

@@ -11,118 +11,159 @@ import Testing
 /// with `setpriv` — so it needs root, which CI has.
 @Suite(.timeLimit(.minutes(3)))
 struct PackagedServiceTests {
-    static let service: uid_t = 64_100
-    static let member: uid_t = 64_101
-    static let stranger: uid_t = 64_102
     static let blank = #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"text":"old"}]}"#
-
-    /// `command` inside the private `/run` of `namespace`, as `uid` (with `groups`) when given.
-    func inside(_ namespace: RunningTool, as uid: uid_t? = nil, groups: [uid_t] = [], _ command: [String]) -> [String] {
-        var wrapped = ["/usr/bin/nsenter", "-t", "\(namespace.pid)", "-m", "--"]
-        if let uid {
-            wrapped += ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)"]
-            wrapped += groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map(String.init).joined(separator: ",")]
-        }
-        return wrapped + command
-    }
-
-    /// No hint of where the daemon is: what a login shell has.
-    static let shell = ["TAGROUTER_CONTROL": "", "RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": ""]
-
-    func run(_ command: [String], environment: [String: String] = shell) async throws -> ToolRun {
-        try await ToolRun(command[0], Array(command.dropFirst()), environment: environment, directory: "/")
-    }
-
-    func start(_ command: [String], environment: [String: String] = shell, directory: String = "/") throws -> RunningTool {
-        try RunningTool(command[0], Array(command.dropFirst()), environment: environment, directory: directory)
-    }
-
-    /// A request to the simulator at `control` (`tagrouter simulate --request`), which must succeed.
-    func request(_ json: String, control: String) async throws {
-        let run = try await ToolRun(BuiltProducts.tagrouter.path, ["simulate", "--control", control, "--request", json])
-        guard run.status == 0 else { throw TestFailure(description: "simulate --request \(json): \(run.stderr)") }
-    }
+    static let member = PackagedService.member
+    static let service = PackagedService.service
 
     @Test func rootAndTheServicesGroupFindTheServiceWithoutFlags() async throws {
         guard getuid() == 0 else { return }  // other users and a private /run need root
-        let setup = try Setup()
-        defer { setup.remove() }
-        let tagrouter = try BuiltProducts.tagrouterForOtherUsers(in: setup.directory)
-        let home = setup.directory + "/service"
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: false)
-        chown(home, Self.service, Self.service)
-        let link = home + "/pn532"
-        let simulatorControl = home + "/pn532.sock"
-
-        // systemd's part: a /run of its own with /run/tagrouter made for the service's user (mode 0755).
-        let namespace = try start([
-            "/usr/bin/unshare", "-m", "--propagation", "private", "sh", "-c",
-            "mount -t tmpfs -o mode=755 tmpfs /run && mkdir /run/tagrouter && chown \(Self.service):\(Self.service) /run/tagrouter && echo ready && exec sleep 600",
-        ])
-        try await namespace.waitForStdout(containing: "ready")
-        defer { namespace.signal(SIGKILL) }
-
-        let simulator = try start(
-            ["/usr/bin/setpriv", "--reuid=\(Self.service)", "--regid=\(Self.service)", "--clear-groups",
-             tagrouter, "simulate", "--no-pacing", "--link", link, "--control", simulatorControl],
-            directory: home)
-        try await simulator.waitForStdout(containing: "control: \(simulatorControl)")
-        defer { simulator.signal(SIGTERM) }
-        let device = "pn532_uart:\(link)"
-        let config = home + "/tagrouter.yaml"
-        try """
-            state_dir: \(home)/state
-            readers: [{ name: front-door, device: "\(device)", cooldown: 0s, exit_delay: 200ms }]
+        let service = try await PackagedService(config: """
+            state_dir: HOME/state
+            readers: [{ name: front-door, device: "DEVICE", cooldown: 0s, exit_delay: 200ms }]
             routes:
               - { name: taps, match: { event: tag.arrived }, actions: [{ log: "tap {{tag.uid}}" }] }
               - { name: up, match: { event: reader.connected }, actions: [{ log: "connected {{reader}}" }] }
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try start(
-            inside(namespace, as: Self.service, ["/bin/sh", "-c", "umask 0027 && exec \"$0\" \"$@\"", tagrouter, "run", "--config", config, "--log-format", "json"]),
-            environment: ["RUNTIME_DIRECTORY": "/run/tagrouter", "XDG_RUNTIME_DIR": "", "TAGROUTER_CONTROL": "", "LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"],
-            directory: home)
-        try await daemon.waitForStderr(containing: "control socket ready")
+            """)
+        defer { service.stop() }
+        let daemon = service.daemon
         try await daemon.waitForStdout(containing: "connected front-door")
-        defer { daemon.signal(SIGTERM) }
-        let which = "pid \(daemon.pid), config \(config)"
+        let which = "pid \(daemon.pid), config \(service.config)"
 
         // status, from root and from a member of the service's group; a stranger is refused by the daemon.
-        let rootStatus = try await run(inside(namespace, [tagrouter, "status"]))
+        let rootStatus = try await service.run(["status"])
         #expect(rootStatus.status == 0, "\(rootStatus.stderr)")
-        #expect(rootStatus.stdout.contains("pid \(daemon.pid)") && rootStatus.stdout.contains("config: \(config)"), "\(rootStatus.stdout)")
+        #expect(rootStatus.stdout.contains("pid \(daemon.pid)") && rootStatus.stdout.contains("config: \(service.config)"), "\(rootStatus.stdout)")
         #expect(rootStatus.stdout.contains("control: /run/tagrouter/control.sock"), "\(rootStatus.stdout)")
-        let memberStatus = try await run(inside(namespace, as: Self.member, groups: [Self.service], [tagrouter, "status"]))
+        let memberStatus = try await service.run(as: Self.member, groups: [Self.service], ["status"])
         #expect(memberStatus.status == 0, "\(memberStatus.stderr)")
-        let strangerStatus = try await run(inside(namespace, as: Self.stranger, [tagrouter, "status"]))
+        let strangerStatus = try await service.run(as: PackagedService.stranger, ["status"])
         #expect(strangerStatus.status == 1)
         #expect(strangerStatus.stderr.contains("/run/tagrouter/control.sock"), "\(strangerStatus.stderr)")
 
         // events, from the member and from root: each says which daemon it follows, and sees the taps.
-        let events = try start(inside(namespace, as: Self.member, groups: [Self.service], [tagrouter, "events"]))
-        let rootEvents = try start(inside(namespace, [tagrouter, "events"]))
+        let events = try service.start(as: Self.member, groups: [Self.service], ["events"])
+        let rootEvents = try service.start(["events"])
         for watcher in [events, rootEvents] {
             try await watcher.waitForStderr(containing: "following the events of tagrouter (\(which)) at /run/tagrouter/control.sock")
         }
 
         // write from the member (no --device: the daemon's only reader) goes through the daemon.
-        let memberWrite = try start(inside(namespace, as: Self.member, groups: [Self.service], [tagrouter, "write", "--text", "member", "--timeout", "20"]))
+        let memberWrite = try service.start(as: Self.member, groups: [Self.service], ["write", "--text", "member", "--timeout", "20"])
         try await daemon.waitForStderr(containing: "write requested; waiting for a tag")
-        try await request(Self.blank, control: simulatorControl)
+        try await service.request(Self.blank)
         #expect(try await memberWrite.termination().status == .exited(0), "\(memberWrite.stderr.map(\.text))")
-        try await request(#"{"op":"remove"}"#, control: simulatorControl)
+        try await service.request(#"{"op":"remove"}"#)
 
         // write from root naming the device the service holds: through the service, never opening it underneath.
         let before = daemon.stderr.count
-        let rootWrite = try start(inside(namespace, [tagrouter, "write", "--device", device, "--text", "root", "--timeout", "20"]))
+        let rootWrite = try service.start(["write", "--device", service.device, "--text", "root", "--timeout", "20"])
         try await daemon.waitForStderr(containing: "write requested; waiting for a tag", after: before)
-        try await request(Self.blank, control: simulatorControl)
+        try await service.request(Self.blank)
         #expect(try await rootWrite.termination().status == .exited(0), "\(rootWrite.stderr.map(\.text))")
         #expect(!daemon.stderr.contains { $0.text.contains("reader lost") }, "\(daemon.stderr.map(\.text))")
         try await daemon.waitForStderr(containing: "tag written; not routed")
 
         // A tap (not a write) reaches both watchers.
-        try await request(#"{"op":"remove"}"#, control: simulatorControl)
-        try await request(#"{"op":"place","type":"ntag213","uid":"04000000000001","records":[{"text":"hi","lang":"en"}]}"#, control: simulatorControl)
+        try await service.request(#"{"op":"remove"}"#)
+        try await service.request(#"{"op":"place","type":"ntag213","uid":"04000000000001","records":[{"text":"hi","lang":"en"}]}"#)
         for watcher in [events, rootEvents] { try await watcher.waitForStdout(containing: "front-door tag.arrived 04000000000001") }
+    }
+
+    /// The documented way to name tags on a stock install: root runs `tags learn`, which finds the
+    /// service where `status` does, and the tags file the service reads stays the service's
+    /// (owner and mode kept), so the reload that follows succeeds.
+    @Test func rootLearnsATagForTheServiceAndTheTagsFileStaysTheServices() async throws {
+        guard getuid() == 0 else { return }
+        let service = try await PackagedService(config: """
+            state_dir: HOME/state
+            readers: [{ name: front-door, device: "DEVICE", cooldown: 0s, exit_delay: 200ms }]
+            tags: { file: HOME/state/tags.yaml }
+            routes:
+              - { name: taps, match: { event: tag.arrived }, actions: [{ log: "tap {{tag.name}}" }] }
+            """, prepare: { home in
+                let state = home + "/state"
+                try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+                chown(state, PackagedService.service, PackagedService.service)
+                chmod(state, 0o750)
+                try "# named tags\n".write(toFile: state + "/tags.yaml", atomically: true, encoding: .utf8)
+                chown(state + "/tags.yaml", PackagedService.service, PackagedService.service)
+                chmod(state + "/tags.yaml", 0o640)
+            })
+        defer { service.stop() }
+        let tags = service.home + "/state/tags.yaml"
+        let learn = try service.start(["tags", "learn", "--name", "door-key", "--timeout", "20"])
+        try await service.daemon.waitForStderr(containing: "read requested; waiting for a tag")
+        try await service.request(Self.blank)
+        let end = try await learn.termination()
+        #expect(end.status == .exited(0), "\((learn.stdout + learn.stderr).map(\.text))")
+        try await learn.waitForStdout(containing: "The daemon reloaded its config.")
+        let attributes = try FileManager.default.attributesOfItem(atPath: tags)
+        #expect(attributes[.ownerAccountID] as? Int == Int(Self.service), "\(attributes)")
+        #expect(attributes[.groupOwnerAccountID] as? Int == Int(Self.service), "\(attributes)")
+        #expect(attributes[.posixPermissions] as? Int == 0o640, "\(attributes)")
+        #expect(try String(contentsOfFile: tags, encoding: .utf8).contains(#"name: "door-key", uid: "04a224b2c35e80""#))
+        let status = try await service.run(["status"])
+        #expect(status.status == 0 && !status.stdout.contains("DEGRADED"), "\(status.stdout)\(status.stderr)")
+
+        // The tag read for the name, still on the reader after the reload, is not routed as a tap: the next
+        // tap routed is another tag's.
+        try await service.request(#"{"op":"remove"}"#)
+        try await service.request(#"{"op":"place","type":"ntag213","uid":"04000000000001","records":[{"text":"hi","lang":"en"}]}"#)
+        try await service.daemon.waitForStdout(containing: "tap ")
+        #expect(service.daemon.stdout.first { $0.text.contains("tap ") }?.text.contains("door-key") == false, "\(service.daemon.stdout.map(\.text))")
+
+        // A tags file the service cannot read: the refused reload says why.
+        chown(tags, 0, 0)
+        chmod(tags, 0o600)
+        let reload = try await service.run(["reload"])
+        #expect(reload.status == 65, "\(reload.stdout)\(reload.stderr)")
+        #expect(reload.stderr.contains("cannot read the tags file \(tags): permission denied to user "), "\(reload.stdout)\(reload.stderr)")
+    }
+
+    /// `sudo tagrouter run` beside the running service (on the same config, from a login shell) does not start a
+    /// second daemon that would fight it for the reader and the MQTT client id: it names the one running.
+    @Test func aSecondDaemonDoesNotStartBesideTheService() async throws {
+        guard getuid() == 0 else { return }
+        let service = try await PackagedService(config: """
+            state_dir: HOME/state
+            readers: [{ name: front-door, device: "DEVICE" }]
+            routes: [{ name: taps, match: { event: tag.arrived }, actions: [log] }]
+            """)
+        defer { service.stop() }
+        let second = try await service.run(["run", "--config", service.config])
+        #expect(second.status == 1, "\(second.stdout)\(second.stderr)")
+        #expect(second.stderr.contains("another tagrouter daemon (pid \(service.daemon.pid), config \(service.config)) already answers at /run/tagrouter/control.sock"),
+                "\(second.stderr)")
+    }
+
+    /// The one recipe the docs give for a secret (docs/guide/service.md "Secrets") makes a file the service reads;
+    /// the recipe they gave before (`openssl rand -hex 24 > file; chmod 600` as root) made one it cannot.
+    @Test func theSecretRecipeMakesAFileTheServiceReads() async throws {
+        guard getuid() == 0 else { return }
+        let service = try await PackagedService(config: """
+            state_dir: HOME/state
+            readers: [{ name: front-door, device: "DEVICE" }]
+            routes: [{ name: taps, match: { event: tag.arrived }, actions: [log] }]
+            """)
+        defer { service.stop() }
+        let config = service.home + "/secret.yaml"
+        func check(_ token: String) async throws -> ToolRun {
+            try """
+                readers: [{ name: front-door, device: "\(service.device)" }]
+                mqtt: { host: 127.0.0.1, commands: { token_file: \(token) } }
+                routes: [{ name: taps, actions: [log] }]
+                """.write(toFile: config, atomically: true, encoding: .utf8)
+            return try await service.run(as: PackagedService.service, ["check-config", config])
+        }
+        let recipe = "openssl rand -hex 24 | install -o \(PackagedService.service) -g \(PackagedService.service) -m 600 /dev/stdin \(service.home)/command-token"
+        #expect(try await ToolRun("/bin/sh", ["-c", recipe]).status == 0)
+        let good = try await check(service.home + "/command-token")
+        #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+
+        #expect(try await ToolRun("/bin/sh", ["-c", "openssl rand -hex 24 > \(service.home)/old-token && chmod 600 \(service.home)/old-token"]).status == 0)
+        #expect(!(good.stdout + good.stderr).contains("cannot read"), "\(good.stdout)\(good.stderr)")
+        // check-config lets a secret it cannot read pass with a warning (the file may be made later); it names the cause.
+        let old = try await check(service.home + "/old-token")
+        #expect((old.stdout + old.stderr).contains("cannot read '\(service.home)/old-token': permission denied"), "\(old.stdout)\(old.stderr)")
     }
 }

@@ -81,6 +81,15 @@ import Testing
         for route in ["log-every-tap", "home-assistant", "node-red"] { #expect(check.stdout.contains("  \(route): "), "\(route)") }
     }
 
+    /// `make deb` and `make install` build the one product they ship, not the bench tools and probes
+    /// `make release` builds beside it (which also made the linker warn about their `mktemp`).
+    @Test func makeDebAndInstallBuildOnlyTheShippedProduct() async throws {
+        let plan = try await Shell.check("make", ["-n", "-C", BuiltProducts.packageRoot.path, "deb", "install"])
+        let builds = plan.split(separator: "\n").filter { $0.contains("build-release.sh") }
+        #expect(builds.count == 2, "\(plan)")
+        for build in builds { #expect(build.contains("build-release.sh --product tagrouter"), "\(build)") }
+    }
+
     @Test func lintianFindsNoErrors() async throws {
         let package = try await BuiltPackage.shared
         let lintian = try await Shell.run("lintian", ["--fail-on", "error", "--tag-display-limit", "0", package.file], timeout: .seconds(300))

@@ -114,4 +114,21 @@ import Testing
 
             """)
     }
+
+    /// The files a user reads on the machine — the config, the units, the udev rules, the modprobe list —
+    /// point at what is there: each `/usr/share/doc/tagrouter/…` path they name is a file of the package,
+    /// and none tells to copy a file from the source tree (`config/…`) that the package installed already.
+    @Test func theInstalledConfigAndUnitsPointAtInstalledFiles() async throws {
+        let package = try await BuiltPackage.shared
+        let files = ["/etc/tagrouter/tagrouter.yaml", "/usr/lib/systemd/system/tagrouter.service", "/usr/lib/systemd/user/tagrouter.service",
+                     "/usr/lib/udev/rules.d/99-tagrouter-nfc.rules", "/usr/lib/modprobe.d/blacklist-tagrouter.conf"]
+        for file in files {
+            let text = try String(contentsOfFile: package.root + file, encoding: .utf8)
+            for match in text.matches(of: /\/usr\/share\/doc\/tagrouter\/[^\s`"',;)]*/) {
+                let named = String(match.output).replacing(/[.:]$/, with: "")
+                #expect(FileManager.default.fileExists(atPath: package.root + named), "\(file) names \(named), which the package does not install")
+            }
+            #expect(!text.contains("cp config/") && !text.contains("README.md \""), "\(file) points at the source tree:\n\(text)")
+        }
+    }
 }

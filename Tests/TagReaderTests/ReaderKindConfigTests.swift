@@ -45,4 +45,32 @@ import TagRouter
         ])
         #expect(try load("pcsc:ACS ACR122U*").isEmpty)
     }
+
+    /// A reader named by its USB port takes sysfs's port name and nothing else (never a path),
+    /// on both drivers that take `usb-port:`.
+    @Test func aUSBPortDeviceMustNameAPort() throws {
+        let good = try loader.load(text: """
+            readers:
+              - {name: left, device: "usb-port:1-1.2"}
+              - {name: right, device: "pcsc:usb-port:3-2.4.1"}
+            routes: [{actions: [log]}]
+            """, file: "t.yaml", directory: "/tmp")
+        #expect(good.readers.map(\.device) == ["usb-port:1-1.2", "pcsc:usb-port:3-2.4.1"])
+        #expect(good.warnings.isEmpty)
+        do {
+            _ = try loader.load(text: """
+                readers:
+                  - {name: left, device: "usb-port:1-1.2"}
+                  - {name: odd, device: "usb-port:../../dev/sda"}
+                  - {name: other, device: "pcsc:usb-port:1-1.2:1.0"}
+                routes: [{actions: [log]}]
+                """, file: "t.yaml", directory: "/tmp")
+            Issue.record("a config with bad port names loaded")
+        } catch {
+            #expect(error.errors.map(\.description) == [
+                "t.yaml:3:25: readers[1].device: '../../dev/sda' is not a USB port name: bus, dash, ports joined by dots, as `tagrouter devices` prints them (`1-1.2`)",
+                "t.yaml:4:27: readers[2].device: '1-1.2:1.0' is not a USB port name: bus, dash, ports joined by dots, as `tagrouter devices` prints them (`1-1.2`)",
+            ])
+        }
+    }
 }

@@ -17,8 +17,8 @@ import Testing
         try Type2Tag(.ntag215, uid: uid, message: NDEFMessage(records: records).encoded())
     }
 
-    static func config(_ device: String, ignoreOnConnect: Bool = false, hold: Duration? = nil) -> ReaderConfig {
-        ReaderConfig.testing(name: "desk", device: device, ignoreOnConnect: ignoreOnConnect, hold: hold)
+    static func config(_ device: String, exitDelay: Duration = .zero, ignoreOnConnect: Bool = false, hold: Duration? = nil) -> ReaderConfig {
+        ReaderConfig.testing(name: "desk", device: device, exitDelay: exitDelay, ignoreOnConnect: ignoreOnConnect, hold: hold)
     }
 
     @Test func placeThenRemoveGivesOneArrivalAndOneRemoval() async throws {
@@ -48,11 +48,14 @@ extension ReaderLoopTests {
         let supervisor: ReaderSupervisor
         let log: EventLog
 
-        init(ignoreOnConnect: Bool = false, hold: Duration? = nil, polling: ReaderConfig.Polling = .autoPoll, placed: [any SimulatedTag] = []) throws {
+        init(
+            exitDelay: Duration = .zero, ignoreOnConnect: Bool = false, hold: Duration? = nil, polling: ReaderConfig.Polling = .autoPoll,
+            placed: [any SimulatedTag] = []
+        ) throws {
             // A reader that polls without pausing gets the chip's timing, not a spin.
             sim = try PN532Simulator(pacing: polling == .fast ? .radio : .none)
             sim.place(placed)
-            var config = ReaderLoopTests.config(sim.connstring, ignoreOnConnect: ignoreOnConnect, hold: hold)
+            var config = ReaderLoopTests.config(sim.connstring, exitDelay: exitDelay, ignoreOnConnect: ignoreOnConnect, hold: hold)
             config.polling = polling
             supervisor = ReaderSupervisor(readers: [config], drivers: .underTest)
             log = EventLog(supervisor)

@@ -96,7 +96,7 @@ import TestSupport
     static let commandToken = "feedback-e2e-token-0123456789"
 
     /// Home Assistant answers a tap over MQTT (`<base_topic>/<reader>/feedback`): the reader shows that pattern.
-    /// A request without the commands' token shows nothing.
+    /// A request without the commands' token shows nothing, and is logged as a refusal (once a minute per reason).
     @Test func anAutomationAnswersATapThroughTheFeedbackTopic() async throws {
         let broker = try await MosquittoBroker()
         let extra = "mqtt: { host: 127.0.0.1, port: \(broker.port), client_id: feedback-e2e, commands: { token_file: command-token } }"
@@ -112,7 +112,8 @@ import TestSupport
             for forged in [#"{"pattern":"success"}"#, #"{"token":"guess-guess-guess-guess","pattern":"success"}"#] {
                 try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-q", "1", "-t", "tagrouter/door/feedback", "-m", forged])
             }
-            try await daemon.waitForStderr(containing: "without the token dropped")
+            let forged = try await daemon.waitForStderr(containing: #""reason":"unauthenticated""#, after: refusals)
+            #expect(forged.text.contains("MQTT feedback request refused") && forged.text.contains(#""level":"warning""#), "\(forged.text)")
             try MosquittoBroker.run("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-q", "1", "-t", "tagrouter/door/feedback", "-m", #"{"token":"feedback-e2e-token-0123456789","pattern":"failure"}"#])
             let deadline = ContinuousClock.now + .seconds(20)
             while card.peripheralLog.isEmpty {
@@ -120,6 +121,8 @@ import TestSupport
                 try await Task.sleep(for: .milliseconds(10))
             }
             #expect(card.takePeripheralLog().map { Hex.string($0) } == [Self.failure])
+            // The second forged request, within the minute, wrote no line of its own.
+            #expect(daemon.stderr[refusals...].filter { $0.text.contains(#""reason":"unauthenticated""#) }.count == 1, "\(daemon.stderr.suffix(8).map(\.text))")
         }
         await broker.stop()
     }

@@ -39,6 +39,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], 
             """)
         var frontDoor = ReaderConfig.withDefaults(name: "front-door", device: "pn532_uart:/dev/ttyUSB0")
         frontDoor.cooldown = .milliseconds(1500)
+        frontDoor.readsSignature = false  // `originality_check: auto`, and nothing here uses `tag.genuine`
         #expect(config.readers == [frontDoor])
         #expect(config.routes.map(\.name) == ["music", "route-2"])
         #expect(config.routes[0].continues)
@@ -172,7 +173,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], 
     static let cases: [Case] = [
         Case(yaml: "routes: [{name: r}]", message: "t.yaml:1:10: routes[0]: missing required key 'actions' (what to do, in order: `- <action>: <options>` (`- log` alone for defaults))"),
         Case(yaml: "routes: {name: r}", message: "t.yaml:1:9: routes: expected a list, got a mapping"),
-        Case(yaml: "readers: [front-door]", message: "t.yaml:1:11: readers[0]: expected a mapping with keys name, device, cooldown, exit_delay, ignore_on_connect, hold, poll_interval, polling, watchdog, if_busy, feedback, beep_on_detect, got \"front-door\""),
+        Case(yaml: "readers: [front-door]", message: "t.yaml:1:11: readers[0]: expected a mapping with keys name, device, cooldown, exit_delay, ignore_on_connect, hold, poll_interval, polling, watchdog, if_busy, feedback, beep_on_detect, originality_check, got \"front-door\""),
         Case(yaml: "readers: [{name: a}, {name: a}]", message: "t.yaml:1:29: readers[1].name: reader name 'a' is already used at line 1"),
         Case(yaml: "readers: [{polling: faster}]", message: "t.yaml:1:21: readers[0].polling: expected auto-poll, list-passive or fast, got \"faster\" (did you mean 'fast'?)"),
         Case(yaml: "routes: [{actions: [{probe: {qos: one}}]}]", message: "t.yaml:1:35: routes[0].actions[0].probe.qos: expected 0, 1 or 2, got \"one\""),
@@ -196,12 +197,14 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], 
         #expect(problems(example.yaml) == [example.message])
     }
 
-    @Test func unreadableFile() {
+    /// A config that cannot be read says why.
+    @Test(arguments: [("/nonexistent/tagrouter.yaml", "there is no such file"), ("/proc/self", "Is a directory")])
+    func unreadableFile(path: String, reason: String) {
         do {
-            _ = try ConfigLoader(registry: PluginRegistry([LogPlugin.self])).load(file: "/nonexistent/tagrouter.yaml")
-            Issue.record("loaded a missing file")
+            _ = try ConfigLoader(registry: PluginRegistry([LogPlugin.self])).load(file: path)
+            Issue.record("loaded \(path)")
         } catch {
-            #expect(error.description == "/nonexistent/tagrouter.yaml:1:1: cannot read the config file\n1 problem")
+            #expect(error.description == "\(path):1:1: cannot read the config file: \(reason)\n1 problem")
         }
     }
 }

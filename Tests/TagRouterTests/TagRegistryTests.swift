@@ -107,10 +107,32 @@ import Testing
         ("tags:\n  - {name: a, uid: 04a224b2c35e8}", "t.yaml:2:20: tags[0].uid: '04a224b2c35e8' is not a tag UID: it has an odd number of hex digits (13); a UID is whole bytes, two digits each"),
         ("tags:\n  - {name: a}", "t.yaml:2:5: tags[0]: tag 'a' needs a `uid`, a `tag_id` or a `match` to be recognised by"),
         ("tags:\n  - {name: a, match: {event: tag.held}}", "t.yaml:2:23: tags[0].match: unknown key 'event'; expected one of: uri, uri_regex, text, text_regex, mime, record, json, records"),
-        ("tags: {file: missing.yaml}", "t.yaml:1:14: tags.file: cannot read the tags file /tmp/missing.yaml"),
+        ("tags: {file: /proc/self}", "t.yaml:1:14: tags.file: cannot read the tags file /proc/self: Is a directory"),
     ])
     func problemsAreReportedWhereTheyAre(yaml: String, problem: String) {
         #expect(problems(yaml) == [problem])
+    }
+
+    /// A stock install names its tags in a file the first `tags learn` makes: until then, and while it is empty,
+    /// there are no named tags and nothing is wrong.
+    @Test func aTagsFileNotMadeYetOrEmptyHoldsNoTags() throws {
+        let directory = NSTemporaryDirectory() + "tagrouter-tags-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try load("tags: {file: tags.yaml}\nroutes: []", directory: directory).tags.entries.isEmpty)
+        for empty in ["", "# named tags\n"] {
+            try empty.write(toFile: directory + "/tags.yaml", atomically: true, encoding: .utf8)
+            #expect(try load("tags: {file: tags.yaml}\nroutes: []", directory: directory).tags.entries.isEmpty, "\(empty)")
+        }
+    }
+
+    /// A route asking for a tag name no entry has never matches: said, with the name meant when one is close.
+    @Test func aRouteNamingNoKnownTagIsWarnedAboutWithTheNameMeant() throws {
+        let config = try load(Self.tags + "\nroutes:\n  - {name: record, match: {tag: abey-road}, actions: [log]}\n  - {name: any, match: {tag: \"*-key\"}, actions: [log]}")
+        #expect(config.warnings.map(\.description).contains(
+            "t.yaml:7:5: warning: routes.record.match.tag: no named tag is called 'abey-road' (did you mean 'abbey-road'?), so the route never matches by it"),
+            "\(config.warnings.map(\.description))")
+        #expect(!config.warnings.contains { $0.message.contains("*-key") }, "a pattern is not a misspelt name")
     }
 
     @Test func namesNoRouteSelectsAreWarnedAbout() throws {

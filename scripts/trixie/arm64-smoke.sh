@@ -11,6 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [ "$(id -u)" = 0 ] || { echo "error: $0 needs root: it mounts and chroots" >&2; exit 77; }
+# shellcheck source=scripts/trixie/common.sh
+source scripts/trixie/common.sh # until_true
 
 binary=$(scripts/trixie/build-arm64.sh)
 sysroot=$(scripts/trixie/sysroot.sh)/trixie-arm64.artifactbundle/sysroot
@@ -27,16 +29,6 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; for log in "$work"/*.log; do echo "--- $log" >&2; tail -n 30 "$log" >&2; done; exit 1; }
-# until_true SECONDS COMMAND... — polls the state COMMAND checks; the limit only stops a hang.
-until_true() {
-    local limit=$1 waited=0
-    shift
-    until "$@"; do
-        sleep 0.2
-        waited=$((waited + 1))
-        [ "$waited" -lt $((limit * 5)) ] || return 1
-    done
-}
 arm64() { qemu-aarch64-static -L "$sysroot" "$binary" "$@"; }
 
 echo "== 1. the arm64 binary"

@@ -71,6 +71,17 @@ trixie_mmdebstrap() {
         trixie "$folder" "deb [signed-by=$trixie_keyring] $(trixie_mirror) trixie main" >&2
 }
 
+# until_true SECONDS COMMAND... — polls the state COMMAND checks; the limit only stops a hang.
+until_true() {
+    local limit=$1 waited=0
+    shift
+    until "$@"; do
+        sleep 0.2
+        waited=$((waited + 1))
+        [ "$waited" -lt $((limit * 5)) ] || return 1
+    done
+}
+
 # trixie_require COMMAND PACKAGE — stops with the package to install when a tool is missing.
 trixie_require() {
     command -v "$1" >/dev/null || { echo "error: $1 is missing: apt-get install $2 (or scripts/install-deps.sh --trixie)" >&2; exit 1; }

@@ -2,7 +2,7 @@ import OrderedJSON
 import Synchronization
 import SystemKit
 
-/// Write requests refused before they reached a reader, counted by reason and
+/// Write or feedback requests refused before they reached a reader, counted by reason and
 /// logged at most once per `interval` per reason — the first at once, later
 /// ones with how many were refused since the last line — so a flood of forged
 /// or malformed requests cannot flood the log.
@@ -25,10 +25,15 @@ final class CommandRefusals: Sendable {
         var lastLogged: ContinuousClock.Instant?
     }
 
+    /// Which requests: `write`, `feedback` (in the log line).
+    let kind: String
     let interval: Duration
     private let tallies = Mutex<[Reason: Tally]>([:])
 
-    init(interval: Duration = .seconds(60)) { self.interval = interval }
+    init(_ kind: String, interval: Duration = .seconds(60)) {
+        self.kind = kind
+        self.interval = interval
+    }
 
     /// Requests refused for `reason` since the daemon started.
     func count(_ reason: Reason) -> Int { tallies.withLock { $0[reason]?.total ?? 0 } }
@@ -52,6 +57,6 @@ final class CommandRefusals: Sendable {
         var fields = JSONObject(["topic": .string(topic), "reason": .string(reason.rawValue), "error": .string(error)])
         if suppressed > 0 { fields["refused_unlogged"] = .int(Int64(suppressed)) }
         fields["refused_total"] = .int(Int64(count(reason)))
-        Log.warning("MQTT write request refused (at most one line per \(interval.components.seconds) s per reason)", fields)
+        Log.warning("MQTT \(kind) request refused (at most one line per \(interval.components.seconds) s per reason)", fields)
     }
 }

@@ -7,14 +7,16 @@ import TagCore
 /// `success`, `failure`, `no_match`, `refused`) — shows that moment's pattern on
 /// the reader, so an automation can answer a tap (door opened → green), as
 /// ESPHome tag readers' `tag_ok`/`tag_ko` do. Only the config's patterns can be
-/// shown: a message chooses a moment, never bytes. A request without the
-/// commands' token is dropped unanswered (debug log only: a stranger's flood
-/// writes no lines); a retained or unreadable one with the token is logged.
+/// shown: a message chooses a moment, never bytes. A request refused — without
+/// the commands' token, not JSON, retained, naming no moment — is ignored and
+/// logged as write requests are (`CommandRefusals`: at most one line a minute per
+/// reason, so a stranger's flood writes no more).
 struct MQTTFeedbackCommands: Sendable {
     let baseTopic: String
     let readers: [String]
     let token: CommandToken
     let board: FeedbackBoard
+    let refusals = CommandRefusals("feedback")
 
     static func topic(baseTopic: String, reader: String) -> String { "\(baseTopic)/\(reader)/feedback" }
 
@@ -28,21 +30,20 @@ struct MQTTFeedbackCommands: Sendable {
 
     /// Shows the requested moment on `reader` (queued: returns at once).
     func apply(_ message: MQTTMessage, reader: String) {
-        let request = message.payload.count <= 4096 ? try? JSONValue.parse(message.text) : nil
-        guard case .string(let given)? = request?["token"], token.accepts(given) else {
-            return Log.debug("MQTT feedback request without the token dropped", JSONObject(["topic": .string(String(message.topic.prefix(256)))]))
+        let topic = String(message.topic.prefix(256))
+        guard message.payload.count <= 4096, let request = try? JSONValue.parse(message.text), case .object = request else {
+            return refusals.refuse(.malformed, topic: topic, error: "not a JSON object of at most 4096 bytes")
+        }
+        guard case .string(let given)? = request["token"], token.accepts(given) else {
+            return refusals.refuse(.unauthenticated, topic: topic, error: "no token, or not the one of `commands.token_file`")
         }
         guard !message.retain else {
-            return refuse(message, "a retained feedback request is ignored (it would show at every restart); publish it without retain")
+            return refusals.refuse(.badRequest, topic: topic, error: "a retained feedback request is ignored (it would show at every restart); publish it without retain")
         }
-        guard case .string(let name)? = request?["pattern"], let moment = ReaderFeedback.Moment(rawValue: name) else {
+        guard case .string(let name)? = request["pattern"], let moment = ReaderFeedback.Moment(rawValue: name) else {
             let moments = ReaderFeedback.Moment.allCases.map(\.rawValue).joined(separator: ", ")
-            return refuse(message, "expected {\"pattern\": <one of \(moments)>}")
+            return refusals.refuse(.badRequest, topic: topic, error: "expected {\"token\": …, \"pattern\": <one of \(moments)>}")
         }
         board.post(moment, reader: reader)
-    }
-
-    private func refuse(_ message: MQTTMessage, _ reason: String) {
-        Log.warning("MQTT feedback request refused", JSONObject(["topic": .string(message.topic), "error": .string(reason)]))
     }
 }

@@ -19,7 +19,7 @@ struct MQTTWriteCommands: Sendable {
     let token: CommandToken
     /// The daemon's readers; nil when it runs none (`check-config`, an events file).
     let jobs: (any TagJobRunner)?
-    let refusals = CommandRefusals()
+    let refusals = CommandRefusals("write")
     let slots = WriteSlots()
 
     static func topic(baseTopic: String, reader: String) -> String { "\(baseTopic)/\(reader)/write" }

@@ -85,6 +85,13 @@ public final class MQTTConnection: Service {
     /// is larger than `MQTTSession.maximumIncomingPacket`; with 3.1.1 the broker's
     /// `max_packet_size` is the only bound of one message (docs/security.md).
     static let incomingByteLimit = 4 << 20
+    /// Takeovers of the client id in a row after which a connection taken over once more stops
+    /// reconnecting: another client with this id is connected (a second daemon on the same
+    /// config), and two that take the id from each other flap every subscriber — Home
+    /// Assistant's availability and discovery — about once a second. The one taken over gives up,
+    /// the other keeps the id. A session that stayed `takeoverWindow` or longer starts the count anew.
+    static let takeoversBeforeGivingUp = 2
+    static let takeoverWindow = Duration.seconds(60)
 
     public init(_ settings: MQTTSettings) {
         self.settings = settings
@@ -233,7 +240,9 @@ public final class MQTTConnection: Service {
     private func loop() {
         var failures = 0
         var lost = false
+        var takenOverInARow = 0
         while !isStopping {
+            let (before, started) = (takeovers, ContinuousClock.now)
             let (accepted, ending) = runSession(afterLoss: lost)
             state.withLock { $0.outbox.connectionEnded() }
             if accepted { failures = 0 }
@@ -243,9 +252,22 @@ public final class MQTTConnection: Service {
             if accepted, case .unreachable(let broker, let reason) = problem {
                 problem = .connectionLost(broker: broker, clientID: settings.clientID, reason: reason)
             }
-            if case .takenOver = problem { takeoverCount.add(1, ordering: .relaxed) }
+            var takenOver = false
+            if case .takenOver = problem {
+                takeoverCount.add(1, ordering: .relaxed)
+                takenOver = true
+            }
             if case .connectionLost = problem { lost = true } else { lost = false }
+            if takeovers > before {
+                takenOverInARow += 1
+            } else if accepted, ContinuousClock.now - started >= Self.takeoverWindow {
+                takenOverInARow = 0
+            }
             report(.disconnected(problem), problem: problem.description)
+            if accepted, lost || takenOver, takenOverInARow >= Self.takeoversBeforeGivingUp {
+                giveUpTheClientID(after: takenOverInARow)
+                break
+            }
             waitForRetry(settings.backoff.delay(forAttempt: failures))
         }
         finishAll(with: .stopped)
@@ -319,6 +341,19 @@ public final class MQTTConnection: Service {
             "another client took over client id '\(settings.clientID)' on the MQTT broker \(settings.broker), or the broker restarted: "
                 + "it closed the connection and accepted the next attempt at once",
             JSONObject(["broker": .string(settings.broker), "client_id": .string(settings.clientID), "error": .string(problem)]))
+    }
+
+    /// Taken over again and again: says so, and waits for the daemon to stop without reconnecting.
+    private func giveUpTheClientID(after count: Int) {
+        let problem = "client id '\(settings.clientID)' taken over \(count + 1) times in a row on the MQTT broker \(settings.broker): "
+            + "not reconnecting, so as not to fight for it"
+        state.withLock { $0.lastProblem = problem }
+        Log.error(
+            "another client keeps taking over client id '\(settings.clientID)' on the MQTT broker \(settings.broker) — most likely a second "
+                + "tagrouter on this config; this one stops reconnecting so the two do not take it from each other (which flaps Home "
+                + "Assistant). Stop the other one, or give each its own `mqtt.client_id`, then restart this one",
+            JSONObject(["broker": .string(settings.broker), "client_id": .string(settings.clientID), "error": .string(problem)]))
+        while !isStopping { waitForRetry(.seconds(3600)) }
     }
 
     /// Availability `online`, the birth messages and the subscriptions, before any backlog.

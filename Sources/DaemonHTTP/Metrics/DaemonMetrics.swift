@@ -23,6 +23,7 @@ enum DaemonMetrics {
         for reader in status.readers {
             text.sample("tagrouter_reader_up", ["reader": reader.name], reader.state == .connected ? 1 : 0)
         }
+        writeReaderLatencies(status.readers, to: &text)
         text.family("tagrouter_route_matches_total", "counter", "Events each route matched.")
         for route in status.routes {
             text.sample("tagrouter_route_matches_total", ["route": route.name], Double(route.matches))
@@ -63,10 +64,24 @@ enum DaemonMetrics {
         for action in actions { text.sample("tagrouter_spool_entries", ["action": action.id], Double(action.spoolDepth)) }
         text.family("tagrouter_tap_to_action_seconds", "histogram", "From the tap (the event's time) to the action's successful delivery.")
         for action in actions {
-            let latency = action.latency
-            text.histogram(
-                "tagrouter_tap_to_action_seconds", [("action", action.id)], bounds: LatencyRecord.bucketBounds,
-                cumulative: latency.bucketCounts, count: latency.count, sum: latency.sum)
+            text.histogram("tagrouter_tap_to_action_seconds", [("action", action.id)], action.latency)
+        }
+    }
+
+    /// How fast each reader is: place → `tag.arrived` as far as the reader can tell, and
+    /// its arrivals → each action's outcome.
+    private static func writeReaderLatencies(_ readers: [ReaderStatus], to text: inout PrometheusText) {
+        text.family(
+            "tagrouter_reader_arrival_seconds", "histogram",
+            "Place → tag.arrived as far as the reader can tell: from the start of the look at the field that found the tag (PC/SC: pcscd's report of the card) to the event, the tag read.")
+        for reader in readers { text.histogram("tagrouter_reader_arrival_seconds", [("reader", reader.name)], reader.arrival) }
+        text.family(
+            "tagrouter_arrival_to_outcome_seconds", "histogram",
+            "From a reader's tag.arrived to each action's outcome for it (delivered, failed or dropped), by reader and action id.")
+        for reader in readers {
+            for (action, record) in reader.outcomes.sorted(by: { $0.key < $1.key }) {
+                text.histogram("tagrouter_arrival_to_outcome_seconds", [("reader", reader.name), ("action", action)], record)
+            }
         }
     }
 
@@ -77,5 +92,12 @@ enum DaemonMetrics {
         text.sample("tagrouter_event_buffer_capacity", Double(status.eventBufferCapacity))
         text.family("tagrouter_event_buffer_dropped_total", "counter", "Events dropped because the buffer was full.")
         text.sample("tagrouter_event_buffer_dropped_total", Double(status.eventBufferDropped))
+    }
+}
+
+extension PrometheusText {
+    /// One histogram series from a latency record.
+    mutating func histogram(_ name: String, _ labels: [(key: String, value: String)], _ record: LatencyRecord) {
+        histogram(name, labels, bounds: LatencyRecord.bucketBounds, cumulative: record.bucketCounts, count: record.count, sum: record.sum)
     }
 }

@@ -47,7 +47,7 @@ struct TagSpec {
 
     init(_ fields: JSONFields) throws(JSONFieldError) {
         guard let type = try fields.string("type") else {
-            throw .missing(fields.path(of: "type"), expected: "the tag's type (ntag213, ntag215, ntag216, mifare-ultralight, type1, type3, type4, ntag424 or mifare-classic-1k)")
+            throw .missing(fields.path(of: "type"), expected: "the tag's type (ntag213, ntag215, ntag216, mifare-ultralight, type1, type3, type4, ntag424, mifare-classic-1k, icode-slix or icode-slix2)")
         }
         self.type = type
         uid = try fields.string("uid")
@@ -67,6 +67,12 @@ struct TagSpec {
         let isType2 = Type2TagType(name: type) != nil
         let uidBytes = try uidBytes(defaultLength: type == "type3" ? 8 : isType2 || ["type4", "ntag424", "type1"].contains(type) ? 7 : 4)
         do {
+            if let chip = ICODESlixTag.Chip(rawValue: type) {
+                // An ISO 15693 UID starts E0 04 01 and names the chip: the random default is one of this chip.
+                let uid = self.uid == nil ? ICODESlixTag.uid(chip, serial: Array(uidBytes.suffix(4))) : uidBytes
+                if let image { return try ICODESlixTag(chip, uid: uid, image: try Self.hex(image, field: "image")) }
+                return try ICODESlixTag(chip, uid: uid, message: try message())
+            }
             if let type2 = Type2TagType(name: type) {
                 var tag: Type2Tag
                 if let image {
@@ -92,7 +98,7 @@ struct TagSpec {
                 if let image { return try MifareClassicTag(image: try Self.hex(image, field: "image")) }
                 return try MifareClassicTag(uid: uidBytes, message: try message())
             default:
-                throw ControlError("unknown tag type '\(type)'; use ntag213, ntag215, ntag216, mifare-ultralight, type1, type3, type4, ntag424 or mifare-classic-1k")
+                throw ControlError("unknown tag type '\(type)'; use ntag213, ntag215, ntag216, mifare-ultralight, type1, type3, type4, ntag424, mifare-classic-1k, icode-slix or icode-slix2")
             }
         } catch let error as ControlError {
             throw error

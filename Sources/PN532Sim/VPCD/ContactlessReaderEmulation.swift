@@ -7,7 +7,8 @@ import TagKit
 /// Type 2, on 16-byte blocks for MIFARE Classic, whose sectors open with LOAD
 /// KEYS (`FF 82`) and GENERAL AUTHENTICATE (`FF 86`) first. ACR122U LED/buzzer
 /// pseudo-APDUs (`FF 00 40`, `FF 00 52`, …) are accepted. FeliCa frames come
-/// through ACS's pass-through (`FF 00 00 00`); ISO-DEP cards (Type 4) receive
+/// through ACS's pass-through (`FF 00 00 00`), ISO 15693 cards (Type 5) take
+/// READ BINARY on their blocks (`VicinityStorage`); ISO-DEP cards (Type 4) receive
 /// every other APDU as it is. The loaded keys are the
 /// reader's: they outlive the card, as in a reader's volatile key memory.
 struct ContactlessReaderEmulation {
@@ -27,6 +28,8 @@ struct ContactlessReaderEmulation {
         let historical: [UInt8]
         if tag.activation.isISODEP {
             historical = atsHistoricalBytes(tag.activation.ats ?? [])
+        } else if tag.activation.isVicinity {
+            historical = storageCardHistoricalBytes(standard: VicinityStorage.standard, name: VicinityStorage.cardName)
         } else {
             let (standard, name): (UInt8, UInt16) =
                 switch tag.typeName {
@@ -35,10 +38,15 @@ struct ContactlessReaderEmulation {
                 case "type3": (0x11, 0x003B)
                 default: (0x03, 0x0003)  // NTAG21x and Ultralight: readers say Ultralight
                 }
-            historical = [0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06, standard, UInt8(name >> 8), UInt8(name & 0xFF), 0, 0, 0, 0]
+            historical = storageCardHistoricalBytes(standard: standard, name: name)
         }
         let body: [UInt8] = [0x80 | UInt8(historical.count), 0x80, 0x01] + historical
         return [0x3B] + body + [body.reduce(0, ^)]
+    }
+
+    /// A storage card's historical bytes: PC/SC part 3's RID, the standard and the card name.
+    static func storageCardHistoricalBytes(standard: UInt8, name: UInt16) -> [UInt8] {
+        [0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06, standard, UInt8(name >> 8), UInt8(name & 0xFF), 0, 0, 0, 0]
     }
 
     /// The historical bytes of an ATS (`TL T0 [TA] [TB] [TC] historical…`).
@@ -70,6 +78,8 @@ struct ContactlessReaderEmulation {
             return (try? tag.exchange(apdu)) ?? Self.failed
         }
         switch (apdu[1], apdu[2]) {
+        case (0xCA, 0x00) where tag.activation.isVicinity:
+            return VicinityStorage.readerUID(tag.activation.uid) + Self.ok
         case (0xCA, 0x00):
             return tag.activation.uid + Self.ok
         case (0x00, _) where Self.isPeripheralCommand(apdu):
@@ -80,6 +90,8 @@ struct ContactlessReaderEmulation {
             return loadKey(apdu)
         case (0x86, 0x00) where tag.typeName.hasPrefix("mifare-classic"):
             return authenticate(apdu, tag: &tag)
+        case (0xB0, _) where tag.activation.isVicinity:
+            return VicinityStorage.readBinary(apdu, tag: &tag)
         case (0xB0, 0x00):
             guard let addressing = StorageAddressing.of(tag) else { return Self.notSupported }
             return Self.readBinary(apdu, addressing, tag: &tag)

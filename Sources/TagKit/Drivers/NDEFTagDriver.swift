@@ -45,6 +45,20 @@ extension NDEFTagContent {
     }
 }
 
+extension NDEFTagContent {
+    /// How many bytes from its start a TLV area read so far (`area`) must have for the
+    /// walk to reach the end of its NDEF TLV: drivers read a tag's memory in steps, not
+    /// all of it. Nil when `area` has enough, or is damaged in what was read.
+    static func tlvAreaNeeded(_ area: [UInt8]) -> Int? {
+        do {
+            _ = try Type2TLVArea.parse(area)
+            return nil
+        } catch {
+            return error.areaNeeded
+        }
+    }
+}
+
 /// Why a driver could not read or write a tag, in words a user can act on.
 public enum TagDriverError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The exchange with the tag failed (`.tagRemoved` reads "tag removed during read").
@@ -90,9 +104,11 @@ public enum TagDriverError: Error, Equatable, Sendable, CustomStringConvertible 
         }
     }
 
-    /// `ntag215` → `NTAG215`, `mifare-classic-1k` → `MIFARE Classic 1K`, `type4` → `Type 4 tag`.
+    /// `ntag215` → `NTAG215`, `mifare-classic-1k` → `MIFARE Classic 1K`, `type4` → `Type 4 tag`,
+    /// `icode-slix2` → `ICODE SLIX2`.
     public static func displayName(_ type: String) -> String {
         if type.hasPrefix("ntag") { return type.uppercased() }
+        if type.hasPrefix("icode-") { return "ICODE " + type.dropFirst(6).uppercased() }
         if ["type1", "type3", "type4"].contains(type) { return "Type \(type.suffix(1)) tag" }
         if type.hasPrefix("mifare-") {
             return "MIFARE " + type.dropFirst(7).split(separator: "-").map { word in
@@ -130,6 +146,7 @@ public enum TagDrivers {
         case "type1": return Type1Driver(transport: transport)
         case "mifare-classic-1k", "mifare-classic-4k", "mifare-mini": return MifareClassicDriver(transport: transport, uid: uid)
         case _ where TagIdentity.identifiesType2(type): return Type2Driver(transport: transport, tagType: type)
+        case _ where TagIdentity.identifiesType5(type): return Type5Driver(transport: transport, tagType: type)
         default: return nil
         }
     }

@@ -30,15 +30,7 @@ public struct Type2Driver: NDEFTagDriver {
     /// an NTAG216 takes ~100 ms to read, while a typical message is a few pages.
     private func readThroughNDEFTLV(dataAreaSize: Int, head: [UInt8]) throws(TagDriverError) -> [UInt8] {
         var area = Array(head.prefix(dataAreaSize))
-        while area.count < dataAreaSize {
-            let needed: Int
-            do {
-                _ = try Type2TLVArea.parse(area)
-                break
-            } catch {
-                guard let areaNeeded = error.areaNeeded else { break }
-                needed = areaNeeded
-            }
+        while area.count < dataAreaSize, let needed = NDEFTagContent.tlvAreaNeeded(area) {
             // Whole pages, at least four at a time.
             let size = min(dataAreaSize, (max(needed, area.count + 16) + 3) / 4 * 4)
             area = try readDataArea(size: size, head: area)

@@ -33,6 +33,8 @@ public struct TagActivation: Sendable, Equatable {
     public var ats: [UInt8]?
     /// FeliCa's polling answer beyond the IDm; nil for ISO 14443-A tags.
     public var felica: FeliCaParameters?
+    /// An ISO 15693 (vicinity, NFC Forum Type 5) tag: no ATQA or SAK, a PN532 cannot see it.
+    public var isVicinity = false
 
     public init(uid: [UInt8], atqa: [UInt8], sak: UInt8, ats: [UInt8]? = nil) {
         self.uid = uid
@@ -47,8 +49,14 @@ public struct TagActivation: Sendable, Equatable {
         self.felica = felica
     }
 
+    /// An ISO 15693 tag's activation: its 8-byte UID, most significant byte (`E0`) first.
+    public init(vicinityUID uid: [UInt8]) {
+        self.init(uid: uid, atqa: [], sak: 0)
+        isVicinity = true
+    }
+
     /// Whether the tag speaks ISO-DEP (SAK bit 6), so the reader exchanges APDUs with it.
-    public var isISODEP: Bool { felica == nil && !isJewel && sak & 0x20 != 0 }
+    public var isISODEP: Bool { felica == nil && !isJewel && !isVicinity && sak & 0x20 != 0 }
 
     /// Whether this is a Type 1 (Jewel/Topaz) tag: SENS_RES without bit-frame anticollision.
     public var isJewel: Bool { felica == nil && atqa.count == 2 && atqa[1] & 0x1F == 0 }

@@ -70,10 +70,13 @@ public struct ConfigLoader: Sendable {
     public func load(file path: String) throws(ConfigErrors) -> RouterConfig {
         // One byte past the limit is enough for the parser to refuse it: /dev/zero or a
         // huge file is not read whole.
-        guard let data = Self.read(file: path) else {
-            throw ConfigErrors(mark: SourceMark(file: path, line: 1, column: 1), path: "", message: "cannot read the config file")
-        }
+        guard let data = Self.read(file: path) else { throw Self.unreadable(path) }
         return try load(contents: data, file: path)
+    }
+
+    /// The error for a config file that cannot be read, with the reason (`permission denied to user tagrouter (uid 64100)`).
+    public static func unreadable(_ path: String) -> ConfigErrors {
+        ConfigErrors(mark: SourceMark(file: path, line: 1, column: 1), path: "", message: "cannot read the config file: \(FileBytes.whyUnreadable(path) ?? "read failed")")
     }
 
     /// The bytes of the config file at `path`, up to one past the most that is
@@ -117,6 +120,11 @@ public struct ConfigLoader: Sendable {
                 isWarning: true))
         }
         let tags = TagRegistry.load(root["tags"], context: context, errors: &errors)
+        // `originality_check: auto` follows what the routes and tags use (readers were read before them, for the plugins).
+        let usesGenuine = GenuineUse.inConfig(routes: routes, routesNode: root["routes"], tags: tags)
+        for (index, reader) in top.list("readers").enumerated() where reader.choice("originality_check", as: ReaderConfig.SignatureReading.self) == .auto {
+            readers[index].readsSignature = usesGenuine
+        }
         let metrics = top.has("metrics") ? MetricsSettings.load(top.section("metrics"), &errors) : nil
         let sun = top.has("sun") ? SUNSettings.load(top.section("sun"), stateDirectory: pluginContext.stateDirectory, dryRun: dryRun, &errors) : nil
         let tagPassword = TagPasswordSetting.load(top, &errors)
@@ -126,7 +134,7 @@ public struct ConfigLoader: Sendable {
             shutdownTimeout: top.duration("shutdown_timeout"), eventBuffer: top.int("event_buffer"),
             plugins: plugins, routes: routes, tags: tags, metrics: metrics, sun: sun)
         config.tagPassword = tagPassword
-        for warning in plugins.flatMap({ $0.plugin.warnings(routes: routes) }) + inputs.flatMap(\.source.warnings) + tags.unused(by: routes) {
+        for warning in plugins.flatMap({ $0.plugin.warnings(routes: routes) }) + inputs.flatMap(\.source.warnings) + tags.unused(by: routes) + tags.unknownNames(in: routes) {
             errors.append(warning)
         }
         config.warnings = errors.sorted

@@ -21,6 +21,9 @@ extension ReaderConfig {
             "when another process holds the device: `wait` for it (logged once), or `exit`: end this reader with a `reader.error`"),
         Option("feedback", .section(ReaderFeedback.spec), "what the reader's LEDs and buzzer show, and what this machine plays, on a tap and its outcome (docs/feedback.md)"),
         Option("beep_on_detect", .bool, default: "true", "`false` turns the reader's own detection beep off (ACR122U, ACR1252U, ACR1552U), so the only beep is tagrouter's"),
+        Option(
+            "originality_check", .choice(ReaderConfig.SignatureReading.allCases.map(\.rawValue)), default: "auto",
+            "ask an arriving NTAG 21x / Ultralight EV1 for its NXP originality signature (`tag.genuine`, ~8 ms a tap): `auto` when the config uses it (a route matching `genuine`, a template naming `tag.genuine` or `tag.signature`, a tag entry with `require_genuine`), `always` (a node whose events a central router checks), or `never` (docs/secure-tags.md)"),
     ])
 
     /// The options of one reader as a config with these reader `kinds` has them: `device`
@@ -72,5 +75,6 @@ extension ReaderConfig {
             watchdog: value.duration("watchdog"), ifBusy: value.choice("if_busy"))
         feedback = ReaderFeedback(value.section("feedback"))
         beepOnDetect = value.bool("beep_on_detect")
+        readsSignature = value.choice("originality_check", as: SignatureReading.self) != .never
     }
 }

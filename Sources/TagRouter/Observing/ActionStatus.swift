@@ -54,9 +54,7 @@ public struct ActionStatus: Sendable {
         ])
         object["last_error"] = lastError?.json
         object["last_success"] = lastSuccess.map { .string($0.statusFormat) }
-        if let p50 = latency.quantile(0.5), let p99 = latency.quantile(0.99) {
-            object["latency_ms"] = .object(JSONObject(["p50": .double(p50 * 1000), "p99": .double(p99 * 1000)]))
-        }
+        object["latency_ms"] = latency.millisecondsJSON
         return .object(object)
     }
 }
@@ -66,4 +64,7 @@ public enum ActionResult: String, Sendable {
     case delivered, failed, dropped, spooled
     /// An attempt failed and another follows after backoff.
     case retried
+
+    /// True for how a delivery ends (delivered, failed, dropped); false while it may still be tried again.
+    public var isFinal: Bool { self == .delivered || self == .failed || self == .dropped }
 }

@@ -111,6 +111,9 @@ public final class DaemonObserver: Sendable {
             if let index = state.actionIndex[action.id] {
                 state.actions[index].observe(result, reason: reason, at: time, eventTime: event.time)
             }
+            if event.kind == .tagArrived, result.isFinal, event.node == nil, let index = state.readerIndex[event.reader] {
+                state.readers[index].outcome(of: action.id, after: time.timeIntervalSince(event.time))
+            }
         }
         guard watching.load(ordering: .relaxed) > 0 else { return }
         publish(.action(ObservedRecord.ActionOutcome(

@@ -31,6 +31,10 @@ public struct ReaderStatus: Sendable {
     public var tagsSeen = 0
     public var lastTag: Sighting?
     public var lastError: Incident?
+    /// Place → `tag.arrived` as far as the reader can tell (`TagEvent.arrivalLatency`).
+    public var arrival = LatencyRecord()
+    /// `tag.arrived` → each action's outcome for it (delivered, failed, dropped), by action id.
+    public var outcomes: [String: LatencyRecord] = [:]
 
     init(_ config: ReaderConfig, since: Date) {
         name = config.name
@@ -51,9 +55,15 @@ public struct ReaderStatus: Sendable {
         case .tagArrived:
             tagsSeen += 1
             if let tag = event.tag { lastTag = Sighting(uid: tag.uid.hex, type: tag.type, time: event.time) }
+            if let latency = event.arrivalLatency { arrival.record(latency) }
         case .tagRemoved, .tagHeld, .tagTapped:
             break
         }
+    }
+
+    /// Action `action` reached its outcome for one of this reader's arrivals, `seconds` after it.
+    mutating func outcome(of action: String, after seconds: Double) {
+        outcomes[action, default: LatencyRecord()].record(seconds: seconds)
     }
 
     private mutating func change(to state: State, at time: Date) {
@@ -71,6 +81,10 @@ public struct ReaderStatus: Sendable {
             object["last_tag"] = .object(JSONObject(["uid": .string(lastTag.uid), "type": .string(lastTag.type), "time": .string(lastTag.time.statusFormat)]))
         }
         object["last_error"] = lastError?.json
+        object["arrival_ms"] = arrival.millisecondsJSON
+        var outcomes = JSONObject()
+        for (action, record) in self.outcomes.sorted(by: { $0.key < $1.key }) { outcomes[action] = record.millisecondsJSON }
+        if outcomes.count > 0 { object["outcome_ms"] = .object(outcomes) }
         return .object(object)
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemKit
 import TagCore
 
 /// Reading `tags:` — a list of entries in the config, or `{file: tags.yaml}`
@@ -7,7 +8,7 @@ import TagCore
 extension TagRegistry {
     /// The spec of `tags: {file: …}`.
     static let fileSpec = OptionSpec("named tags kept in a file of their own", [
-        Option("file", .string, required: true, "a YAML file holding the list of tags, relative to the config file"),
+        Option("file", .string, required: true, "a YAML file holding the list of tags, relative to the config file; while it does not exist or is empty there are none (`tagrouter tags learn` makes it)"),
     ])
 
     /// The meaning of the top-level `tags` key, for the reference.
@@ -22,16 +23,18 @@ extension TagRegistry {
             let section = OptionValidator(context: context).validate(node, as: .section(fileSpec), path: "tags", errors: &errors)
             guard let file = section.optionalString("file") else { return TagRegistry() }
             let path = context.resolve(file)
-            guard let data = FileManager.default.contents(atPath: path) else {
-                errors.append(contentsOf: section.error("file", "cannot read the tags file \(path)"))
+            guard let bytes = FileBytes.read(path: path) else {
+                if !FileManager.default.fileExists(atPath: path) { return TagRegistry() }  // no tag named yet
+                errors.append(contentsOf: section.error("file", "cannot read the tags file \(path): \(FileBytes.whyUnreadable(path) ?? "read failed")"))
                 return TagRegistry()
             }
             do {
-                list = try YAMLParser.parse(String(decoding: data, as: UTF8.self), file: file)
+                list = try YAMLParser.parse(String(decoding: bytes, as: UTF8.self), file: file)
             } catch {
                 errors.append(contentsOf: error)
                 return TagRegistry()
             }
+            if list.isNull || list.entries?.isEmpty == true { return TagRegistry() }  // empty, or comments only
         }
         var invalid = ConfigErrors()
         let values = OptionValidator(context: context).validate(list, as: .list(.section(TagEntry.spec)), path: "tags", errors: &invalid).elements
@@ -72,6 +75,21 @@ extension TagRegistry {
                     errors.append(contentsOf: value.error("tag_id", "tag id '\(tagID)' is listed under '\(first.name)' (line \(first.mark.line)) and '\(entry.name)'"))
                 }
                 tagIDs[tagID] = tagIDs[tagID] ?? entry
+            }
+        }
+    }
+
+    /// A warning for each route whose `tag:` gives a name (no wildcard) that no entry has: the route
+    /// never matches by it, most likely a misspelling, so the name meant is suggested.
+    func unknownNames(in routes: [Route]) -> [ConfigError] {
+        let names = entries.map(\.name)
+        return routes.flatMap { route in
+            route.matcher.patterns(for: "tag").compactMap { pattern -> ConfigError? in
+                guard case .glob(let glob) = pattern, !glob.pattern.contains(where: { "*?[\\".contains($0) }), !names.contains(glob.pattern) else { return nil }
+                let hint = DidYouMean.suggestion(for: glob.pattern, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+                return ConfigError(
+                    mark: route.mark, path: "routes.\(route.name).match.tag",
+                    message: "no named tag is called '\(glob.pattern)'\(hint), so the route never matches by it", isWarning: true)
             }
         }
     }

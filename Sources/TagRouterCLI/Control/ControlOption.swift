@@ -12,18 +12,31 @@ enum ControlOption {
         present after $XDG_RUNTIME_DIR's: the service's /run/tagrouter/control.sock, then /tmp's)
         """)
 
-    /// Where `run` listens: the path given, else the standard one.
-    static func path(_ arguments: inout Arguments) throws(CLIError) -> (path: String, explicit: Bool) {
+    /// Where `run` listens: the path given, else the standard one. Only `run` listens;
+    /// every other command finds the daemon with `clientPath`.
+    static func listeningPath(_ arguments: inout Arguments) throws(CLIError) -> (path: String, explicit: Bool) {
         if let path = try arguments.value(of: option) { return (path, true) }
         return ControlSocketPath.daemon(environment: ProcessInfo.processInfo.environment)
     }
 
     /// Where a command looks for the daemon: the path given, else the first socket present
-    /// of the standard places (`ControlSocketPath.client`).
+    /// of the standard places (`ControlSocketPath.client`). The one way every command
+    /// (`status`, `events`, `reload`, `read`, `write`, `tags`) finds it.
     static func clientPath(_ arguments: inout Arguments) throws(CLIError) -> (path: String, explicit: Bool) {
         if let path = try arguments.value(of: option) { return (path, true) }
         let found = ControlSocketPath.client(environment: ProcessInfo.processInfo.environment)
         return (found.path, found.explicit)
+    }
+
+    /// A daemon answering at one of the places a command looks (`ControlSocketPath.client`) other
+    /// than `own`: its socket, and who it is. `run` does not start beside it.
+    static func otherDaemon(besides own: String) -> (path: String, which: String)? {
+        for path in ControlSocketPath.client(environment: ProcessInfo.processInfo.environment).tried where path != own && ControlSocketPath.exists(path) {
+            guard case let (client, _)? = try? ask(path, as: "tagrouter run", "status") else { continue }
+            client.close()
+            return (path, daemon(client.hello))
+        }
+        return nil
     }
 
     /// Which daemon answered, from its hello: `pid 4242, config /etc/tagrouter/tagrouter.yaml`.

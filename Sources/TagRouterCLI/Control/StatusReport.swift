@@ -18,6 +18,10 @@ struct StatusReport {
             if reader["last_tag"] != nil { line += ", last \(field(reader, "last_tag.uid")) (\(field(reader, "last_tag.type"))) at \(field(reader, "last_tag.time"))" }
             if reader["last_error"] != nil { line += "; last error at \(field(reader, "last_error.time")): \(field(reader, "last_error.message"))" }
             lines.append(line)
+            if let arrival = reader["arrival_ms"] { lines.append("    place → tag.arrived: \(Self.quantiles(arrival))") }
+            if case .object(let outcomes)? = reader["outcome_ms"] {
+                for (action, figures) in outcomes { lines.append("    tag.arrived → \(action): \(Self.quantiles(figures))") }
+            }
         }
         lines.append("routes:")
         for route in elements(status["routes"]) { lines.append("  \(field(route, "name")): \(Self.matches(route))") }
@@ -25,7 +29,7 @@ struct StatusReport {
         for action in elements(status["actions"]) {
             var line = "  \(field(action, "id")): delivered \(field(action, "delivered")), failed \(field(action, "failed")), dropped \(field(action, "dropped")), "
                 + "spooled \(field(action, "spooled")), retried \(field(action, "retried")); queue \(field(action, "queue_depth")), spool \(field(action, "spool_depth"))"
-            if action["latency_ms"] != nil { line += "; latency p50 \(Self.milliseconds(action, "latency_ms.p50")), p99 \(Self.milliseconds(action, "latency_ms.p99"))" }
+            if let latency = action["latency_ms"] { line += "; latency \(Self.quantiles(latency))" }
             if action["last_success"] != nil { line += "; last success \(field(action, "last_success"))" }
             if action["last_error"] != nil { line += "; last error at \(field(action, "last_error.time")): \(field(action, "last_error.message"))" }
             lines.append(line)
@@ -54,6 +58,11 @@ struct StatusReport {
     private func elements(_ value: JSONValue?) -> [JSONValue] {
         if case .array(let elements)? = value { return elements }
         return []
+    }
+
+    /// "p50 31 ms, p99 45 ms" from a `{p50, p99}` object.
+    private static func quantiles(_ figures: JSONValue) -> String {
+        "p50 \(milliseconds(figures, "p50")), p99 \(milliseconds(figures, "p99"))"
     }
 
     private static func milliseconds(_ value: JSONValue, _ path: String) -> String {

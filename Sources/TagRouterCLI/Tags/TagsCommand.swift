@@ -43,7 +43,7 @@ enum TagsCommand: Command {
         let givenGroups = try arguments.value(of: groupsOption)
         let timeout = try ReaderOptions.seconds(of: timeoutOption, in: &arguments) ?? .seconds(60)
         let explicitConfig = try arguments.value(of: configOption)
-        let control = try ControlOption.path(&arguments)
+        let control = try ControlOption.clientPath(&arguments)
         let words = arguments.positionals()
         try arguments.finish()
         guard let action = words.first else { throw .usage("tags needs learn, list, rename or forget; see `tagrouter tags --help`") }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import OrderedJSON
+import SystemKit
 import TagCore
 import TagRouter
 
@@ -28,11 +29,12 @@ struct TagsFile {
         if let file = entry?.value["file"]?.scalar {
             let directory = config.lastIndex(of: "/").map { String(config[..<$0]) } ?? "."
             let path = file.hasPrefix("/") ? file : directory + "/" + file
-            let listText = try Self.read(path)
+            // A tags file not made yet holds no tags; the first name makes it.
+            let listText = FileManager.default.fileExists(atPath: path) ? try Self.read(path) : String()
             let node = try Self.parse(listText, file: path)
             self.path = path
             lines = listText.components(separatedBy: "\n")
-            list = node.isNull ? nil : node
+            list = node.isNull || node.entries?.isEmpty == true ? nil : node  // empty, or comments only
             key = nil
             isInline = false
         } else {
@@ -100,16 +102,16 @@ struct TagsFile {
         return lines.joined(separator: "\n")
     }
 
-    /// Writes `text` in place of the file: a temporary file renamed over it, with the file's permissions.
+    /// Writes `text` in place of the file (`FileReplacement`), keeping its owner, group and mode: `sudo tagrouter
+    /// tags learn` leaves the service's tags file the service's. A tags file made by the first name gets its
+    /// folder's owner and group, mode 0640 (the service's own folder, /var/lib/tagrouter: the service reads it).
     func write(_ text: String) throws(CLIError) {
-        let temporary = path + ".tagrouter-new"
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: attributes.map { [.posixPermissions: $0[.posixPermissions] ?? 0o644] }) else {
-            throw .runtime("cannot write \(temporary) (to replace \(path))")
-        }
-        guard rename(temporary, path) == 0 else {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw .runtime("cannot replace \(path): \(String(cString: strerror(errno)))")
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let ownership = FileReplacement.Ownership.of(path) ?? .new(in: folder.isEmpty ? "/" : folder, mode: 0o640)
+        do throws(FileReplacement.Problem) {
+            try FileReplacement.write(Array(text.utf8), to: path, ownership: ownership)
+        } catch {
+            throw .runtime(error.description)
         }
     }
 
@@ -172,8 +174,8 @@ struct TagsFile {
     static func quoted(_ text: String) -> String { JSONValue.string(text).serialized() }
 
     private static func read(_ path: String) throws(CLIError) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .usage("cannot read \(path)") }
-        return String(decoding: data, as: UTF8.self)
+        guard let bytes = FileBytes.read(path: path) else { throw .usage("cannot read \(path): \(FileBytes.whyUnreadable(path) ?? "read failed")") }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func parse(_ text: String, file: String) throws(CLIError) -> ConfigNode {

@@ -70,7 +70,7 @@ let tags: [Target] = [
     .testTarget(
         name: "TagReaderTests",
         dependencies: [
-            "TagReader", "ReaderLibNFC", "ReaderPCSC", "PN532Sim", "TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore",
+            "TagReader", "ReaderLibNFC", "ReaderPCSC", "ReaderKeyboard", "PN532Sim", "TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore",
             "SecureTags", "TagRouter", "TestSupport", "Harness",
         ]),
     .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "Harness", "BenchSupport"], path: "Benchmarks/ReaderBench"),
@@ -86,6 +86,10 @@ let readerDrivers: [Target] = [
     .target(
         name: "ReaderPCSC", dependencies: ["TagReader", "TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagRouter", "CPCSC"],
         path: "Readers/PCSC", swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
+    // Linux input devices through Glibc (open, ioctl EVIOCGRAB, poll): no library of its own.
+    .target(
+        name: "ReaderKeyboard", dependencies: ["TagReader", "TagKit", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagRouter"],
+        path: "Readers/Keyboard"),
 ]
 
 /// Tags that prove themselves: AES, CMAC and HMAC from libcrypto (TagCrypto, the one importer of CCrypto),
@@ -150,7 +154,7 @@ let daemon: [Target] = [
     .target(
         name: "TagRouterDaemon",
         dependencies: [
-            "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagReader", "ReaderLibNFC", "ReaderPCSC", "TagRouter",
+            "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagReader", "ReaderLibNFC", "ReaderPCSC", "ReaderKeyboard", "TagRouter",
             "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]),

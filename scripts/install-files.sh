@@ -39,6 +39,7 @@ entries() {
     "$libdir/systemd/system/tagrouter.service" "config/systemd/tagrouter.service" 644 \
     "$libdir/systemd/user/tagrouter.service" "config/systemd/tagrouter-user.service" 644 \
     "$libdir/udev/rules.d/99-tagrouter-nfc.rules" "config/udev/99-tagrouter-nfc.rules" 644 \
+    "$libdir/udev/rules.d/99-tagrouter-keyboard.rules" "config/udev/99-tagrouter-keyboard.rules" 644 \
     "$libdir/modprobe.d/blacklist-tagrouter.conf" "config/modprobe/blacklist-libnfc.conf" 644 \
     "$sharedir/polkit-1/rules.d/60-tagrouter-pcscd.rules" "config/polkit/60-tagrouter-pcscd.rules" 644 \
     "$sharedir/man/man1/tagrouter.1.gz" "generated:man" 644 \

@@ -68,6 +68,8 @@ public struct ReaderConfig: Sendable, Equatable {
     /// Whether arriving tags that carry an originality signature are asked for it
     /// (`signatureReading` resolved against the config; the one-shot tools always ask).
     public var readsSignature = true
+    /// What only this reader's driver reads (its own keys); none: the driver's defaults.
+    public var driverSettings = DriverSettings()
 
     /// Every setting given: their defaults are declared once, in the router's
     /// `readers:` spec (`ReaderConfig.withDefaults(name:device:)` there).

@@ -16,7 +16,7 @@ extension TagEvent {
     public enum Field {
         public static let event = "event", id = "id", time = "time", reader = "reader", node = "node", tag = "tag", tagID = "tag_id"
         public static let ndef = "ndef", ndefError = "ndef_error", uri = "uri", text = "text"
-        public static let dwellMs = "dwell_ms", message = "message"
+        public static let dwellMs = "dwell_ms", message = "message", removalAssumed = "removal_assumed"
     }
 
     /// The event as JSON, members in the documented order.
@@ -57,6 +57,7 @@ extension TagEvent {
             if let text { sink.member(Field.text, string: text) }
         }
         if let dwellMs { sink.member(Field.dwellMs, .int(Int64(dwellMs))) }
+        if removalAssumed { sink.member(Field.removalAssumed, .bool(true)) }
         if let message { sink.member(Field.message, string: message) }
     }
 
@@ -113,7 +114,7 @@ extension TagEvent {
             case value(JSONValue)
         }
 
-        var event, id, time, reader, node, tagID, ndef, ndefError, uri, text, dwellMs, message: JSONValue?
+        var event, id, time, reader, node, tagID, ndef, ndefError, uri, text, dwellMs, message, removalAssumed: JSONValue?
         var tag: Tag?
 
         /// Spelled out name by name: a table of names and setters made reading an
@@ -132,6 +133,7 @@ extension TagEvent {
             else if key.is(Field.text) { text = value }
             else if key.is(Field.dwellMs) { dwellMs = value }
             else if key.is(Field.message) { message = value }
+            else if key.is(Field.removalAssumed) { removalAssumed = value }
         }
 
         mutating func take(_ key: String, _ value: JSONValue) {
@@ -162,6 +164,7 @@ extension TagEvent {
             dwellMs: members.dwellMs?.integer, message: members.message?.stringValue, node: members.node?.stringValue)
         // A tag id that this event alone would not give (a removal's HA id) is kept.
         if let tagID = members.tagID?.stringValue, tagID != self.tagID { presenceTagID = tagID }
+        removalAssumed = members.removalAssumed == .bool(true)
     }
 }
 

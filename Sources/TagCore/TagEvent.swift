@@ -45,6 +45,10 @@ public struct TagEvent: Sendable, Equatable {
     public var dwellMs: Int?
     /// What went wrong, for `reader.error` and `reader.disconnected`.
     public var message: String?
+    /// True on a `tag.removed` (and its `tag.tapped`) the reader did not see: a
+    /// keyboard-wedge reader reports no removal, so it is assumed `exit_delay`
+    /// after the card's number was last typed.
+    public var removalAssumed = false
     /// The tag id this event's presence was given at its arrival, for the events
     /// after it (which carry no URI); nil: worked out from this event (`tagID`).
     public var presenceTagID: String?

@@ -95,17 +95,21 @@ public struct DeviceListing: Sendable, Equatable {
 }
 
 /// The machine `tagrouter doctor` judges: a root folder (`/`, or an SD card's
-/// mount) and the account whose access to the readers counts.
+/// mount), the account whose access to the readers counts, and the devices
+/// the config names.
 public struct DoctorMachine: Sendable {
     /// Ends in `/`.
     public var root: String
     public var account: MachineAccount
+    /// The `device:` of every reader in the config (none when it did not load).
+    public var devices: [String]
     /// The readers the config names by a device node (`pn532_uart:/dev/ttyS0` → `/dev/ttyS0`): a driver
     /// checks each as that reader, so one on a port no list of its knows is not "no reader".
     public var configured: [(reader: String, node: String)] = []
 
-    public init(root: String, account: MachineAccount) {
+    public init(root: String, account: MachineAccount, devices: [String] = []) {
         self.root = root.hasSuffix("/") ? root : root + "/"
         self.account = account
+        self.devices = devices
     }
 }

@@ -42,7 +42,7 @@ enum DoctorCommand: Command {
         guard let account = MachineAccount.lookup(name, root: root) else { throw .usage("no user '\(name)' in \(root)etc/passwd") }
         var config = configCheck(configPath)
         if root == "/", config.loaded != nil, let file = config.file, let asUser = await configCheck(file, as: account) { config.check = asUser }
-        var machine = DoctorMachine(root: root, account: account)
+        var machine = DoctorMachine(root: root, account: account, devices: config.loaded?.readers.map(\.device) ?? [])
         machine.configured = config.loaded.map(configuredNodes) ?? []
         var checks = BuiltinPlugins.readers.drivers.flatMap { $0.doctorChecks(machine) }
         checks.append(config.check)

@@ -1,6 +1,7 @@
 import ExecPlugin
 import MQTTPlugin
 import OpenURLPlugin
+import ReaderKeyboard
 import ReaderLibNFC
 import ReaderPCSC
 import ShellPlugin
@@ -17,6 +18,7 @@ public enum BuiltinPlugins {
     public static let readers = ReaderDrivers([
         LibNFCDriver.self,
         PCSCDriver.self,
+        KeyboardDriver.self,
     ])
 
     public static let registry = PluginRegistry([

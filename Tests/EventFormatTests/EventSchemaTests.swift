@@ -46,6 +46,12 @@ import TestSupport
         TagEvent(kind: .readerError, reader: "door", message: "pn532_uart:/dev/ttyUSB0: could not initialise the reader: timeout"),
         TagEvent(kind: .tagHeld, reader: "door", tag: TagInfo(uid: TagUID(bytes: [4, 0xa2, 0x24]), type: "ntag215", name: "abbey-road", groups: ["music"])),
         TagEvent(kind: .tagTapped, reader: "door", tag: tag, presenceTagID: "front-door"),
+        // A keyboard-wedge reader's removal, which it did not see.
+        { () -> TagEvent in
+            var removed = TagEvent(kind: .tagRemoved, reader: "box", tag: TagInfo(uid: TagUID(bytes: [4, 0xa2, 0x24, 0xb2]), type: "unknown"), dwellMs: 0)
+            removed.removalAssumed = true
+            return removed
+        }(),
     ]
 
     @Test func everyKindAsTagEventWritesItConforms() async throws {

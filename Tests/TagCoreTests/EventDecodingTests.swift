@@ -67,6 +67,16 @@ struct EventDecodingTests {
         #expect(escaped.kind == .tagRemoved && escaped.tag?.uid.hex == "0411" && escaped.dwellMs == 5)
         #expect(try TagEvent(jsonText: Self.lines[6]).presenceTagID == "ha-id")
     }
+
+    /// A keyboard-wedge reader's assumed removal keeps its mark through a node's MQTT hop (written, read, written).
+    @Test func anAssumedRemovalReadsBackAsAssumed() throws {
+        var removed = TagEvent(kind: .tagRemoved, reader: "box", tag: TagInfo(uid: TagUID(bytes: [4, 0xa2]), type: "unknown"), dwellMs: 0)
+        removed.removalAssumed = true
+        let text = removed.jsonText
+        #expect(text.contains(#""dwell_ms":0,"removal_assumed":true"#))
+        #expect(try TagEvent(jsonText: text).removalAssumed)
+        #expect(try !TagEvent(jsonText: #"{"event":"tag.removed","reader":"r","removal_assumed":false}"#).removalAssumed)
+    }
 }
 
 extension EventDecodingTests {

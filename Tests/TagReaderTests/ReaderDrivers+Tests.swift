@@ -1,8 +1,9 @@
+import ReaderKeyboard
 import ReaderLibNFC
 import ReaderPCSC
 import TagReader
 
 extension ReaderDrivers {
-    /// The drivers these tests run readers with: libnfc (on the simulator) and PC/SC (through pcscd and vpcd).
-    static let underTest = ReaderDrivers([LibNFCDriver.self, PCSCDriver.self])
+    /// The drivers these tests run readers with: libnfc (on the simulator), PC/SC (through pcscd and vpcd), keyboard (recorded streams).
+    static let underTest = ReaderDrivers([LibNFCDriver.self, PCSCDriver.self, KeyboardDriver.self])
 }

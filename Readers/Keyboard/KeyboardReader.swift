@@ -1,0 +1,129 @@
+import Glibc
+import Lifecycle
+import OrderedJSON
+import Synchronization
+import SystemKit
+import TagCore
+import TagReader
+
+/// One keyboard-wedge reader: a dedicated thread opens and grabs its input
+/// device, waits in `poll(2)` for keys (no CPU between cards), runs the session
+/// and yields `TagEvent`s. A device that is missing, not readable or grabbed by
+/// another program is said once (`reader.error`) and waited for; an unplugged one
+/// is opened again when it returns. `stop()` wakes the thread through a pipe.
+final class KeyboardReader: ReaderThread {
+    let config: ReaderConfig
+    private let path: String
+    private let settings: KeyboardSettings
+    private let jobs: TagJobQueue?
+    /// Tags a previous reader reported lying here, for the first session only.
+    private let handedOver: Mutex<[TagEvent]>
+    private let emit: @Sendable (TagEvent) -> Void
+    private let finished: @Sendable () -> Void
+    private let stopping = Atomic<Bool>(false)
+    /// `stop()` writes a byte to the second descriptor; every wait also watches the first.
+    private let wake: (read: Int32, write: Int32)
+
+    init(config: ReaderConfig, path: String, present: [TagEvent], jobs: TagJobQueue?, emit: @escaping @Sendable (TagEvent) -> Void, finished: @escaping @Sendable () -> Void) {
+        self.config = config
+        self.path = path
+        settings = config.driverSettings.value(as: KeyboardSettings.self) ?? KeyboardSettings()
+        self.jobs = jobs
+        handedOver = Mutex(present)
+        self.emit = emit
+        self.finished = finished
+        var descriptors: [Int32] = [-1, -1]
+        if pipe(&descriptors) == 0 {
+            for descriptor in descriptors {
+                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(descriptor, F_SETFL, O_NONBLOCK)
+            }
+        }
+        wake = (descriptors[0], descriptors[1])
+    }
+
+    deinit {
+        close(wake.read)
+        close(wake.write)
+    }
+
+    func start() {
+        DedicatedThread.start(name: "keyboard reader \(config.name)") { [self] in
+            run()
+            finished()
+        }
+    }
+
+    func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+    }
+
+    /// Waiting for the next card without end is what a keyboard reader does: no stall to detect.
+    func checkWatchdog() {}
+
+    var progress: ProgressMonitor.Report? { nil }
+
+    private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+
+    /// Sleeps for `duration` unless `stop()` comes first.
+    private func pause(_ duration: Duration) {
+        var descriptor = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, Int32(clamping: duration.milliseconds))
+    }
+
+    private func run() {
+        var backoff = Backoff.readerReopen
+        var reported: InputDevice.Failure?
+        while !isStopping {
+            let device: InputDevice
+            do {
+                device = try InputDevice(path: path)
+            } catch {
+                if case .grabbed = error, config.ifBusy == .exit {
+                    emit(TagEvent(kind: .readerError, reader: config.name, message: error.description))
+                    return
+                }
+                if reported != error {
+                    Log.warning("\(error); waiting for it", JSONObject(["reader": .string(config.name), "device": .string(path)]))
+                    emit(TagEvent(kind: .readerError, reader: config.name, message: error.description))
+                    reported = error
+                }
+                pause(backoff.next())
+                continue
+            }
+            reported = nil
+            backoff.reset()
+            emit(TagEvent(kind: .readerConnected, reader: config.name, message: "\(path) (keyboard input, grabbed)"))
+            let lost = session(on: device)
+            if let lost, !isStopping {
+                Log.warning("reader lost; reopening", JSONObject(["reader": .string(config.name), "error": .string(lost)]))
+                emit(TagEvent(kind: .readerDisconnected, reader: config.name, message: lost))
+                pause(backoff.next())
+            }
+        }
+    }
+
+    /// Reads `device` until it is gone (returns why) or the reader stops (nil).
+    private func session(on device: InputDevice) -> String? {
+        let adopted = handedOver.withLock { present in
+            defer { present = [] }
+            return present
+        }
+        var session = KeyboardSession(config: config, settings: settings, jobs: jobs, adopting: adopted)
+        var buffer = [UInt8](repeating: 0, count: 64 * InputEvent.size)
+        while !isStopping {
+            switch device.read(timeout: session.waitLimit, wake: wake.read, into: &buffer) {
+            case .bytes(let bytes):
+                for event in session.received(bytes, at: .now) { emit(event) }
+            case .timeout:
+                for event in session.pause(at: .now) { emit(event) }
+            case .gone(let reason):
+                for event in session.readerLost() { emit(event) }
+                return reason
+            }
+        }
+        return nil
+    }
+}

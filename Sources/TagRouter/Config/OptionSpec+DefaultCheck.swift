@@ -26,9 +26,15 @@ extension OptionSpec {
 extension PluginRegistry {
     /// Every invalid default of every action, section, source and reader kind spec in the registry.
     public var invalidDefaults: [String] {
-        plugins.flatMap { plugin in
-            plugin.actionSpec.invalidDefaults(path: "- \(plugin.name)") + (plugin.sectionSpec?.invalidDefaults(path: plugin.name) ?? [])
-        } + sources.flatMap { $0.spec.invalidDefaults(path: "inputs[].\($0.name)") }
-            + OptionSpec("", readers.options).invalidDefaults(path: "readers[]")
+        // Built in steps: Swift 6.0.3 (Debian 13's) cannot type-check the one expression in time.
+        var problems: [String] = []
+        for plugin in plugins {
+            problems += plugin.actionSpec.invalidDefaults(path: "- \(plugin.name)")
+            problems += plugin.sectionSpec?.invalidDefaults(path: plugin.name) ?? []
+        }
+        for source in sources {
+            problems += source.spec.invalidDefaults(path: "inputs[].\(source.name)")
+        }
+        return problems + OptionSpec("", readers.options).invalidDefaults(path: "readers[]")
     }
 }

@@ -93,7 +93,7 @@ public struct DeviceDiagnosis: Sendable {
                 let bus = attribute("busnum").flatMap(Int.init), let number = attribute("devnum").flatMap(Int.init)
             else { return nil }
             let node = "dev/bus/usb/" + Self.threeDigits(bus) + "/" + Self.threeDigits(number)
-            let access = Self.access(root + node)
+            let access = DeviceModeBits.access(root + node)
             return USBReader(
                 name: name, node: "/" + node, group: access.group, accessible: access.granted, sysfsEntry: "sys/bus/usb/devices/\(entry)")
         }
@@ -109,7 +109,7 @@ public struct DeviceDiagnosis: Sendable {
             return "\(path) does not exist" + (resolved == path ? "" : " (it links to \(resolved), which is gone)")
                 + ": is the reader plugged in (or the simulator running)?"
         }
-        let access = Self.access(resolved)
+        let access = DeviceModeBits.access(resolved)
         if !access.granted {
             return "no read/write permission on \(resolved): add yourself to group '\(access.group)' (`sudo usermod -aG \(access.group) $USER`, then log in again)"
         }
@@ -172,27 +172,5 @@ public struct DeviceDiagnosis: Sendable {
     private static func threeDigits(_ number: Int) -> String {
         let digits = String(number)
         return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
-    }
-
-    /// Whether this process may open `path` for reading and writing, judged from its
-    /// mode bits, and the group that owns it.
-    static func access(_ path: String) -> (granted: Bool, group: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return (false, "?") }
-        let group = getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) } ?? String(info.st_gid)
-        let count = getgroups(0, nil)
-        var groups = [gid_t](repeating: 0, count: Int(max(count, 0)))
-        _ = getgroups(count, &groups)
-        let granted = Self.permits(
-            mode: UInt32(info.st_mode), owner: info.st_uid, group: info.st_gid,
-            user: geteuid(), groups: Set(groups + [getegid()]))
-        return (granted, group)
-    }
-
-    /// Read and write permission from mode bits, as the kernel decides it (root may do anything).
-    static func permits(mode: UInt32, owner: uid_t, group: gid_t, user: uid_t, groups: Set<gid_t>) -> Bool {
-        if user == 0 { return true }
-        let bits: UInt32 = user == owner ? (mode >> 6) & 0o7 : groups.contains(group) ? (mode >> 3) & 0o7 : mode & 0o7
-        return bits & 0o6 == 0o6
     }
 }

@@ -74,7 +74,7 @@ public struct HardwareDoctor: Sendable {
         }
         let group = MachineAccount.groupName(info.st_gid, root: diagnosis.root)
         let mode = String(info.st_mode & 0o777, radix: 8)
-        let granted = DeviceDiagnosis.permits(
+        let granted = DeviceModeBits.permits(
             mode: UInt32(info.st_mode), owner: info.st_uid, group: info.st_gid, user: account.uid, groups: account.groups)
         let finding = "\(what) \(node) (group \(group), mode \(mode)): \(account.name) \(granted ? "can" : "cannot") open it"
         if granted { return .ok(finding) }

@@ -118,7 +118,7 @@ public struct DeviceSandbox: Sendable, Equatable {
     /// systemd unit this process runs in and the drop-in that admits the node; nil for any other outcome.
     public static func refusal(of device: DeviceNodePath, procRoot: String = "/proc/") -> String? {
         let path = device.path
-        guard let node = Node(path: path), access(path, R_OK | W_OK) == 0 else { return nil }
+        guard let node = Node(path: path), DeviceModeBits.access(path).granted else { return nil }
         let descriptor = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         if descriptor >= 0 {
             close(descriptor)

@@ -84,7 +84,7 @@ import Testing
         (0o000, 5, 5, 0, [], true),  // root
     ])
     func judgesPermissionsLikeTheKernel(mode: Int, owner: Int, group: Int, user: Int, groups: [Int], granted: Bool) {
-        #expect(DeviceDiagnosis.permits(
+        #expect(DeviceModeBits.permits(
             mode: UInt32(mode), owner: uid_t(owner), group: gid_t(group), user: uid_t(user),
             groups: Set(groups.map { gid_t($0) })) == granted)
     }

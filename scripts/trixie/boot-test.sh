@@ -360,6 +360,9 @@ check_tags_learn() {
         lift
         cat "$work/learn-$who.txt"
         [ "$status" = 0 ] || { echo "tags learn as $who: exit $status"; return 1; }
+        # The learnt tag was lifted a moment ago: placed again within exit_delay it would still be the same
+        # presence (no new arrival). Another tag's tap first shows the reader has let it go.
+        tap "04abcdef0000${#who}2" between || return 1
         follow
         tap "$uid" named
         journal_has "'$name'" || { echo "the tap after learning does not carry the name '$name'"; cat "$journal"; return 1; }

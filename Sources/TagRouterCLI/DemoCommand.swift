@@ -64,7 +64,10 @@ enum DemoCommand: Command {
                 do throws(CLIError) {
                     try await startSimulator(processes, workspace)
                     // At debug level: a shell command's output and every action's result are debug lines (libnfc's own stay off).
-                    try processes.start("daemon", ["run", "--config", workspace.config, "--log-format", "json", "--log-level", "debug"],
+                    // Its own control socket, in the workspace: the demo is no rival to a daemon that answers where
+                    // `tagrouter status` looks (`run` does not start beside one), nor does it take that place.
+                    try processes.start("daemon", ["run", "--config", workspace.config, "--control", workspace.controlSocket,
+                                                   "--log-format", "json", "--log-level", "debug"],
                                         directory: workspace.directory,
                                         environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false", "LIBNFC_LOG_LEVEL": "0"]) { daemon in
                         await follow(daemon, narrator)

@@ -10,6 +10,8 @@ struct DemoWorkspace: Sendable {
     /// The simulated reader; the config names it `pn532_uart:pn532`, relative to `directory`.
     var link: String { directory + "/pn532" }
     var control: String { directory + "/pn532.sock" }
+    /// The demo daemon's control socket.
+    var controlSocket: String { directory + "/control.sock" }
 
     /// The demo config embedded in the binary (Resources/demo.yaml).
     static let configText = String(decoding: PackageResources.demo_yaml, as: UTF8.self)

@@ -45,6 +45,25 @@ struct DemoTests {
         #expect(printed.status == 0 && printed.stdout.contains("routes:"), "`\(command.joined(separator: " "))`: \(printed.stderr)")
     }
 
+    /// The demo's daemon listens in the demo's own folder: a daemon that already answers where
+    /// `tagrouter status` looks (here `$TAGROUTER_CONTROL`) is not taken for a rival, and the tour runs.
+    @Test func theTourRunsBesideADaemonAnsweringWhereStatusLooks() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let socket = setup.directory + "/other.sock"
+        let config = setup.directory + "/other.yaml"
+        try "state_dir: \(setup.directory)/state\nreaders: []\nroutes: []\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let other = try RunningTool(
+            BuiltProducts.tagrouter.path, ["run", "--config", config, "--control", socket], environment: [:], directory: setup.directory)
+        try await other.waitForStderr(containing: "control socket ready")
+        let scratch = setup.directory + "/tmp"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+        let tour = try await ToolRun(
+            BuiltProducts.tagrouter.path, ["demo"], environment: ["TMPDIR": scratch, "TAGROUTER_CONTROL": socket], timeout: .seconds(45))
+        #expect(tour.status == 0, "\(tour.stdout)\n\(tour.stderr)")
+        #expect(tour.stdout.contains("The daemon delivered 30 actions, 0 failed."), "\(tour.stdout)\n\(tour.stderr)")
+    }
+
     @Test func ctrlCStopsTheTourAndItsChildren() async throws {
         let setup = try Setup()
         defer { setup.remove() }

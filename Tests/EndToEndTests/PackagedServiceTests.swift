@@ -120,15 +120,18 @@ struct PackagedServiceTests {
         #expect(reload.stderr.contains("cannot read the tags file \(tags): permission denied to user "), "\(reload.stdout)\(reload.stderr)")
     }
 
+    /// One reader on the simulator, every tap logged: the service as the two tests below need it.
+    static let oneReaderLoggingTaps = """
+        state_dir: HOME/state
+        readers: [{ name: front-door, device: "DEVICE" }]
+        routes: [{ name: taps, match: { event: tag.arrived }, actions: [log] }]
+        """
+
     /// `sudo tagrouter run` beside the running service (on the same config, from a login shell) does not start a
     /// second daemon that would fight it for the reader and the MQTT client id: it names the one running.
     @Test func aSecondDaemonDoesNotStartBesideTheService() async throws {
         guard getuid() == 0 else { return }
-        let service = try await PackagedService(config: """
-            state_dir: HOME/state
-            readers: [{ name: front-door, device: "DEVICE" }]
-            routes: [{ name: taps, match: { event: tag.arrived }, actions: [log] }]
-            """)
+        let service = try await PackagedService(config: Self.oneReaderLoggingTaps)
         defer { service.stop() }
         let second = try await service.run(["run", "--config", service.config])
         #expect(second.status == 1, "\(second.stdout)\(second.stderr)")
@@ -140,11 +143,7 @@ struct PackagedServiceTests {
     /// the recipe they gave before (`openssl rand -hex 24 > file; chmod 600` as root) made one it cannot.
     @Test func theSecretRecipeMakesAFileTheServiceReads() async throws {
         guard getuid() == 0 else { return }
-        let service = try await PackagedService(config: """
-            state_dir: HOME/state
-            readers: [{ name: front-door, device: "DEVICE" }]
-            routes: [{ name: taps, match: { event: tag.arrived }, actions: [log] }]
-            """)
+        let service = try await PackagedService(config: Self.oneReaderLoggingTaps)
         defer { service.stop() }
         let config = service.home + "/secret.yaml"
         func check(_ token: String) async throws -> ToolRun {

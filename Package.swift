@@ -127,7 +127,7 @@ let plugins: [Target] = [
     .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "ChildProcess"], path: "Plugins/OpenURLPlugin"),
     .target(name: "WebhookPlugin", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "CCurl", "TagCrypto"], path: "Plugins/WebhookPlugin"),
     .target(name: "ExecPlugin", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "ChildProcess"], path: "Plugins/ExecPlugin"),
-    .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess", "TestSupport"]),
+    .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess", "TestSupport", "Harness"]),
     .testTarget(
         name: "ActionPluginTests",
         dependencies: [

@@ -19,6 +19,8 @@ public final class RunningTool: Sendable {
 
     private let process: ChildProcess
     private let recorder = Recorder()
+    /// The two tasks that move output lines into the recorder; both end once the child's pipes are drained.
+    private let recording: [Task<Void, Never>]
 
     /// Starts `executable` (a path) with `arguments`; `environment` is added to the inherited one.
     /// With `input`, its standard input is a pipe that `send(line:)` writes to; else `/dev/null`.
@@ -26,18 +28,20 @@ public final class RunningTool: Sendable {
         let command = ChildCommand(
             [executable] + arguments, environment: TestIdentity.childEnvironment(adding: environment), workingDirectory: directory)
         process = try ChildProcess(command, options: ChildOptions(input: input ? .stream : .null, stdout: .lines, stderr: .lines))
-        Task { [process, recorder] in
-            for await text in process.stdoutLines {
-                let line = Line(text: text, arrival: .now)
-                recorder.lines.withLock { $0.stdout.append(line) }
-            }
-        }
-        Task { [process, recorder] in
-            for await text in process.stderrLines {
-                let line = Line(text: text, arrival: .now)
-                recorder.lines.withLock { $0.stderr.append(line) }
-            }
-        }
+        recording = [
+            Task { [process, recorder] in
+                for await text in process.stdoutLines {
+                    let line = Line(text: text, arrival: .now)
+                    recorder.lines.withLock { $0.stdout.append(line) }
+                }
+            },
+            Task { [process, recorder] in
+                for await text in process.stderrLines {
+                    let line = Line(text: text, arrival: .now)
+                    recorder.lines.withLock { $0.stderr.append(line) }
+                }
+            },
+        ]
     }
 
     /// The whole process group is killed, and the process gone, before `deinit` returns.
@@ -77,10 +81,14 @@ public final class RunningTool: Sendable {
     /// Sends `signal` to the process (not its group).
     public func signal(_ number: Int32) { kill(process.pid, number) }
 
-    /// Waits for the process to end and returns how it ended.
+    /// Waits for the process to end and returns how it ended; every line it
+    /// wrote is in `stdout` and `stderr` by then.
     public func termination(timeout: Duration = .seconds(20)) async throws -> ChildTermination {
         _ = try await waitFor("exit", timeout: timeout) { process.hasExited ? true : nil }
-        return await process.termination()
+        let ended = await process.termination()
+        // The line streams finish before the termination is reported, so these waits are short.
+        for task in recording { await task.value }
+        return ended
     }
 
     /// Resident memory (`VmRSS` from `/proc/<pid>/status`) in KiB, or nil once it has exited.

@@ -9,7 +9,7 @@ import TagReader
 /// One keyboard-wedge reader: a dedicated thread opens and grabs its input
 /// device, waits in `poll(2)` for keys (no CPU between cards), runs the session
 /// and yields `TagEvent`s. A device that is missing, not readable or grabbed by
-/// another program is said once (`reader.error`) and waited for; an unplugged one
+/// another program is said once (`reader.waiting`) and waited for; an unplugged one
 /// is opened again when it returns. `stop()` wakes the thread through a pipe.
 final class KeyboardReader: ReaderThread {
     let config: ReaderConfig
@@ -75,7 +75,7 @@ final class KeyboardReader: ReaderThread {
 
     private func run() {
         var backoff = Backoff.readerReopen
-        var reported: InputDevice.Failure?
+        var report = DeviceWaitReport(reader: config.name, device: path)
         while !isStopping {
             let device: InputDevice
             do {
@@ -85,15 +85,11 @@ final class KeyboardReader: ReaderThread {
                     emit(TagEvent(kind: .readerError, reader: config.name, message: error.description))
                     return
                 }
-                if reported != error {
-                    Log.warning("\(error); waiting for it", JSONObject(["reader": .string(config.name), "device": .string(path)]))
-                    emit(TagEvent(kind: .readerError, reader: config.name, message: error.description))
-                    reported = error
-                }
+                report.waiting(error.description, emit: emit)
                 pause(backoff.next())
                 continue
             }
-            reported = nil
+            report.opened()
             backoff.reset()
             emit(TagEvent(kind: .readerConnected, reader: config.name, message: "\(path) (keyboard input, grabbed)"))
             let lost = session(on: device)

@@ -60,14 +60,7 @@ final class PCSCReader: ReaderThread {
 
     private func run() {
         var backoff = Backoff(initial: .milliseconds(250), maximum: .seconds(5))
-        var reported: String?
-        func waiting(_ message: String, _ detail: String) {
-            if reported != message {
-                Log.warning(message, JSONObject(["reader": .string(config.name), "device": .string(config.device), "detail": .string(detail)]))
-                reported = message
-            }
-            pause(backoff.next())
-        }
+        var report = DeviceWaitReport(reader: config.name, device: config.device)
         while !isStopping {
             let context: PCSCContext
             let readers: [String]
@@ -75,14 +68,16 @@ final class PCSCReader: ReaderThread {
                 context = try PCSCContext()
                 readers = try context.readers()
             } catch {
-                waiting("pcscd not reachable; waiting for it", error.description)
+                report.waiting("pcscd not reachable", detail: error.description, emit: emit)
+                pause(backoff.next())
                 continue
             }
             guard let reader = device.pick(from: readers, in: context) else {
-                waiting("reader not found; waiting for it", "pcscd has: " + (readers.isEmpty ? "no readers" : readers.joined(separator: ", ")))
+                report.waiting("reader '\(config.device)' not found", detail: "pcscd has: " + (readers.isEmpty ? "no readers" : readers.joined(separator: ", ")), emit: emit)
+                pause(backoff.next())
                 continue
             }
-            reported = nil
+            report.opened()
             currentContext.withLock { $0 = context }
             if isStopping { break }
             let end = session(context, reader: reader)

@@ -130,13 +130,13 @@ public struct DeviceSandbox: Sendable, Equatable {
         let shown = device.shown
         guard let unit = serviceUnit(cgroups: (try? String(contentsOfFile: procRoot + "self/cgroup", encoding: .utf8)) ?? "") else {
             return "the device sandbox this runs in (a container's device cgroup) does not admit \(shown): "
-                + "opening it gives 'Operation not permitted'; waiting for it"
+                + "opening it gives 'Operation not permitted'"
         }
         let systemctl = unit.user ? "systemctl --user" : "sudo systemctl"
         let name = unit.name.hasSuffix(".service") ? String(unit.name.dropLast(8)) : unit.name
         return "\(unit.name)'s sandbox does not admit \(shown) (DevicePolicy=, DeviceAllow=): "
             + "add `DeviceAllow=\(entry) rw` under [Service] with `\(systemctl) edit \(name)`, "
-            + "then `\(systemctl) restart \(name)`; waiting for it"
+            + "then `\(systemctl) restart \(name)`"
     }
 
     /// The systemd service a process runs in, from its `/proc/PID/cgroup` (`0::/system.slice/tagrouter.service`),

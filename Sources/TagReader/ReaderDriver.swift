@@ -10,10 +10,11 @@ import TagRouter
 /// nothing else looks at a device string to tell kinds apart.
 ///
 /// An implementer guarantees: the reader it makes runs on a dedicated thread of
-/// its own, emits `reader.connected` when it can see tags and the scan model's
-/// events after that (through `emit`, never blocking), reopens a lost device by
-/// itself, and calls `finished` exactly once when it has ended after `stop()`
-/// (or by itself under `if_busy: exit`).
+/// its own, says why its device does not open through a `DeviceWaitReport`
+/// (`reader.waiting`, so `status` shows it), emits `reader.connected` when it can
+/// see tags and the scan model's events after that (through `emit`, never
+/// blocking), reopens a lost device by itself, and calls `finished` exactly once
+/// when it has ended after `stop()` (or by itself under `if_busy: exit`).
 public protocol ReaderDriver: ReaderKind {
     /// The running reader for `config`: `present` holds the arrivals of tags a previous
     /// reader of the same device reported and did not remove (they do not arrive again);

@@ -152,8 +152,8 @@ import Testing
         #expect(KeyboardDriver.probe(path + "-missing") == .missing(path: path + "-missing"))
     }
 
-    /// The reader as the daemon runs it: a device that is no input device is a `reader.error` saying so, and it waits.
-    @Test func aReaderOnSomethingThatIsNoInputDeviceSaysSoInAReaderError() async throws {
+    /// The reader as the daemon runs it: a device that is no input device is a `reader.waiting` saying so, and it waits.
+    @Test func aReaderOnSomethingThatIsNoInputDeviceSaysSoInAReaderWaiting() async throws {
         let path = NSTemporaryDirectory() + "keyboard-\(UUID().uuidString)"
         try Data().write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -165,7 +165,7 @@ import Testing
             first = event
             break
         }
-        #expect(first?.kind == .readerError)
+        #expect(first?.kind == .readerWaiting)
         #expect(first?.message == "\(path): not an input device (EVIOCGRAB: not a tty); name its /dev/input/by-id/…-event-kbd link")
     }
 

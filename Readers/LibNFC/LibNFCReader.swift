@@ -172,7 +172,7 @@ final class LibNFCReader: ReaderThread {
             defer { present = [] }
             return present
         }
-        var scan = ScanSession(config: config, device: device, jobs: jobs, adopting: adopted)
+        var scan = FieldScan(config: config, transport: LibNFCField(config: config, device: device, pause: pause), jobs: jobs, adopting: adopted)
         do {
             try Self.prepare(device)
         } catch {
@@ -186,7 +186,6 @@ final class LibNFCReader: ReaderThread {
             do {
                 try scan.step(emit: emit)
                 protocolErrors = 0
-                if let wait = scan.pauseBeforeNextStep { pause(wait) }
             } catch {
                 let watchdog = watchdogFired.exchange(false, ordering: .sequentiallyConsistent)
                 if isStopping { return .stopped }
@@ -213,9 +212,9 @@ final class LibNFCReader: ReaderThread {
 
     /// Re-initialises the chip after an error; the error when the device does not
     /// answer that either (it says best why the device is lost).
-    private func recover(_ device: NFCDevice, _ scan: inout ScanSession) -> NFCError? {
+    private func recover(_ device: NFCDevice, _ scan: inout FieldScan<LibNFCField>) -> NFCError? {
         device.lost = nil
-        scan.chipWasReset()
+        scan.transport.chipWasReset()
         do {
             try Self.prepare(device)
             return nil

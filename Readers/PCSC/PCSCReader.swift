@@ -111,27 +111,15 @@ final class PCSCReader: ReaderThread {
             if event.kind == .tagArrived { feedback?.post(.arrival) }
             forward(event)
         }
-        var scan = PCSCScan(config: config, jobs: jobs)
-        var known: PCSCContext.ReaderState?
+        var scan = FieldScan(config: config, transport: PCSCField(config: config, context: context, reader: reader), jobs: jobs)
         while !isStopping {
-            let state: PCSCContext.ReaderState?
             do {
-                state = try context.waitForChange(reader: reader, known: known, timeout: scan.waitLimit)
-            } catch where error.isCancelled {
-                return .stopped
+                try scan.step(emit: emit)
             } catch {
+                guard case .lost(let reason) = error else { return .stopped }
                 for event in scan.readerLost() { emit(event) }
-                return .lost(error.description)
+                return .lost(reason)
             }
-            if let state {
-                known = state
-                if state.unavailable {
-                    for event in scan.readerLost() { emit(event) }
-                    return .lost("\(reader) is no longer available")
-                }
-            }
-            guard let current = known else { continue }
-            scan.observe(current, connect: { () throws(PCSCError) -> PCSCCard in try context.connect(reader: reader) }, emit: emit)
         }
         return .stopped
     }

@@ -47,6 +47,36 @@ func simulatorPath(_ link: String) throws -> String {
 /// A random pause, so taps land at every phase of the reader's polling period.
 func jitter() async throws { try await Task.sleep(for: .milliseconds(Int.random(in: 20...200))) }
 
+/// What one tapped process measured.
+struct Tapped {
+    /// Place → arrival message at the subscriber, median and p99.
+    var latency: (median: Double, p99: Double)
+    var cpuPerTap: Double
+    var residentMiB: Double
+}
+
+/// Taps `count` times (place, wait for the `arrived` message, remove, wait for the `removed` one) on the reader
+/// `process` reads, and measures its latency, CPU per tap and memory after the taps.
+func tapped(
+    _ process: RunningTool, _ name: String, _ count: Int, _ connection: ControlConnection, _ subscriber: Subscriber,
+    arrived: String, removed: String
+) async throws -> Tapped {
+    let cpuBefore = process.cpuTime ?? .zero
+    var latencies: [Duration] = []
+    for index in 1...count {
+        try await jitter()
+        let placed = ContinuousClock.now
+        try connection.send(tag)
+        let arrivals = try await subscriber.waitFor(count: index) { $0.topic == arrived }
+        latencies.append(arrivals[index - 1].arrival - placed)
+        try connection.send(#"{"op":"remove"}"#)
+        _ = try await subscriber.waitFor(count: index) { $0.topic == removed }
+        if index % 20 == 0 { note("\(name): \(index) taps, last \(latencies[index - 1])") }
+    }
+    let cpuPerTap = milliseconds((process.cpuTime ?? .zero) - cpuBefore) / Double(count)
+    return Tapped(latency: percentiles(latencies), cpuPerTap: cpuPerTap, residentMiB: Double(process.residentKiB ?? 0) / 1024)
+}
+
 /// Runs everything; locals, so the broker, subscriber and processes are stopped when it returns or throws.
 func measure() async throws -> String {
     let directory = NSTemporaryDirectory() + "tagrouter-e2e-bench-" + UUID().uuidString
@@ -77,20 +107,8 @@ func measure() async throws -> String {
 
     // tagrouter: place → message, then remove → tag.removed message, TAPS times.
     let connection = try ControlConnection(path: control)
-    let cpuBefore = daemon.cpuTime ?? .zero
-    var latencies: [Duration] = []
-    for index in 1...taps {
-        try await jitter()
-        let placed = ContinuousClock.now
-        try connection.send(tag)
-        let arrivals = try await subscriber.waitFor(count: index) { $0.topic == "bench/tagrouter/front-door" }
-        latencies.append(arrivals[index - 1].arrival - placed)
-        try connection.send(#"{"op":"remove"}"#)
-        _ = try await subscriber.waitFor(count: index) { $0.topic == "bench/removed/front-door" }
-        if index % 20 == 0 { note("tagrouter: \(index) taps, last \(latencies[index - 1])") }
-    }
-    let residentMiB = Double(daemon.residentKiB ?? 0) / 1024
-    let cpuPerTap = milliseconds((daemon.cpuTime ?? .zero) - cpuBefore) / Double(taps)
+    let ours = try await tapped(
+        daemon, "tagrouter", taps, connection, subscriber, arrived: "bench/tagrouter/front-door", removed: "bench/removed/front-door")
     daemon.signal(SIGTERM)
     let daemonEnd = try await daemon.termination()
     guard daemonEnd.status == .exited(0) else { throw TestFailure(description: "tagrouter run ended \(daemonEnd.status)") }
@@ -126,26 +144,12 @@ func measure() async throws -> String {
     // Baseline 3: the nfcpy + paho-mqtt bridge on the same simulator and broker, tapped as the daemon was.
     let bridge = try RunningTool(python, [bridgeScript, try simulatorPath(link), "127.0.0.1", String(broker.port), "bench/bridge"], directory: directory)
     try await bridge.waitForStdout(containing: "ready", timeout: .seconds(30))
-    let bridgeCPUBefore = bridge.cpuTime ?? .zero
-    var bridgeLatencies: [Duration] = []
-    for index in 1...bridgeTaps {
-        try await jitter()
-        let placed = ContinuousClock.now
-        try connection.send(tag)
-        let arrivals = try await subscriber.waitFor(count: index) { $0.topic == "bench/bridge/arrived" }
-        bridgeLatencies.append(arrivals[index - 1].arrival - placed)
-        try connection.send(#"{"op":"remove"}"#)
-        _ = try await subscriber.waitFor(count: index) { $0.topic == "bench/bridge/removed" }
-        if index % 20 == 0 { note("nfcpy bridge: \(index) taps, last \(bridgeLatencies[index - 1])") }
-    }
-    let bridgeResidentMiB = Double(bridge.residentKiB ?? 0) / 1024
-    let bridgeCPUPerTap = milliseconds((bridge.cpuTime ?? .zero) - bridgeCPUBefore) / Double(bridgeTaps)
+    let theirs = try await tapped(bridge, "nfcpy bridge", bridgeTaps, connection, subscriber, arrived: "bench/bridge/arrived", removed: "bench/bridge/removed")
     bridge.signal(SIGTERM)
     _ = try await bridge.termination()
     simulator.signal(SIGTERM)
     _ = try await simulator.termination()
 
-    let ours = percentiles(latencies), theirs = percentiles(bridgeLatencies)
     let detection = percentiles(detections), publish = percentiles(publishes)
     let ratio = { (ours: Double, theirs: Double) in String(format: "%.2f×", ours / theirs) }
     return """
@@ -153,11 +157,11 @@ func measure() async throws -> String {
 
         | figure | tagrouter run (`mqtt`, QoS 1) | baseline: Python nfcpy + paho-mqtt bridge (`nfcpy-bridge.py`) | tagrouter ÷ bridge | baseline: nfc-poll detection + mosquitto_pub → subscriber |
         | --- | --- | --- | --- | --- |
-        | place → message at the subscriber, median / p99 (\(taps) taps; bridge \(bridgeTaps); nfc-poll and mosquitto_pub \(baselineRuns) of each) | \(format(ours)) | \(format(theirs)) | \(ratio(ours.median, theirs.median)) | \(format((detection.median + publish.median, detection.p99 + publish.p99))) (sum of the two parts below) |
+        | place → message at the subscriber, median / p99 (\(taps) taps; bridge \(bridgeTaps); nfc-poll and mosquitto_pub \(baselineRuns) of each) | \(format(ours.latency)) | \(format(theirs.latency)) | \(ratio(ours.latency.median, theirs.latency.median)) | \(format((detection.median + publish.median, detection.p99 + publish.p99))) (sum of the two parts below) |
         | … nfc-poll, placed → tag printed | — | — | | \(format(detection)) |
         | … mosquitto_pub started → message at the subscriber | — | — | | \(format(publish)) |
-        | resident memory (VmRSS) after the taps | \(String(format: "%.1f MiB", residentMiB)) | \(String(format: "%.1f MiB", bridgeResidentMiB)) | \(ratio(residentMiB, bridgeResidentMiB)) | nfc-poll alone (no MQTT): \(String(format: "%.1f MiB", Double(pollResidentKiB) / 1024)) |
-        | CPU per tap (user + system, place → message → removal → message) | \(String(format: "%.2f ms", cpuPerTap)) | \(String(format: "%.2f ms", bridgeCPUPerTap)) | \(ratio(cpuPerTap, bridgeCPUPerTap)) | — |
+        | resident memory (VmRSS) after the taps | \(String(format: "%.1f MiB", ours.residentMiB)) | \(String(format: "%.1f MiB", theirs.residentMiB)) | \(ratio(ours.residentMiB, theirs.residentMiB)) | nfc-poll alone (no MQTT): \(String(format: "%.1f MiB", Double(pollResidentKiB) / 1024)) |
+        | CPU per tap (user + system, place → message → removal → message) | \(String(format: "%.2f ms", ours.cpuPerTap)) | \(String(format: "%.2f ms", theirs.cpuPerTap)) | \(ratio(ours.cpuPerTap, theirs.cpuPerTap)) | — |
         """
 }
 

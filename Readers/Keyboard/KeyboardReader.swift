@@ -92,7 +92,9 @@ final class KeyboardReader: ReaderThread {
                     emit(TagEvent(kind: .readerError, reader: config.name, message: error.description))
                     return
                 }
-                report.waiting(error.description, emit: emit)
+                // A sandbox that refuses the node is the cause to name, not its permissions.
+                let refusal = KeyboardDriver.deviceNode(config.device).flatMap { DeviceSandbox.refusal(of: $0) }
+                report.waiting(refusal.map { "\(path): " + $0 } ?? error.description, emit: emit)
                 pause(backoff.next())
                 continue
             }

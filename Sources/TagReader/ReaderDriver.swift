@@ -53,15 +53,22 @@ extension ReaderDriver {
     public static func deviceNode(_ device: String) -> DeviceNodePath? { nil }
 }
 
-/// A device node a reader opens: as the config names it (`/dev/serial0`) and with every
-/// symlink resolved (`/dev/ttyAMA0`).
+/// A device node a reader opens: as the config names it (`/dev/serial0`), with every
+/// symlink resolved (`/dev/ttyAMA0`), and the access the reader needs to it.
 public struct DeviceNodePath: Sendable, Equatable {
+    /// What a reader does with its node: a serial board's is read and written, an input device's only read.
+    public enum Access: Sendable, Equatable {
+        case read, readWrite
+    }
+
     public var port: String
     public var path: String
+    public var access: Access
 
-    public init(port: String, path: String) {
+    public init(port: String, path: String, access: Access = .readWrite) {
         self.port = port
         self.path = path
+        self.access = access
     }
 
     /// How a message shows it: the port, and the node it leads to when they differ.

@@ -21,6 +21,9 @@ public final class Daemon: Sendable {
     public let observer: DaemonObserver
     /// Between the sources and the router: a host may offer events here besides the sources.
     public let buffer: EventBuffer
+    /// Where this daemon's router, plugins and host sound tell its readers how a tap ended: its own, so two daemons
+    /// in one process whose readers share a name show each other nothing.
+    public let feedback: FeedbackBoard
     private let file: ConfigFile
     private let routing: RoutingService
     private let services: ServiceGroup
@@ -32,9 +35,10 @@ public final class Daemon: Sendable {
         let file = options.config.absolute
         // Read and write jobs (control socket, MQTT commands) reach the readers through the board.
         let jobs = ReaderJobBoard()
+        let feedback = FeedbackBoard()
         let loader = ConfigLoader(
             registry: BuiltinPlugins.registry, dryRun: options.dryRun, stateDirectory: options.stateDirectory,
-            tagJobs: options.eventsFrom == nil ? jobs : nil, output: options.output)
+            tagJobs: options.eventsFrom == nil ? jobs : nil, output: options.output, feedback: feedback)
         let config: RouterConfig
         do throws(ConfigErrors) { config = try file.load(loader) } catch { throw .config(error, file: file.name) }
         options.loaded?(config)
@@ -42,7 +46,7 @@ public final class Daemon: Sendable {
         let buffer = EventBuffer(capacity: config.eventBuffer)
         let observer = DaemonObserver(eventBuffer: buffer, runsReaders: options.eventsFrom == nil)
         let routing = RoutingService(config: config, events: buffer, dryRun: options.dryRun, observer: observer)
-        let parts = try Self.sources(options, config: config, buffer: buffer, jobs: jobs)
+        let parts = try Self.sources(options, config: config, buffer: buffer, jobs: jobs, feedback: feedback)
         let systemd = options.notifiesSystemd ? DaemonSystemd(observer: observer, monitor: parts.progress) : nil
         // Each tap's outcome goes back to its reader's LEDs and buzzer, and to the host's sound (readers[].feedback).
         // Only when a reader can show or play it: watching makes the router build a live record for every event and action.
@@ -53,12 +57,13 @@ public final class Daemon: Sendable {
             return await Self.reload(file, loader: loader, started: config, routing: routing, observer: observer, readers: readers, sound: sound, jobs: jobs)
         }
         self.file = file
+        self.feedback = feedback
         self.config = config
         self.buffer = buffer
         self.observer = observer
         self.routing = routing
         serialReload = reload
-        tapFeedback = showsOutcomes ? TapFeedback(observer: observer) : nil
+        tapFeedback = showsOutcomes ? TapFeedback(observer: observer, board: feedback) : nil
         // Stopped in this order: systemd hears STOPPING=1, the sources stop, the router drains what they sent,
         // then control and the signals.
         var members: [ServiceGroup.Member] = systemd.map { [.init("systemd", $0)] } ?? []
@@ -118,7 +123,7 @@ public final class Daemon: Sendable {
     /// The daemon's sources: the readers and the configured inputs, or only the events file; the host's sound and the
     /// readers' progress (the systemd watchdog asks it).
     private static func sources(
-        _ options: DaemonOptions, config: RouterConfig, buffer: EventBuffer, jobs: ReaderJobBoard
+        _ options: DaemonOptions, config: RouterConfig, buffer: EventBuffer, jobs: ReaderJobBoard, feedback: FeedbackBoard
     ) throws(DaemonError) -> (sources: [any Service], readers: ReaderSource?, sound: HostSound?, progress: ProgressMonitor) {
         let progress = ProgressMonitor()
         if let eventsFrom = options.eventsFrom {
@@ -127,8 +132,10 @@ public final class Daemon: Sendable {
             return ([ConfiguredInput(kind: EventsInput.name, path: "--events-from", source: input).service(into: buffer)], nil, nil, progress)
         }
         // The host's sound plays at the readers this daemon runs (not for events read from a file).
-        let sound = HostSound(config.readers)
-        let readers = ReaderSource(config.readers, drivers: BuiltinPlugins.readers, buffer: buffer, jobs: jobs, monitor: progress, arrived: { sound.arrived(reader: $0) })
+        let sound = HostSound(config.readers, board: feedback)
+        let readers = ReaderSource(
+            config.readers, drivers: BuiltinPlugins.readers, buffer: buffer, jobs: jobs, feedback: feedback, monitor: progress,
+            arrived: { sound.arrived(reader: $0) })
         return ([readers] + config.inputs.map { $0.service(into: buffer) }, readers, sound, progress)
     }
 

@@ -6,7 +6,7 @@ import OrderedJSON
 /// (`ActionPlugin.isKeptAcrossReloads`) — and with it its running service, such
 /// as the MQTT connection — when the new config gives the plugin the same section
 /// (`ConfigValue.settings`, secrets as read when the instance was built) in the same context: state directory, dry
-/// run, feedback board, config directory and environment, and the readers' *names* (other
+/// run, config directory and environment, and the readers' *names* (other
 /// reader settings may change under a kept plugin). The new config's actions
 /// are then made by the kept instance. Its identity (this object) is what
 /// `RoutingService` compares to know which services to stop and start.
@@ -32,7 +32,7 @@ public final class LoadedPlugin: Sendable {
 
     /// What a plugin may depend on besides its section.
     private static func sameRun(_ one: PluginContext, _ other: PluginContext) -> Bool {
-        one.stateDirectory == other.stateDirectory && one.dryRun == other.dryRun && one.feedback === other.feedback
+        one.stateDirectory == other.stateDirectory && one.dryRun == other.dryRun
             && one.readers.map(\.name) == other.readers.map(\.name)
             && one.config.directory == other.config.directory && one.config.environment == other.config.environment
             && one.config.missingSecretsAreWarnings == other.config.missingSecretsAreWarnings

@@ -26,8 +26,8 @@ import Testing
             second.daemon.feedback.unregister(reader: "door", id: secondID)
         }
 
-        first.send(arrival(uid: "0a"))
-        second.send(arrival(uid: "0b"))
+        try await first.send(arrival(uid: "0a"))
+        try await second.send(arrival(uid: "0b"))
         first.closeInput()
         second.closeInput()
         // Both ended: every post either made is done.

@@ -111,6 +111,12 @@ public final class TestDaemon: Sendable {
     /// The daemon's log entries so far (debug and up).
     public var log: [Log.Entry] { captured.log.withLock { $0 } }
 
+    /// The daemon's log so far from `level` up, each entry as `run --log-format json` writes it on stderr (without
+    /// its `time`): `level`, `msg`, then its fields. `run`'s own level is `info`.
+    public func logLines(from level: Log.Level = .info) -> [JSONValue] {
+        log.filter { $0.level >= level }.map { .object($0.json) }
+    }
+
     /// Waits for a log entry whose message contains `text`, returning it.
     @discardableResult
     public func log(containing text: String, timeout: Duration = .seconds(20)) async throws -> Log.Entry {

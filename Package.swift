@@ -159,7 +159,7 @@ let daemon: [Target] = [
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]),
     /// A daemon in the test process: config text in, events in, reload, stop; what the `log` action wrote and the observer saw.
-    .target(name: "DaemonTesting", dependencies: ["TagRouterDaemon", "TagRouter", "OrderedJSON", "SystemKit", "DaemonControl"], path: "Tests/DaemonTesting"),
+    .target(name: "DaemonTesting", dependencies: ["TagRouterDaemon", "TagRouter", "TagCore", "OrderedJSON", "SystemKit", "DaemonControl"], path: "Tests/DaemonTesting"),
 ]
 
 /// The command-line tool: parses arguments, runs the daemon and the other commands, prints.

@@ -29,7 +29,7 @@ enum CheckConfigCommand: Command {
     static let referenceOption = CommandOption("--reference", help: "print the config reference (every key, type, default and\nmeaning) as Markdown: docs/guide/reference.md")
     static let referenceIndexOption = CommandOption("--reference-index", help: "print the README's index of that reference, one link per\ntop-level section")
     static let manOption = CommandOption("--man", help: "print that reference as the tagrouter.yaml(5) man page\n(roff: `tagrouter check-config --man | man -l -`)")
-    static let options = [explainOption, eventOption, uriOption, textOption, uidOption, readerOption, tagTypeOption, kindOption, referenceOption, referenceIndexOption, manOption]
+    static let options: [any DeclaredOption] = [explainOption, eventOption, uriOption, textOption, uidOption, readerOption, tagTypeOption, kindOption, referenceOption, referenceIndexOption, manOption]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

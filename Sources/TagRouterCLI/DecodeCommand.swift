@@ -24,7 +24,7 @@ enum DecodeCommand: Command {
     static let lenientOption = CommandOption(
         "--lenient", help: "print the records before a defect and the defect\n({\"records\":[…], \"error\":{…}}) instead of failing")
     static let prettyOption = CommandOption("--pretty", help: "indent the JSON")
-    static let options = [fileOption, rawOption, memoryOption, linesOption, lenientOption, prettyOption]
+    static let options: [any DeclaredOption] = [fileOption, rawOption, memoryOption, linesOption, lenientOption, prettyOption]
     static let epilogue = """
         Exit status: 0 decoded, 64 bad arguments, 65 the input is not a valid message
         (stderr: error: <kind> at byte <offset>: <explanation>).

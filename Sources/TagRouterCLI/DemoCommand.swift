@@ -24,7 +24,7 @@ enum DemoCommand: Command {
         The routes only print (`log` and `shell` echo): nothing needs a network.
         """
     static let printConfigOption = CommandOption("--print-config", help: "print the demo config and exit (its routes are a start for your own)")
-    static let options = [printConfigOption]
+    static let options: [any DeclaredOption] = [printConfigOption]
     static let epilogue = """
         Next steps: `tagrouter doctor` checks a real reader; docs/guide/simulator.md runs
         your own config on the simulator.

@@ -20,7 +20,7 @@ enum DevicesCommand: Command {
         libnfc.conf / LIBNFC_* settings. Exit status 1 when no reader opens.
         """
     static let deviceOption = CommandOption("--device", value: "CONNSTRING", help: "a connstring to try as well, e.g. pn532_uart:/dev/ttyUSB0 (a path may be\na symlink); repeatable")
-    static let options = [deviceOption]
+    static let options: [any DeclaredOption] = [deviceOption]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

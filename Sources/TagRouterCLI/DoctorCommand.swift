@@ -27,7 +27,7 @@ enum DoctorCommand: Command {
     static let configOption = CommandOption("--config", value: "FILE", help: "the config to check (default: the one `run` would use)")
     static let userOption = CommandOption("--user", value: "NAME", help: "whose access to the readers to judge (default: tagrouter when\nthat user exists, else you)")
     static let rootOption = CommandOption("--root", value: "DIR", help: "check a system mounted at DIR (an SD card) instead of this one")
-    static let options = [configOption, userOption, rootOption, ControlOption.option]
+    static let options: [any DeclaredOption] = [configOption, userOption, rootOption, ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

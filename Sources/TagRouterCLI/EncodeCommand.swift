@@ -15,7 +15,7 @@ enum EncodeCommand: Command {
     static let memoryOption = CommandOption("--memory", value: "TAG", help: "a full Type 2 memory image as hex, pages from 0, with the\nmessage in its data area: ntag213, ntag215, ntag216, ultralight", group: "Output")
     static let uidOption = CommandOption("--uid", value: "HEX", help: "the 7-byte UID of that image (default 04a1b2c3d4e5f6)", group: "Output")
     static let chunkSizeOption = CommandOption("--chunk-size", value: "N", help: "split payloads longer than N bytes into chunks", group: "Output")
-    static let options = EncodeRecords.options + [memoryOption, uidOption, chunkSizeOption]
+    static let options: [any DeclaredOption] = EncodeRecords.options + [memoryOption, uidOption, chunkSizeOption]
     static let epilogue = """
         Example:
           tagrouter encode --uri https://example.com --text "Front door" --lang en

@@ -22,12 +22,12 @@ enum ReadCommand: Command {
         """
     static let waitOption = CommandOption("--wait", help: "wait (up to the timeout) for a reader that cannot be opened yet")
     static let configOption = CommandOption("--config", "-c", value: "FILE", help: "check a SUN message with this config's `sun:` keys (`tag.sun`), as\n--explain does: against the counters the daemon accepted, not counted")
-    static let options = ReaderOptions.options(multiple: false) + DaemonTagJob.options + [ReaderOptions.timeoutOption, waitOption, configOption]
+    static let options: [any DeclaredOption] = ReaderOptions.options(multiple: false) + DaemonTagJob.options + [ReaderOptions.timeoutOption, waitOption, configOption]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: false)
-        let timeout = try ReaderOptions.seconds(of: ReaderOptions.timeoutOption, in: &arguments) ?? ReaderOptions.tagWait
+        let timeout = try arguments.value(of: ReaderOptions.timeoutOption)
         let wait = arguments.flag(waitOption)
         let readerName = try arguments.value(of: DaemonTagJob.readerOption)
         let direct = arguments.flag(DaemonTagJob.directOption)

@@ -23,7 +23,7 @@ enum SimulateCommand: Command {
     static let tagOption = CommandOption("--tag", value: "JSON", help: "place a tag at start, e.g.\n'{\"type\":\"ntag215\",\"uid\":\"04a224b2c35e80\",\"records\":[{\"uri\":\"https://example.com\"}]}'")
     static let vpcdOption = CommandOption("--vpcd", value: "PORT", help: "be the card in pcscd's vpcd virtual reader instead (vsmartcard-vpcd,\nlistening on 127.0.0.1:PORT; 35963 for its first slot): the tags\nanswer as on a PC/SC contactless reader (`--device pcsc:…`)")
     static let requestOption = CommandOption("--request", value: "JSON", help: "send one request to a running simulator's control socket,\nprint the response line; exit 1 when it says \"ok\": false")
-    static let options = [linkOption, controlOption, noPacingOption, tagOption, vpcdOption, requestOption]
+    static let options: [any DeclaredOption] = [linkOption, controlOption, noPacingOption, tagOption, vpcdOption, requestOption]
     static let epilogue = """
         The protocol and every tag field: docs/simulator.md.
 

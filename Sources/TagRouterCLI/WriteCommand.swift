@@ -37,7 +37,7 @@ enum WriteCommand: Command {
     static let yesOption = CommandOption("--yes", help: "confirm --lock")
     static let passwordFileOption = CommandOption("--password-file", value: "FILE", help: "the NTAG 213/215/216 password to write a protected tag with: 12 hex\ndigits, PWD then PACK, in a file of mode 600 (docs/protected-tags.md)")
     static let protectOption = CommandOption("--protect", help: "after writing, make writes need that password; reading stays open")
-    static let options = EncodeRecords.options + [fromOption] + ReaderOptions.options(multiple: false) + DaemonTagJob.options + [ReaderOptions.timeoutOption, appendOption, lockOption, yesOption, passwordFileOption, protectOption]
+    static let options: [any DeclaredOption] = EncodeRecords.options + [fromOption] + ReaderOptions.options(multiple: false) + DaemonTagJob.options + [ReaderOptions.timeoutOption, appendOption, lockOption, yesOption, passwordFileOption, protectOption]
     static let epilogue = """
         Example:
           tagrouter write --uri https://www.home-assistant.io/tag/front-door --text "Front door"
@@ -46,7 +46,7 @@ enum WriteCommand: Command {
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: false)
-        let timeout = try ReaderOptions.seconds(of: ReaderOptions.timeoutOption, in: &arguments) ?? ReaderOptions.tagWait
+        let timeout = try arguments.value(of: ReaderOptions.timeoutOption)
         let append = arguments.flag(appendOption)
         let lock = arguments.flag(lockOption)
         let confirmed = arguments.flag(yesOption)

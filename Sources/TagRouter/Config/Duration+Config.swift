@@ -32,6 +32,21 @@ extension Duration {
         self = total
     }
 
+    /// The duration as the config writes it, which `init(configText:)` reads back exactly:
+    /// `0`, `500ms`, `30s`, `1m30s`, `2h`, `1s250ms`, `0.5ms` (whole units largest first,
+    /// the rest in milliseconds).
+    public var configText: String {
+        let (seconds, attoseconds) = components
+        guard seconds > 0 || attoseconds > 0 else { return "0" }
+        let wholeUnits: [(count: Int64, unit: String)] = [(seconds / 3600, "h"), (seconds / 60 % 60, "m"), (seconds % 60, "s")]
+        var text = wholeUnits.filter { $0.count > 0 }.map { "\($0.count)\($0.unit)" }.joined()
+        let microseconds = attoseconds / 1_000_000_000_000
+        if microseconds > 0 {
+            text += microseconds % 1000 == 0 ? "\(microseconds / 1000)ms" : "\(Double(microseconds) / 1000)ms"
+        }
+        return text
+    }
+
     /// The duration in seconds as a Double.
     public var seconds: Double {
         let parts = components

@@ -16,7 +16,7 @@ enum DaemonTagJob {
     /// `--reader`, `--direct` and `--control`, which `read` and `write` share.
     static let readerOption = CommandOption("--reader", value: "NAME", help: "through the daemon: the reader of that name (default: its only reader, or --device's)")
     static let directOption = CommandOption("--direct", help: "open the device here, even when a running daemon holds it (it then says `in use by pid N`)")
-    static let options = [readerOption, directOption, ControlOption.option]
+    static let options: [any DeclaredOption] = [readerOption, directOption, ControlOption.option]
 
     /// Sends `command` (`write` or `read`, with `fields`) to the daemon and returns its
     /// successful reply, or throws the refusal. Nil — open the device here — when the

@@ -19,7 +19,7 @@ enum EventsCommand: Command {
     static let routeOption = CommandOption("--route", value: "R", help: "only events that matched route R (and its actions)")
     static let kindOption = CommandOption("--kind", value: "K", help: "only events of kind K (tag.arrived, tag.removed, reader.connected…)")
     static let jsonOption = CommandOption("--json", help: "one JSON object per line, as the daemon sends them (docs/control.md)")
-    static let options = [readerOption, routeOption, kindOption, jsonOption, ControlOption.option]
+    static let options: [any DeclaredOption] = [readerOption, routeOption, kindOption, jsonOption, ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

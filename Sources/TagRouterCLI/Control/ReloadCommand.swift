@@ -12,7 +12,7 @@ enum ReloadCommand: Command {
         prints the result: "reloaded: 2 readers, 7 routes", or every problem at
         file:line:col and exit status 65 — the running config then stays.
         """
-    static let options = [ControlOption.option]
+    static let options: [any DeclaredOption] = [ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

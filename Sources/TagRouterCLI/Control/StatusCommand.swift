@@ -21,7 +21,7 @@ enum StatusCommand: Command {
         connection is down) — for scripts and monitoring.
         """
     static let jsonOption = CommandOption("--json", help: "print the daemon's answer as one JSON object")
-    static let options = [jsonOption, ControlOption.option]
+    static let options: [any DeclaredOption] = [jsonOption, ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

@@ -1,3 +1,5 @@
+import SystemKit
+
 /// One command-line option of a command as every generated text sees it: its
 /// names, what its value is (nil for a flag), its help and the heading it is
 /// listed under. A flag is declared as one of these; an option with a value is a
@@ -52,7 +54,7 @@ struct CommandOption: DeclaredOption, Equatable {
     var renderedHelp: String {
         var lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if let value, !value.choices.isEmpty, !value.showsChoices {
-            lines.append("\(value.placeholder): " + value.choices.joined(separator: ", "))
+            lines += ("\(value.placeholder): " + value.choices.joined(separator: ", ")).wrapped(width: Self.helpWidth).split(separator: "\n").map(String.init)
         }
         if let shown = value?.shownDefault {
             let suffix = "(default: \(shown))"

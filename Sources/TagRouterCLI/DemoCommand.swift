@@ -12,8 +12,6 @@ enum DemoCommand: Command {
     static let name = "demo"
     static let summary = "a tour with nothing to set up: simulated reader, daemon, five tags"
     static let about = """
-        Usage: tagrouter demo [--print-config]
-
         Shows what tagrouter does, with no reader and nothing to install or wire:
         starts the PN532 simulator (`tagrouter simulate`), runs the daemon
         (`tagrouter run`) against it on a demo config in a temporary folder, and

@@ -11,7 +11,7 @@ struct Synopsis: Sendable {
         case word(String)
         /// `[…]`: may be left out.
         case bracketed([Part])
-        /// `a | b`: one of these.
+        /// `(a | b)`, or `[a | b]` as the only part of brackets: one of these.
         case alternatives([[Part]])
         /// Stands for several options the text names together: `RECORD…` for the record options.
         case summarized(String, [CommandOption])
@@ -30,12 +30,18 @@ struct Synopsis: Sendable {
             case .declared(let option): return option.label + (markingRepeats && option.value?.repeats == true ? "…" : "")
             case .word(let word), .summarized(let word, _): return word
             case .bracketed(let parts):
+                if parts.count == 1, case .alternatives(let alternatives) = parts[0] { return "[" + Self.choice(alternatives) + "]" }
                 guard case .declared(let first)? = parts.first, first.value?.repeats == true else {
                     return "[" + parts.map { $0.text(markingRepeats: markingRepeats) }.joined(separator: " ") + "]"
                 }
                 return "[" + parts.map { $0.text(markingRepeats: false) }.joined(separator: " ") + "]" + (markingRepeats ? "…" : "")
-            case .alternatives(let alternatives): return alternatives.map { $0.map(\.text).joined(separator: " ") }.joined(separator: " | ")
+            case .alternatives(let alternatives): return "(" + Self.choice(alternatives) + ")"
             }
+        }
+
+        /// `a | b c`: alternatives, without the brackets or parentheses around them.
+        private static func choice(_ alternatives: [[Part]]) -> String {
+            alternatives.map { $0.map(\.text).joined(separator: " ") }.joined(separator: " | ")
         }
 
         /// Every option this part names, summarized ones included.

@@ -8,8 +8,6 @@ enum StatusCommand: Command {
     static let name = "status"
     static let summary = "show the running daemon: readers, routes, actions, MQTT; exit 2 when degraded"
     static let about = """
-        Usage: tagrouter status [--json] [--control PATH]
-
         Asks the running daemon how it is: uptime; the config file and when it was
         loaded; each reader (state, device, since when, tags seen, last tag, last
         error); each route (matches); each action (delivered, failed, dropped,

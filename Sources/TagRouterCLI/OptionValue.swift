@@ -19,10 +19,13 @@ protocol OptionValue: Sendable, Equatable {
     static var placeholder: String { get }
     /// Every value there is, when they are few; empty when the value is free.
     static var choices: [String] { get }
+    /// Why `text` is not a value, when the type can say more than `expectation` (nil: it cannot).
+    static func problem(with text: String) -> String?
 }
 
 extension OptionValue {
     static var choices: [String] { [] }
+    static func problem(with text: String) -> String? { nil }
     static var expectation: String { Self.choices.spelledAsList }
 }
 
@@ -77,6 +80,7 @@ extension TagUID: OptionValue {
     init?(argument text: String) { self.init(text) }
     var argumentText: String { hex }
     static var expectation: String { "a tag UID in hex (04a224b2c35e80, 04:A2:24:…)" }
+    static func problem(with text: String) -> String? { TagUID.problem(text) }
     static var placeholder: String { "UID" }
 }
 

@@ -62,6 +62,7 @@ struct ValueOption<Value: Sendable>: DeclaredOption {
             return .failure(.usage("\(name) is given more than once (" + texts.map { "'\($0)'" }.joined(separator: ", then ") + ")"))
         }
         if let value = Single(argument: text) { return .success(value) }
+        if let problem = Single.problem(with: text) { return .failure(.usage("\(name): \(problem)")) }
         var message = "\(name) takes \(Single.expectation), not '\(text)'"
         if let near = DidYouMean.suggestion(for: text, among: Single.choices) { message += " (did you mean \(near)?)" }
         return .failure(.usage(message))

@@ -42,6 +42,12 @@ struct Arguments {
         return found
     }
 
+    /// True when the option is on the command line (it is not taken).
+    func isGiven(_ option: any DeclaredOption) -> Bool {
+        let names = option.declaration.names
+        return remaining.contains { argument in names.contains { argument == $0 || argument.hasPrefix($0 + "=") } }
+    }
+
     /// The option's value: the one given, else its default (nil, or none for a repeatable one).
     mutating func value<Value>(of option: ValueOption<Value>) throws(CLIError) -> Value {
         try option.value(from: taking([option.declaration]).map(\.value))

@@ -64,8 +64,8 @@ extension Duration: OptionValue {
     init?(argument text: String) {
         if let duration = Duration(configText: text) {
             self = duration
-        } else if let seconds = Double(text), seconds >= 0, seconds.isFinite {
-            self = .microseconds(Int64((seconds * 1_000_000).rounded()))
+        } else if Double(text) != nil, let seconds = Duration(configText: text + "s") {
+            self = seconds
         } else {
             return nil
         }

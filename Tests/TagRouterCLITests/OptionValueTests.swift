@@ -60,6 +60,9 @@ import Testing
         #expect(Self.usageError(Self.polling, ["--polling", "sometimes"]) == "--polling takes auto-poll, list-passive or fast, not 'sometimes'")
         #expect(Self.usageError(Self.polling, ["--polling", "fsat"]) == "--polling takes auto-poll, list-passive or fast, not 'fsat' (did you mean fast?)")
         #expect(Self.usageError(Self.timeout, ["--timeout"]) == "--timeout needs a value")
+        // Too long for the clock: refused, not a crash on the conversion.
+        #expect(Self.usageError(Self.timeout, ["--timeout", "1e300"]) == "--timeout takes a duration such as 500ms, 30s or 1m (a bare number is seconds), not '1e300'")
+        #expect(Self.usageError(Self.timeout, ["--timeout", "99999999999999999999h"]) != nil)
     }
 
     @Test func anOptionGivenTwiceWithDifferentValuesIsRefused() throws {

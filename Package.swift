@@ -71,7 +71,7 @@ let tags: [Target] = [
         name: "TagReaderTests",
         dependencies: [
             "TagReader", "ReaderLibNFC", "ReaderPCSC", "ReaderKeyboard", "PN532Sim", "TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore",
-            "SecureTags", "TagRouter", "TestSupport", "Harness",
+            "SecureTags", "TagRouter", "TagRouterDaemon", "TestSupport", "Harness",
         ]),
     .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "Harness", "BenchSupport"], path: "Benchmarks/ReaderBench"),
 ]

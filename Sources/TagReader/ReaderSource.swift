@@ -93,7 +93,7 @@ public final class ReaderSource: Service {
             switch event.kind {
             case .tagArrived: if event.tag != nil { present[event.reader, default: []].append(event) }
             case .tagRemoved: present[event.reader]?.removeAll { $0.tag?.uid == event.tag?.uid }
-            case .tagHeld, .tagTapped, .readerConnected, .readerDisconnected, .readerError: break
+            case .tagHeld, .tagTapped, .readerConnected, .readerDisconnected, .readerError, .readerWaiting: break
             }
         }
         if event.kind == .tagArrived { arrived?(event.reader) }

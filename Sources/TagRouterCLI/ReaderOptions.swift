@@ -92,7 +92,7 @@ struct ReaderOptions {
                 connected = true
                 promptForTag(on: device)
             case .readerError, .readerDisconnected: problem = event.message
-            case .tagRemoved, .tagHeld, .tagTapped: break
+            case .tagRemoved, .tagHeld, .tagTapped, .readerWaiting: break
             }
         }
         guard connected else {

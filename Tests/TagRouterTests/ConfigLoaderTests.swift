@@ -87,7 +87,7 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], 
             """)
         #expect(found.contains("t.yaml:3:5: readers[0]: unknown key 'cooldwn' (did you mean 'cooldown'?)"))
         #expect(found.contains { $0.hasPrefix("t.yaml:7:18: routes[0].match.uri_regex: invalid regular expression '('") })
-        #expect(found.contains("t.yaml:8:14: routes[0].match.event: expected tag.arrived, tag.removed, tag.held, tag.tapped, reader.connected, reader.disconnected or reader.error, got \"tag.arived\" (did you mean 'tag.arrived'?)"))
+        #expect(found.contains("t.yaml:8:14: routes[0].match.event: expected tag.arrived, tag.removed, tag.held, tag.tapped, reader.connected, reader.disconnected, reader.error or reader.waiting, got \"tag.arived\" (did you mean 'tag.arrived'?)"))
         #expect(found.contains("t.yaml:10:35: routes[0].actions[0].probe.qos: expected 0, 1 or 2, got 3"))
         #expect(found.contains("t.yaml:11:30: routes[0].actions[1].probe: unknown key 'qso' (did you mean 'qos'?)"))
         #expect(found.contains("t.yaml:12:9: routes[0].actions[2]: unknown action 'mqttt'; actions are log, probe"))

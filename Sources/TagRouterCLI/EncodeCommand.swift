@@ -7,8 +7,9 @@ enum EncodeCommand: Command {
     static let name = "encode"
     static let summary = "encode records to an NDEF message (hex) or a Type 2 memory image"
     static let about = """
-        RECORD is --uri URI, --text TEXT [--lang LANG], --mime TYPE (--data STRING | --data-file PATH),
-        --json JSON, --external TYPE (--data STRING | --data-file PATH) or --aar PACKAGE.
+        RECORD is one of:
+        \(EncodeRecords.grammar)
+
         Prints the message as hex, or with --memory a whole tag memory image.
         """
     static let memoryOption = ValueOption<Type2TagType?>(

@@ -22,8 +22,19 @@ enum EncodeRecords {
     /// The same, as `Arguments.orderedValues(of:)` takes them.
     static var declarations: [CommandOption] { options.map(\.declaration) }
 
-    /// A record option: text, repeatable, listed under `group`; the record is made from it in order (`build`).
-    private static func record(_ name: String, _ placeholder: String, whenAbsent: String? = nil, help: String) -> ValueOption<[String]> {
+    /// What RECORD stands for on the usage lines of `encode` and `write`, one form a line: `  --text TEXT [--lang LANG]`.
+    static var grammar: String {
+        let payload = Synopsis.Part.either([.option(dataOption)], [.option(dataFileOption)])
+        let forms: [[Synopsis.Part]] = [
+            [.option(uriOption)], [.option(textOption), .optional(langOption)], [.option(mimeOption), payload], [.option(jsonOption)],
+            [.option(externalOption), payload], [.option(aarOption)],
+        ]
+        return forms.map { "  " + $0.map(\.text).joined(separator: " ") }.joined(separator: "\n")
+    }
+
+    /// A record option: text, listed under `group`. Each may come any number of times: `build` takes them
+    /// all in command-line order (`Arguments.orderedValues`), never one by one.
+    private static func record(_ name: String, _ placeholder: String, whenAbsent: String? = nil, help: String) -> ValueOption<String?> {
         ValueOption(name, placeholder: placeholder, whenAbsent: whenAbsent, help: help, group: group)
     }
 
@@ -33,7 +44,7 @@ enum EncodeRecords {
     static func build(_ steps: [(option: CommandOption, value: String)]) throws(CLIError) -> [NDEFRecord] {
         var records: [NDEFRecord] = []
         var index = 0
-        func next(_ options: [ValueOption<[String]>]) -> (option: CommandOption, value: String)? {
+        func next(_ options: [ValueOption<String?>]) -> (option: CommandOption, value: String)? {
             guard index + 1 < steps.count, options.contains(where: { $0.declaration == steps[index + 1].option }) else { return nil }
             index += 1
             return steps[index]

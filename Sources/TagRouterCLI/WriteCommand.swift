@@ -23,8 +23,8 @@ enum WriteCommand: Command {
         write goes through it: its reader writes the next tag placed (or the one lying
         there), and that tag is not routed as a tap.
 
-        RECORD is as for `encode`: --uri, --text [--lang], --mime or --external with --data
-        or --data-file, --json, --aar.
+        RECORD is, as for `encode`, one of:
+        \(EncodeRecords.grammar)
         """
     static let fromOption = ValueOption<String?>("--from", placeholder: "FILE", help: "the whole message: JSON ({\"records\": […]}, as\n`decode` prints it) or hex", group: EncodeRecords.group)
     static let appendOption = CommandOption("--append", help: "keep the records already on the tag, add these after them")

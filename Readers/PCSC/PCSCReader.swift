@@ -21,6 +21,8 @@ final class PCSCReader: ReaderThread {
     private let stopping = Atomic<Bool>(false)
     private let wakeUp = DispatchSemaphore(value: 0)
     private let currentContext = Mutex<PCSCContext?>(nil)
+    /// The open session's LEDs and buzzer; nil while no reader is open.
+    private let currentFeedback = Mutex<PCSCFeedback?>(nil)
     private let jobs: TagJobQueue?
 
     init(config: ReaderConfig, jobs: TagJobQueue? = nil, emit: @escaping @Sendable (TagEvent) -> Void, finished: @escaping @Sendable () -> Void) {
@@ -49,6 +51,8 @@ final class PCSCReader: ReaderThread {
 
     /// Blocked in `SCardGetStatusChange` until a card comes is how this thread waits: never a stall.
     var progress: ProgressMonitor.Report? { nil }
+
+    func show(_ moment: ReaderFeedback.Moment) { currentFeedback.withLock { $0 }?.post(moment) }
 
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
@@ -100,9 +104,9 @@ final class PCSCReader: ReaderThread {
     private func session(_ context: PCSCContext, reader: String) -> SessionEnd {
         emit(TagEvent(kind: .readerConnected, reader: config.name, message: "\(reader) (PC/SC)"))
         let feedback = PCSCFeedback(config: config, readerName: reader)
-        let registration = feedback.map { feedback in FeedbackBoard.shared.register(reader: config.name) { feedback.post($0) } }
+        currentFeedback.withLock { $0 = feedback }
         defer {
-            if let registration { FeedbackBoard.shared.unregister(reader: config.name, id: registration) }
+            currentFeedback.withLock { $0 = nil }
             feedback?.stop()
         }
         // The arrival shows at once, before the event is routed.

@@ -14,14 +14,25 @@ public enum FileBytes {
     /// Why the file at `path` cannot be read, in words for a message — `there is no such file`,
     /// `permission denied to user tagrouter (uid 64100)`, or the system's reason; nil when it can be.
     public static func whyUnreadable(_ path: String) -> String? {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFIFO {
+            // A named pipe is not opened: even an open closed at once lets a writer waiting in open(2) go on, to
+            // write what no reader takes, while the real reader after it waits for a writer that never comes.
+            return access(path, R_OK) == 0 ? nil : reason(errno)
+        }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         if descriptor >= 0 {
-            // Nothing is read: a named pipe would lose what it gives.
+            // Nothing is read (a device such as /dev/zero would give without end).
             defer { close(descriptor) }
             var info = stat()
             return fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? String(cString: strerror(EISDIR)) : nil
         }
-        switch errno {
+        return reason(errno)
+    }
+
+    /// The words for an `open`/`access` failure with `error`.
+    private static func reason(_ error: Int32) -> String {
+        switch error {
         case ENOENT: return "there is no such file"
         case EACCES:
             let user = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "?"

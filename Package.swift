@@ -173,6 +173,8 @@ let executable: [Target] = [
         resources: [.embedInCode("Resources/demo.yaml")],
         linkerSettings: [.unsafeFlags(releaseLinkLayout, .when(configuration: .release))]
     ),
+    /// The command line's declarations walked in process: option tables, generated usage, help, man page and completion.
+    .testTarget(name: "TagRouterCLITests", dependencies: ["TagRouterCLI", "TagRouter", "TagCore", "TestSupport"]),
     /// Real processes for tests and benchmarks alike: a running tool with its timed output lines, a mosquitto broker,
     /// an independent subscriber, a connection to the simulator's control socket.
     .target(name: "Harness", dependencies: ["ChildProcess"], path: "Benchmarks/Harness"),

@@ -139,30 +139,63 @@ struct PackagedServiceTests {
                 "\(second.stderr)")
     }
 
-    /// The one recipe the docs give for a secret (docs/guide/service.md "Secrets") makes a file the service reads;
-    /// the recipe they gave before (`openssl rand -hex 24 > file; chmod 600` as root) made one it cannot.
-    @Test func theSecretRecipeMakesAFileTheServiceReads() async throws {
+    /// Every secret recipe the docs show (README.md, docs/**: a command that writes a secret file) is the one
+    /// convention of docs/guide/service.md "Secrets" — `… | install -o tagrouter -g tagrouter -m 600 /dev/stdin FILE`
+    /// with `sudo` for the service's files, without the owner for your own — and, run as shown, makes a file that
+    /// the setting it is for accepts, read as its user reads it. The recipe the docs gave before
+    /// (`openssl rand -hex 24 > file; chmod 600` as root) made one the service cannot read.
+    @Test func everySecretRecipeInTheDocsMakesAFileItsReaderReads() async throws {
         guard getuid() == 0 else { return }
         let service = try await PackagedService(config: Self.oneReaderLoggingTaps)
         defer { service.stop() }
-        let config = service.home + "/secret.yaml"
-        func check(_ token: String) async throws -> ToolRun {
-            try """
-                readers: [{ name: front-door, device: "\(service.device)" }]
-                mqtt: { host: 127.0.0.1, commands: { token_file: \(token) } }
-                routes: [{ name: taps, actions: [log] }]
-                """.write(toFile: config, atomically: true, encoding: .utf8)
-            return try await service.run(as: PackagedService.service, ["check-config", config])
+        let recipes = try DocumentedSecretRecipe.all()
+        // The pages that make secrets, each found (a page that stopped showing its recipe would go unchecked).
+        #expect(Set(recipes.map(\.page)).isSuperset(of: ["docs/guide/service.md", "docs/secure-tags.md", "docs/fleet.md", "docs/protected-tags.md", "docs/guide/metrics.md"]),
+                "\(recipes.map(\.place))")
+        let desk = service.home + "/desk"  // your own home, for the recipes without sudo
+        try FileManager.default.createDirectory(atPath: desk, withIntermediateDirectories: false)
+        chown(desk, Self.member, Self.member)
+        try FileManager.default.createDirectory(atPath: service.home + "/etc/tagrouter", withIntermediateDirectories: true)
+        for recipe in recipes {
+            guard let shape = recipe.shape else {
+                Issue.record("\(recipe.place): `\(recipe.command)` is not the secret-file convention (docs/guide/service.md \"Secrets\")")
+                continue
+            }
+            let reader = shape.forTheService ? Self.service : Self.member
+            let command = recipe.command
+                .replacingOccurrences(of: "sudo ", with: "")
+                .replacingOccurrences(of: "-o tagrouter -g tagrouter", with: "-o \(Self.service) -g \(Self.service)")
+                .replacingOccurrences(of: "~/", with: desk + "/")
+                .replacingOccurrences(of: "/etc/tagrouter/", with: service.home + "/etc/tagrouter/")
+            let file = shape.file.replacingOccurrences(of: "~/", with: desk + "/").replacingOccurrences(of: "/etc/tagrouter/", with: service.home + "/etc/tagrouter/")
+            let made = shape.forTheService
+                ? try await ToolRun("/bin/sh", ["-c", command])
+                : try await ToolRun("/usr/bin/setpriv", ["--reuid=\(Self.member)", "--regid=\(Self.member)", "--clear-groups", "/bin/sh", "-c", command], environment: ["HOME": desk])
+            #expect(made.status == 0, "\(recipe.place): `\(command)`: \(made.stderr)")
+            guard let setting = DocumentedSecretRecipe.setting(reading: shape.file) else {
+                Issue.record("\(recipe.place): which setting reads \(shape.file)? Say so in DocumentedSecretRecipe.setting(reading:)")
+                continue
+            }
+            let checked = try await Self.checkConfig(service, as: reader, setting.replacingOccurrences(of: "FILE", with: file))
+            #expect(checked.status == 0 && !(checked.stdout + checked.stderr).contains(file),
+                    "\(recipe.place): `\(recipe.command)` made a file its reader (uid \(reader)) does not take:\n\(checked.stdout)\(checked.stderr)")
         }
-        let recipe = "openssl rand -hex 24 | install -o \(PackagedService.service) -g \(PackagedService.service) -m 600 /dev/stdin \(service.home)/command-token"
-        #expect(try await ToolRun("/bin/sh", ["-c", recipe]).status == 0)
-        let good = try await check(service.home + "/command-token")
-        #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
 
-        #expect(try await ToolRun("/bin/sh", ["-c", "openssl rand -hex 24 > \(service.home)/old-token && chmod 600 \(service.home)/old-token"]).status == 0)
-        #expect(!(good.stdout + good.stderr).contains("cannot read"), "\(good.stdout)\(good.stderr)")
-        // check-config lets a secret it cannot read pass with a warning (the file may be made later); it names the cause.
-        let old = try await check(service.home + "/old-token")
-        #expect((old.stdout + old.stderr).contains("cannot read '\(service.home)/old-token': permission denied"), "\(old.stdout)\(old.stderr)")
+        // The old recipe, for contrast: root's file of mode 600, which check-config names as unreadable by the service.
+        let old = service.home + "/old-token"
+        #expect(try await ToolRun("/bin/sh", ["-c", "openssl rand -hex 24 > \(old) && chmod 600 \(old)"]).status == 0)
+        let refused = try await Self.checkConfig(service, as: Self.service, "mqtt: { host: 127.0.0.1, commands: { token_file: \(old) } }")
+        #expect((refused.stdout + refused.stderr).contains("cannot read '\(old)': permission denied"), "\(refused.stdout)\(refused.stderr)")
+    }
+
+    /// `check-config` as `uid` on a config of one reader, one route and `setting`.
+    static func checkConfig(_ service: PackagedService, as uid: uid_t, _ setting: String) async throws -> ToolRun {
+        let config = service.home + "/secret-\(uid).yaml"
+        try """
+            readers: [{ name: front-door, device: "\(service.device)" }]
+            \(setting)
+            routes: [{ name: taps, actions: [log] }]
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        return try await service.run(as: uid, ["check-config", config])
     }
 }

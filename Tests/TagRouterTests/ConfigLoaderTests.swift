@@ -148,9 +148,17 @@ func problems(_ text: String, environment: [String: String] = ["HOME": "/tmp"], 
         ("500ms", Duration.milliseconds(500)), ("5s", .seconds(5)), ("2m", .seconds(120)), ("1h", .seconds(3600)),
         ("1m30s", .seconds(90)), ("1.5s", .milliseconds(1500)), ("0", .zero),
         ("5", nil), ("5 parsecs", nil), ("", nil),
+        // Longer than anything counts in nanoseconds (292 years) is refused, not a crash on the conversion.
+        ("99999999999999999999h", nil), ("2562048h", nil), ("2000000h", .seconds(7_200_000_000)),
     ] as [(String, Duration?)])
     func durations(text: String, duration: Duration?) {
         #expect(Duration(configText: text) == duration)
+    }
+
+    @Test func aDurationTooLongForTheClockIsAProblemNotACrash() {
+        #expect(problems("shutdown_timeout: 99999999999999999999h") == [
+            "t.yaml:1:19: shutdown_timeout: expected a duration such as 500ms, 5s, 2m or 1h, got \"99999999999999999999h\"",
+        ])
     }
 
     @Test func aNumberWithoutUnitIsNotADuration() {

@@ -8,7 +8,8 @@
 #   the journal as the one documented line; reload with a good and a broken config; restart; stop within
 #   TimeoutStopSec; a crash restarted by Restart=on-failure; a hang caught by WatchdogSec; status, events and
 #   tags learn from root and from a member of group tagrouter without flags; a reader the sandbox hides
-#   named as such; PC/SC through a socket-activated pcscd with the vpcd card; the host sound's documented
+#   named as such; PC/SC through a socket-activated pcscd with the vpcd card, and pcscd's polkit refusal named
+#   when the package's rule is gone; the host sound's documented
 #   drop-in with ALSA's null device; no warning or error in the journal of a healthy start and a hundred
 #   taps; `systemd-analyze security` at most 1.6; nothing left after `apt purge`.
 # Prints one line per check (PASS/FAIL, seconds) and the time of the whole run; exits 1 when a check failed.
@@ -240,6 +241,7 @@ restore() {
     rm -rf "$root/etc/tagrouter" "$root/etc/systemd/system/tagrouter.service.d"
     cp -a "$work/snapshot/config" "$root/etc/tagrouter"
     [ ! -d "$work/snapshot/drop-ins" ] || cp -a "$work/snapshot/drop-ins" "$root/etc/systemd/system/tagrouter.service.d"
+    [ ! -e "$work/polkit.rules" ] || mv "$work/polkit.rules" "$root/usr/share/polkit-1/rules.d/60-tagrouter-pcscd.rules"
     if [ -e "$root/etc/systemd/system/tagrouter-vpcd.service" ]; then
         box systemctl stop tagrouter-vpcd.service || true
         rm -f "$root/etc/systemd/system/tagrouter-vpcd.service"
@@ -311,9 +313,10 @@ check_active_after_boot() {
     active
     [ "$(property Type)" = notify ]
     # Type=notify: active means READY=1 came. STATUS= is the daemon's line.
-    until_true 30 status_says "1 reader connected" || { echo "StatusText: $(property StatusText)"; return 1; }
+    until_true 30 status_says "^1 reader connected" || { echo "StatusText: $(property StatusText)"; return 1; }
     echo "Status: $(property StatusText)"
 }
+# status_says PATTERN — the daemon's status line matches PATTERN (anchor a count: '1 of 2 readers connected' holds '2 readers connected').
 status_says() { property StatusText | grep -q -- "$1"; }
 
 check_one_line_per_tap() {
@@ -486,7 +489,7 @@ check_swiftorg_runtime() {
     # The package's binary goes back whatever happens here (errexit does not hold on the left of ||).
     {
         box systemctl restart tagrouter &&
-            { until_true 30 status_says "1 reader connected" || { echo "StatusText: $(property StatusText)"; false; }; } &&
+            { until_true 30 status_says "^1 reader connected" || { echo "StatusText: $(property StatusText)"; false; }; } &&
             tap 04a224b2c35e81 swiftorg &&
             box grep 'Max nice priority' "/proc/$(main_pid)/limits" >"$work/swiftorg-limits.txt" &&
             box systemctl stop tagrouter
@@ -545,7 +548,7 @@ check_hidden_reader() {
     mv "$work/test-pty.conf" "$dropin"
     box systemctl daemon-reload
     box systemctl restart tagrouter-sim.service tagrouter
-    until_true 30 status_says "1 reader connected"
+    until_true 30 status_says "^1 reader connected"
 }
 # deny_pseudo_terminals — moves the daemon (seen from here) into a device cgroup of its own that refuses
 # char 136 (pseudo-terminals), as the unit's DeviceAllow= does where it is enforced.
@@ -574,6 +577,20 @@ allow_pseudo_terminals() {
 # PC/SC: pcscd, socket-activated as Debian ships it, with vsmartcard's vpcd reader; the simulator is its card.
 check_pcsc() {
     [ "$(box systemctl is-enabled pcscd.socket)" = enabled ]
+    start_vpcd
+    add_pcsc_reader
+    until_true 60 status_says "^2 readers connected" || { echo "StatusText: $(property StatusText)"; return 1; }
+    box systemctl is-active pcscd.service
+    as tagrouter tagrouter simulate --control /srv/sim/vpcd.sock \
+        --request '{"op":"place","type":"ntag215","uid":"04bbccddeeff01","records":[{"uri":"https://example.com/pcsc"}]}' >/dev/null
+    wait_journal "tap on card: ntag215 04bbccddeeff01 https://example.com/pcsc" 60
+    grep "tap on card" "$journal"
+    as tagrouter tagrouter simulate --control /srv/sim/vpcd.sock --request '{"op":"remove"}' >/dev/null
+    remove_pcsc_reader
+    stop_vpcd
+}
+# start_vpcd / stop_vpcd — the simulator as the card in pcscd's vpcd reader, a unit of the test's own.
+start_vpcd() {
     cat >"$root/etc/systemd/system/tagrouter-vpcd.service" <<'UNIT'
 [Unit]
 Description=boot test: the simulator as the card in pcscd's vpcd reader
@@ -586,23 +603,55 @@ UNIT
     fixture "tagrouter-vpcd.service: tagrouter simulate --vpcd 35963, the card in pcscd's vpcd reader"
     box systemctl daemon-reload
     box systemctl start tagrouter-vpcd.service
+}
+stop_vpcd() {
+    box systemctl stop tagrouter-vpcd.service
+    rm "$root/etc/systemd/system/tagrouter-vpcd.service"
+    box systemctl daemon-reload
+}
+# add_pcsc_reader / remove_pcsc_reader — a reader `card` (device: pcsc:auto) in the config, reloaded.
+add_pcsc_reader() {
     local config=/etc/tagrouter/tagrouter.yaml
     cp "$root$config" "$work/config.before-pcsc"
     sed -i 's|^readers:|readers:\n  - name: card\n    device: pcsc:auto|' "$root$config"
     follow
     box systemctl reload tagrouter
-    until_true 60 status_says "2 readers connected" || { echo "StatusText: $(property StatusText)"; return 1; }
-    box systemctl is-active pcscd.service
-    as tagrouter tagrouter simulate --control /srv/sim/vpcd.sock \
-        --request '{"op":"place","type":"ntag215","uid":"04bbccddeeff01","records":[{"uri":"https://example.com/pcsc"}]}' >/dev/null
-    wait_journal "tap on card: ntag215 04bbccddeeff01 https://example.com/pcsc" 60
-    grep "tap on card" "$journal"
-    as tagrouter tagrouter simulate --control /srv/sim/vpcd.sock --request '{"op":"remove"}' >/dev/null
-    cp "$work/config.before-pcsc" "$root$config"
+}
+remove_pcsc_reader() {
+    cp "$work/config.before-pcsc" "$root/etc/tagrouter/tagrouter.yaml"
     box systemctl reload tagrouter
-    box systemctl stop tagrouter-vpcd.service
-    rm "$root/etc/systemd/system/tagrouter-vpcd.service"
-    box systemctl daemon-reload
+}
+
+# Debian's pcscd asks polkit whether a client may use it, and refuses a system user unless a rule says so; the
+# package's rule lets user tagrouter in. Without it, `devices` (as tagrouter) and the daemon name pcscd's polkit
+# refusal and the rule, not an unreachable pcscd; with it back, the reader arrives.
+check_pcsc_refused() {
+    local rule=/usr/share/polkit-1/rules.d/60-tagrouter-pcscd.rules cursor
+    start_vpcd
+    mv "$root$rule" "$work/polkit.rules"
+    fixture "$rule moved away for this check (put back at its end)"
+    # polkitd reloads its rules when the folder changes: `devices` as tagrouter is refused once it has.
+    until_true 60 devices_say_refused || { echo "tagrouter devices (as tagrouter):"; cat "$work/devices.txt"; return 1; }
+    grep pcscd "$work/devices.txt"
+    cursor=$(box journalctl -q -n 0 --show-cursor | sed -n 's/^-- cursor: //p')
+    add_pcsc_reader
+    until_true 60 daemon_says_refused "$cursor" || { echo "the daemon's log since the reload:"; grep -E 'MESSAGE=|DETAIL=' "$work/refused.txt" | tail -n 20; return 1; }
+    grep -m 1 'DETAIL=.*pcscd refused' "$work/refused.txt"
+    box journalctl -q -u pcscd --after-cursor="$cursor" --no-pager | grep -m 1 'Rejected unauthorized PC/SC client'
+    mv "$work/polkit.rules" "$root$rule"
+    until_true 60 status_says "^2 readers connected" || { echo "StatusText: $(property StatusText)"; return 1; }
+    echo "with the rule back: $(property StatusText)"
+    remove_pcsc_reader
+    stop_vpcd
+}
+devices_say_refused() {
+    as tagrouter tagrouter devices >"$work/devices.txt" 2>&1 || true
+    grep -q "pcscd refused user 'tagrouter' (uid [0-9]*) through polkit (action org.debian.pcsc-lite.access_pcsc.*60-tagrouter-pcscd.rules" "$work/devices.txt"
+}
+# daemon_says_refused CURSOR — the reader's warning since CURSOR names the refusal (its DETAIL= field).
+daemon_says_refused() {
+    box journalctl -q -u tagrouter --after-cursor="$1" -o verbose --no-pager >"$work/refused.txt" 2>&1 || true
+    grep -q "DETAIL=SCardEstablishContext: .*pcscd refused user 'tagrouter' (uid [0-9]*) through polkit.*/usr/share/polkit-1/rules.d/60-tagrouter-pcscd.rules" "$work/refused.txt"
 }
 
 # The host sound with the drop-in docs/feedback.md gives, played by aplay into ALSA's null device.
@@ -618,7 +667,7 @@ check_sound() {
     box systemctl daemon-reload
     follow
     box systemctl restart tagrouter
-    until_true 30 status_says "1 reader connected" || { echo "StatusText: $(property StatusText)"; return 1; }
+    until_true 30 status_says "^1 reader connected" || { echo "StatusText: $(property StatusText)"; return 1; }
     tap 04500000000001 sound
     wait_journal "sound played"
     grep "sound " "$journal"
@@ -664,6 +713,7 @@ check "a crash (SIGSEGV) is restarted by Restart=on-failure" check_crash_restart
 check "a hang is caught by WatchdogSec" check_watchdog
 check "a reader the sandbox hides: the log and doctor name the unit" check_hidden_reader
 check "PC/SC: socket-activated pcscd with the vpcd card" check_pcsc
+check "PC/SC: pcscd's polkit refusal of the service's user is named, with the package's rule" check_pcsc_refused
 check "host sound: the documented drop-in, aplay into ALSA's null device" check_sound
 check "apt purge leaves nothing behind" check_purge
 poweroff

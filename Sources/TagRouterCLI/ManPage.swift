@@ -1,4 +1,4 @@
-import TagCore
+import SystemKit
 
 /// `tagrouter(1)` in man(7) roff: the tool's `--help` text, then every command's
 /// `--help` text verbatim (its options rendered from its table), then the files and environment the daemon reads.

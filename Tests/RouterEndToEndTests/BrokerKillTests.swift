@@ -1,3 +1,4 @@
+import DaemonTesting
 import Foundation
 import Harness
 import OrderedJSON
@@ -9,7 +10,7 @@ import TestSupport
 /// What the user sees: after the broker is back, a subscriber with a persistent
 /// session (the broker keeps sessions across restarts) receives every event, in order;
 /// one that the dead broker had passed on but not acknowledged may come twice — QoS 1
-/// is at least once. The daemon logs no failure and its spool ends empty.
+/// is at least once. The daemon (in process) logs no failure and its spool ends empty.
 @Suite(.timeLimit(.minutes(2)))
 struct BrokerKillTests {
     @Test func qos1MessagesInFlightWhenTheBrokerIsKilledAreDeliveredAfterItRestarts() async throws {
@@ -31,35 +32,35 @@ struct BrokerKillTests {
                 actions:
                   - mqtt: { topic: "kill/{{tag.uid}}", qos: 1, payload: "{{id}}" }
             """)
-        let daemon = try TagrouterProcess(["run", "--config", file, "--events-from", "-", "--log-format", "json"], directory: scratch.path)
-        defer { daemon.stop() }
+        let daemon = try TestDaemon(configFile: file)
         let before = (1...20).map { arrival(uid: String(format: "06%02x", $0)) }
         let inFlight = (1...20).map { arrival(uid: String(format: "07%02x", $0)) }
         let ids = (before + inFlight).map { $0["id"]?.stringValue ?? "?" }
 
-        for event in before { daemon.send(event) }
+        for event in before { try await daemon.send(event) }
         _ = try await subscriber.waitFor(count: before.count)
 
         // A stopped broker reads nothing: what the daemon publishes now stays unacknowledged
         // in the broker's socket — in flight — until the kill throws it away.
         let pid = try #require(Self.brokerPID(broker), "the broker's process")
         kill(pid, SIGSTOP)
-        for event in inFlight { daemon.send(event) }
+        for event in inFlight { try await daemon.send(event) }
         let unread = await eventually { Self.unreadBytes(toPort: broker.port) > 0 }
-        #expect(unread, "the daemon's PUBLISH packets reached the stopped broker's socket\n\(daemon.stderr.joined(separator: "\n"))")
+        #expect(unread, "the daemon's PUBLISH packets reached the stopped broker's socket\n\(daemon.logLines())")
         kill(pid, SIGKILL)
         #expect(await eventually { kill(pid, 0) != 0 }, "the broker is gone")
         try await broker.start()
 
         let received = try await subscriber.waitUntil("every event") { Set($0.map(\.text)).isSuperset(of: ids) }
         daemon.closeInput()
-        #expect(try await daemon.exitStatus() == 0)
+        try await daemon.finished()
         var firstSeen: [String] = []
         var seen: Set<String> = []
         for id in received.map(\.text) where seen.insert(id).inserted { firstSeen.append(id) }
         #expect(firstSeen == ids, "every event, in order (\(received.count - firstSeen.count) twice)")
-        #expect(!daemon.stderr.contains { $0.contains("delivery failed") || $0.contains("event dropped") }, "\(daemon.stderr.joined(separator: "\n"))")
-        let stopped = try JSONValue.parse(try #require(daemon.stderr.last { $0.contains("\"stopped\"") }))
+        let stderr = daemon.logLines().map { $0.serialized() }
+        #expect(!stderr.contains { $0.contains("delivery failed") || $0.contains("event dropped") }, "\(stderr.joined(separator: "\n"))")
+        let stopped = try #require(daemon.logLines().last { $0["msg"] == "stopped" })
         let counters = stopped["actions"]?["all.0.mqtt"]
         #expect(counters?["delivered"] == .int(Int64(ids.count)) && counters?["failed"] == 0, "\(String(describing: counters))")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/state/spool/all.0.mqtt").isEmpty, "nothing left in the spool")

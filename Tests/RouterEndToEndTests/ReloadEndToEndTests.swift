@@ -5,24 +5,11 @@ import OrderedJSON
 import Testing
 import TestSupport
 
-/// What a reload keeps, seen from outside with a real mosquitto and a subscriber: the MQTT connection
-/// while the `mqtt:` section is unchanged (Home Assistant sees no availability blip; in process), and
-/// every spooled event (SIGHUP to the real binary, whose log names the spools).
+/// What a reload keeps, seen from outside with a real mosquitto and a subscriber, the daemon in process:
+/// the MQTT connection while the `mqtt:` section is unchanged (Home Assistant sees no availability blip),
+/// and every spooled event (the log names the spools). SIGHUP reaching a reload is `RunCommandTests`'.
 @Suite(.timeLimit(.minutes(2)))
 struct ReloadEndToEndTests {
-    private static func arguments(_ file: String) -> [String] {
-        ["run", "--config", file, "--events-from", "-", "--log-format", "json", "--log-level", "debug"]
-    }
-
-    /// Rewrites the config, sends SIGHUP and waits until the new config routes; returns that log line.
-    @discardableResult
-    private static func reload(_ daemon: TagrouterProcess, _ scratch: Scratch, _ config: String) async throws -> String {
-        let before = daemon.stderr.count
-        _ = try scratch.write("tagrouter.yaml", config)
-        daemon.signal(SIGHUP)
-        return try await daemon.stderr(containing: "the reloaded config routes from now on", after: before)
-    }
-
     @Test func theMQTTConnectionStaysUpWhileItsSectionIsUnchangedAndIsReplacedWhenItChanges() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
@@ -143,20 +130,28 @@ struct ReloadEndToEndTests {
             """
         }
         let file = try scratch.write("tagrouter.yaml", config(dropped))
-        let daemon = try TagrouterProcess(Self.arguments(file), directory: scratch.path)
-        defer { daemon.stop() }
-        let events = (1...5).map { arrival(uid: String(format: "04%02x", $0)) }
-        for event in events { daemon.send(event) }
-        let spooled = await eventually {
-            ["all.0.mqtt", "dropped.0.mqtt"].allSatisfy { daemon.reported("written ahead to the spool", action: $0) >= events.count }
+        let daemon = try TestDaemon(configFile: file)
+        // The sum of `count` over the log lines saying `message` for `action`.
+        func reported(_ message: String, action: String) -> Int {
+            daemon.logLines(from: .debug).reduce(0) { sum, line in
+                guard line["msg"]?.stringValue?.contains(message) == true, line["action"]?.stringValue == action, case .int(let count)? = line["count"] else { return sum }
+                return sum + Int(count)
+            }
         }
-        #expect(spooled, "\(daemon.stderr.joined(separator: "\n"))")
+        let events = (1...5).map { arrival(uid: String(format: "04%02x", $0)) }
+        for event in events { try await daemon.send(event) }
+        let spooled = await eventually {
+            ["all.0.mqtt", "dropped.0.mqtt"].allSatisfy { reported("written ahead to the spool", action: $0) >= events.count }
+        }
+        #expect(spooled, "\(daemon.logLines(from: .debug))")
 
         // `all` keeps its id (all.0.mqtt); `dropped` is gone: its spool is named and kept.
-        let switched = try await Self.reload(daemon, scratch, config("  - name: extra\n    match: { reader: nowhere }\n    actions: [log]"))
+        _ = try scratch.write("tagrouter.yaml", config("  - name: extra\n    match: { reader: nowhere }\n    actions: [log]"))
+        #expect(DaemonRoutingTests.problems(await daemon.reload()) == nil)
+        let switched = JSONValue.object(try await daemon.log(containing: "the reloaded config routes from now on").json).serialized()
         // The `mqtt:` section is unchanged: its connection is kept; `log` is new.
         #expect(switched.contains(#""plugins_kept":["mqtt"]"#) && switched.contains(#""plugins_started":["log"]"#), "\(switched)")
-        let orphan = try JSONValue.parse(try await daemon.stderr(containing: "spooled events wait for an action this config does not have"))
+        let orphan = JSONValue.object(try await daemon.log(containing: "spooled events wait for an action this config does not have").json)
         #expect(orphan["action"] == "dropped.0.mqtt")
         #expect(orphan["directory"]?.stringValue == scratch.path + "/state/spool/dropped.0.mqtt")
         #expect(orphan["count"] == 5)
@@ -165,7 +160,7 @@ struct ReloadEndToEndTests {
         let received = try await subscriber.waitFor(count: events.count) { $0.topic.hasPrefix("carry/") }
         #expect(received.map(\.text) == events.map { $0["id"]?.stringValue ?? "?" }, "every event in order")
         daemon.closeInput()
-        #expect(try await daemon.exitStatus() == 0)
+        try await daemon.finished()
         #expect(subscriber.messages.filter { $0.topic.hasPrefix("carry/") }.count == events.count, "none twice")
     }
 }

@@ -1,3 +1,4 @@
+import SystemKit
 import TagCore
 
 /// tagrouter.yaml(5) in man(7) roff: where the file is looked for, how values

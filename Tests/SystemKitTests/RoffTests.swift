@@ -1,4 +1,4 @@
-import TagCore
+import SystemKit
 import Testing
 
 /// Text in man pages: what roff would take as a request or an escape is written so it prints as given.

@@ -8,7 +8,8 @@ import Testing
 @testable import ReaderKeyboard
 
 /// Keyboard-wedge readers: recorded evdev streams through the record decoder,
-/// the keystroke assembler, the card number formats and the session's scan model;
+/// the keystroke assembler, the card number formats and the shared scan loop
+/// over the keyboard's field transport;
 /// the device's open and grab against what this machine has (no /dev/uinput:
 /// a regular file is an input device to nothing, so EVIOCGRAB answers ENOTTY).
 @Suite struct KeyboardReaderTests {

@@ -53,16 +53,6 @@ struct Arguments {
         try option.value(from: taking([option.declaration]).map(\.value))
     }
 
-    /// The value of the option's last occurrence, or nil when absent.
-    mutating func value(of option: CommandOption) throws(CLIError) -> String? {
-        try taking([option]).last?.value
-    }
-
-    /// Every value of a repeatable option, in order.
-    mutating func values(of option: CommandOption) throws(CLIError) -> [String] {
-        try taking([option]).map(\.value)
-    }
-
     /// Every occurrence of any of `options`, in command-line order, with the name used:
     /// for commands whose options build something in sequence (`encode --uri … --text …`).
     mutating func orderedValues(of options: [CommandOption]) throws(CLIError) -> [(option: CommandOption, value: String)] {

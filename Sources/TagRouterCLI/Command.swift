@@ -28,6 +28,6 @@ extension Command {
 
     /// The full help text: the usage lines, `about`, the options from the table, `epilogue`.
     static var usage: String {
-        ((about.hasPrefix("Usage:") ? [] : [usageLines]) + [about] + (options.isEmpty ? [] : [CommandOption.helpText(declarations)]) + (epilogue.isEmpty ? [] : [epilogue])).joined(separator: "\n\n")
+        ([usageLines, about] + (options.isEmpty ? [] : [CommandOption.helpText(declarations)]) + (epilogue.isEmpty ? [] : [epilogue])).joined(separator: "\n\n")
     }
 }

@@ -22,11 +22,6 @@ struct CommandOption: DeclaredOption, Equatable {
         self.init(names: names, value: nil, help: help, group: group)
     }
 
-    /// An option whose value is text, checked by the command.
-    init(_ names: String..., value placeholder: String, help: String, group: String = "Options") {
-        self.init(names: names, value: OptionValueShape(String.self, placeholder: placeholder, shownDefault: nil, repeats: false), help: help, group: group)
-    }
-
     init(names: [String], value: OptionValueShape?, help: String, group: String) {
         self.names = names
         self.value = value

@@ -44,15 +44,6 @@ struct ReaderOptions {
         ifBusy = try arguments.value(of: Self.ifBusyOption)
     }
 
-    /// Takes a non-negative number of seconds (`--timeout 2.5`); nil when the option is absent.
-    static func seconds(of option: CommandOption, in arguments: inout Arguments) throws(CLIError) -> Duration? {
-        guard let text = try arguments.value(of: option) else { return nil }
-        guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-            throw .usage("\(option.names[0]) takes a number of seconds, not '\(text)'")
-        }
-        return .milliseconds(Int64(seconds * 1000))
-    }
-
     /// The connstring of `device` (`auto` resolved) after opening it once, or a
     /// failure saying why it does not open — what `tagrouter devices` would say —
     /// and `hint`, what else the user may do.

@@ -15,12 +15,6 @@ enum TagsCommand: Command {
     static let name = "tags"
     static let summary = "learn a tag by tapping it; list, rename or forget named tags"
     static let about = """
-        Usage: tagrouter tags learn [--reader NAME] [--name NAME] [--groups A,B] [--timeout SECONDS]
-               tagrouter tags list
-               tagrouter tags rename OLD NEW
-               tagrouter tags forget NAME
-               (each also takes --config FILE and --control PATH)
-
         learn: "place a tag" on the running daemon's reader, shows its UID, type and
         content and whether it is known, asks a name (and groups: comma-separated),
         writes it to the tags the config uses — its `tags:` block, or the file
@@ -29,19 +23,29 @@ enum TagsCommand: Command {
         rename and forget change the file the same way and reload. The live page
         offers learn on its tap cards too (`metrics.allow_naming`, docs/http.md).
         """
-    static let configOption = CommandOption("--config", "-c", value: "FILE", help: "the config (default: the running daemon's, else the usual search)")
-    static let readerOption = CommandOption("--reader", value: "NAME", help: "the daemon's reader to read from (default: its only reader)")
-    static let nameOption = CommandOption("--name", value: "NAME", help: "learn: the tag's name (instead of asking)")
-    static let groupsOption = CommandOption("--groups", value: "A,B", help: "learn: its groups, comma-separated (instead of asking)")
-    static let timeoutOption = CommandOption("--timeout", value: "SECONDS", help: "how long to wait for a tag (default 60)")
+    static let configOption = ValueOption<String?>(
+        "--config", "-c", placeholder: "FILE", whenAbsent: "the running daemon's, else the usual search", help: "the config")
+    static let readerOption = ValueOption<String?>("--reader", placeholder: "NAME", whenAbsent: "its only reader", help: "the daemon's reader to read from")
+    static let nameOption = ValueOption<String?>("--name", placeholder: "NAME", help: "learn: the tag's name (instead of asking)")
+    static let groupsOption = ValueOption<String?>("--groups", placeholder: "A,B", help: "learn: its groups, comma-separated (instead of asking)")
+    static let timeoutOption = ValueOption("--timeout", default: Duration.seconds(60), help: "learn: how long to wait for a tag")
     static let options: [any DeclaredOption] = [configOption, readerOption, nameOption, groupsOption, timeoutOption, ControlOption.option]
+    static var synopses: [Synopsis] {
+        let config: [Synopsis.Part] = [.optional(configOption), .optional(ControlOption.option)]
+        return [
+            Synopsis(parts: [.word("learn"), .optional(readerOption), .optional(nameOption), .optional(groupsOption), .optional(timeoutOption)] + config),
+            Synopsis(parts: [.word("list")] + config),
+            Synopsis(parts: [.word("rename"), .word("OLD"), .word("NEW")] + config),
+            Synopsis(parts: [.word("forget"), .word("NAME")] + config),
+        ]
+    }
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try arguments.value(of: readerOption)
         let givenName = try arguments.value(of: nameOption)
         let givenGroups = try arguments.value(of: groupsOption)
-        let timeout = try ReaderOptions.seconds(of: timeoutOption, in: &arguments) ?? .seconds(60)
+        let timeout = try arguments.value(of: timeoutOption)
         let explicitConfig = try arguments.value(of: configOption)
         let control = try ControlOption.clientPath(&arguments)
         let words = arguments.positionals()

@@ -71,7 +71,7 @@ let tags: [Target] = [
         name: "TagReaderTests",
         dependencies: [
             "TagReader", "ReaderLibNFC", "ReaderPCSC", "ReaderKeyboard", "PN532Sim", "TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore",
-            "SecureTags", "TagRouter", "TestSupport", "Harness",
+            "SecureTags", "TagRouter", "TagRouterDaemon", "TestSupport", "Harness",
         ]),
     .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "Harness", "BenchSupport"], path: "Benchmarks/ReaderBench"),
 ]
@@ -159,7 +159,7 @@ let daemon: [Target] = [
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]),
     /// A daemon in the test process: config text in, events in, reload, stop; what the `log` action wrote and the observer saw.
-    .target(name: "DaemonTesting", dependencies: ["TagRouterDaemon", "TagRouter", "OrderedJSON", "SystemKit", "DaemonControl"], path: "Tests/DaemonTesting"),
+    .target(name: "DaemonTesting", dependencies: ["TagRouterDaemon", "TagRouter", "TagCore", "OrderedJSON", "SystemKit", "DaemonControl"], path: "Tests/DaemonTesting"),
 ]
 
 /// The command-line tool: parses arguments, runs the daemon and the other commands, prints.
@@ -173,6 +173,8 @@ let executable: [Target] = [
         resources: [.embedInCode("Resources/demo.yaml")],
         linkerSettings: [.unsafeFlags(releaseLinkLayout, .when(configuration: .release))]
     ),
+    /// The command line's declarations walked in process: option tables, generated usage, help, man page and completion.
+    .testTarget(name: "TagRouterCLITests", dependencies: ["TagRouterCLI", "TagRouter", "TagCore", "TestSupport"]),
     /// Real processes for tests and benchmarks alike: a running tool with its timed output lines, a mosquitto broker,
     /// an independent subscriber, a connection to the simulator's control socket.
     .target(name: "Harness", dependencies: ["ChildProcess"], path: "Benchmarks/Harness"),

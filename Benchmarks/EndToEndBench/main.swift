@@ -8,16 +8,23 @@ import Harness
 // and `mosquitto_sub` as the subscriber. Then the daemon's resident memory after
 // the taps. Baseline in the same run, on the same simulator and subscriber: the
 // detection time of libnfc's own `nfc-poll` plus the time a fresh `mosquitto_pub`
-// takes to get a message to the subscriber — a shell pipeline doing the same job.
+// takes to get a message to the subscriber — a shell pipeline doing the same job;
+// and a Python bridge as users write one (scripts/bench/nfcpy-bridge.py: nfcpy
+// polling the same simulator, paho-mqtt publishing to the same broker), its
+// latency, CPU per tap and memory measured as the daemon's are.
 // Prints a Markdown table; progress goes to stderr.
 //
-// Usage: e2e-bench TAGROUTER_BINARY [TAPS]
+// Usage: e2e-bench TAGROUTER_BINARY TAPS PYTHON BRIDGE_SCRIPT
 
-let arguments = CommandLine.arguments.dropFirst()
-guard let binary = arguments.first, let taps = arguments.count > 1 ? Int(arguments.last!) : 200, taps > 0 else {
-    FileHandle.standardError.write(Data("usage: e2e-bench TAGROUTER_BINARY [TAPS]\n".utf8))
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count == 4, let taps = Int(arguments[1]), taps > 0 else {
+    FileHandle.standardError.write(Data("usage: e2e-bench TAGROUTER_BINARY TAPS PYTHON BRIDGE_SCRIPT\n".utf8))
     exit(64)
 }
+// Absolute: the tools run in a scratch directory.
+let binary = arguments[0], python = URL(fileURLWithPath: arguments[2]).path, bridgeScript = URL(fileURLWithPath: arguments[3]).path
+/// The bridge's taps: each of nfcpy's takes a few hundred milliseconds, so at most 200 (the issue's figure).
+let bridgeTaps = min(taps, 200)
 let tagrouter = URL(fileURLWithPath: binary).path  // absolute: the tools run in a scratch directory
 let baselineRuns = min(50, max(10, taps / 10))  // fresh processes: 50 give a steady median
 let tag = #"{"op":"place","type":"ntag215","uid":"04a224b2c35e80","records":[{"uri":"https://www.home-assistant.io/tag/front-door"}]}"#
@@ -32,8 +39,43 @@ func percentiles(_ samples: [Duration]) -> (median: Double, p99: Double) {
 
 func format(_ figures: (median: Double, p99: Double)) -> String { String(format: "%.1f / %.1f ms", figures.median, figures.p99) }
 
+/// The pseudo-terminal the simulator's link points at (nfcpy opens the device itself, not a link to it).
+func simulatorPath(_ link: String) throws -> String {
+    try FileManager.default.destinationOfSymbolicLink(atPath: link)
+}
+
 /// A random pause, so taps land at every phase of the reader's polling period.
 func jitter() async throws { try await Task.sleep(for: .milliseconds(Int.random(in: 20...200))) }
+
+/// What one tapped process measured.
+struct Tapped {
+    /// Place → arrival message at the subscriber, median and p99.
+    var latency: (median: Double, p99: Double)
+    var cpuPerTap: Double
+    var residentMiB: Double
+}
+
+/// Taps `count` times (place, wait for the `arrived` message, remove, wait for the `removed` one) on the reader
+/// `process` reads, and measures its latency, CPU per tap and memory after the taps.
+func tapped(
+    _ process: RunningTool, _ name: String, _ count: Int, _ connection: ControlConnection, _ subscriber: Subscriber,
+    arrived: String, removed: String
+) async throws -> Tapped {
+    let cpuBefore = process.cpuTime ?? .zero
+    var latencies: [Duration] = []
+    for index in 1...count {
+        try await jitter()
+        let placed = ContinuousClock.now
+        try connection.send(tag)
+        let arrivals = try await subscriber.waitFor(count: index) { $0.topic == arrived }
+        latencies.append(arrivals[index - 1].arrival - placed)
+        try connection.send(#"{"op":"remove"}"#)
+        _ = try await subscriber.waitFor(count: index) { $0.topic == removed }
+        if index % 20 == 0 { note("\(name): \(index) taps, last \(latencies[index - 1])") }
+    }
+    let cpuPerTap = milliseconds((process.cpuTime ?? .zero) - cpuBefore) / Double(count)
+    return Tapped(latency: percentiles(latencies), cpuPerTap: cpuPerTap, residentMiB: Double(process.residentKiB ?? 0) / 1024)
+}
 
 /// Runs everything; locals, so the broker, subscriber and processes are stopped when it returns or throws.
 func measure() async throws -> String {
@@ -65,20 +107,8 @@ func measure() async throws -> String {
 
     // tagrouter: place → message, then remove → tag.removed message, TAPS times.
     let connection = try ControlConnection(path: control)
-    let cpuBefore = daemon.cpuTime ?? .zero
-    var latencies: [Duration] = []
-    for index in 1...taps {
-        try await jitter()
-        let placed = ContinuousClock.now
-        try connection.send(tag)
-        let arrivals = try await subscriber.waitFor(count: index) { $0.topic == "bench/tagrouter/front-door" }
-        latencies.append(arrivals[index - 1].arrival - placed)
-        try connection.send(#"{"op":"remove"}"#)
-        _ = try await subscriber.waitFor(count: index) { $0.topic == "bench/removed/front-door" }
-        if index % 20 == 0 { note("tagrouter: \(index) taps, last \(latencies[index - 1])") }
-    }
-    let residentMiB = Double(daemon.residentKiB ?? 0) / 1024
-    let cpuPerTap = milliseconds((daemon.cpuTime ?? .zero) - cpuBefore) / Double(taps)
+    let ours = try await tapped(
+        daemon, "tagrouter", taps, connection, subscriber, arrived: "bench/tagrouter/front-door", removed: "bench/removed/front-door")
     daemon.signal(SIGTERM)
     let daemonEnd = try await daemon.termination()
     guard daemonEnd.status == .exited(0) else { throw TestFailure(description: "tagrouter run ended \(daemonEnd.status)") }
@@ -110,21 +140,28 @@ func measure() async throws -> String {
         _ = try await publisher.termination()
     }
     note("mosquitto_pub: \(baselineRuns) publishes")
+
+    // Baseline 3: the nfcpy + paho-mqtt bridge on the same simulator and broker, tapped as the daemon was.
+    let bridge = try RunningTool(python, [bridgeScript, try simulatorPath(link), "127.0.0.1", String(broker.port), "bench/bridge"], directory: directory)
+    try await bridge.waitForStdout(containing: "ready", timeout: .seconds(30))
+    let theirs = try await tapped(bridge, "nfcpy bridge", bridgeTaps, connection, subscriber, arrived: "bench/bridge/arrived", removed: "bench/bridge/removed")
+    bridge.signal(SIGTERM)
+    _ = try await bridge.termination()
     simulator.signal(SIGTERM)
     _ = try await simulator.termination()
 
-    let ours = percentiles(latencies)
     let detection = percentiles(detections), publish = percentiles(publishes)
+    let ratio = { (ours: Double, theirs: Double) in String(format: "%.2f×", ours / theirs) }
     return """
         ### End to end: tag placed on the PN532 simulator (115200 baud, paced) → MQTT message at a subscriber
 
-        | figure | tagrouter run (`mqtt`, QoS 1) | baseline: nfc-poll detection + mosquitto_pub → subscriber |
-        | --- | --- | --- |
-        | place → message at the subscriber, median / p99 (\(taps) taps; baseline \(baselineRuns) of each) | \(format(ours)) | \(format((detection.median + publish.median, detection.p99 + publish.p99))) (sum of the two parts below) |
-        | … nfc-poll, placed → tag printed | — | \(format(detection)) |
-        | … mosquitto_pub started → message at the subscriber | — | \(format(publish)) |
-        | resident memory (VmRSS) | \(String(format: "%.1f MiB", residentMiB)) after \(taps) taps | nfc-poll alone (no MQTT): \(String(format: "%.1f MiB", Double(pollResidentKiB) / 1024)) |
-        | the daemon's CPU per tap (user + system, place → message → removal → message) | \(String(format: "%.2f ms", cpuPerTap)) | — |
+        | figure | tagrouter run (`mqtt`, QoS 1) | baseline: Python nfcpy + paho-mqtt bridge (`nfcpy-bridge.py`) | tagrouter ÷ bridge | baseline: nfc-poll detection + mosquitto_pub → subscriber |
+        | --- | --- | --- | --- | --- |
+        | place → message at the subscriber, median / p99 (\(taps) taps; bridge \(bridgeTaps); nfc-poll and mosquitto_pub \(baselineRuns) of each) | \(format(ours.latency)) | \(format(theirs.latency)) | \(ratio(ours.latency.median, theirs.latency.median)) | \(format((detection.median + publish.median, detection.p99 + publish.p99))) (sum of the two parts below) |
+        | … nfc-poll, placed → tag printed | — | — | | \(format(detection)) |
+        | … mosquitto_pub started → message at the subscriber | — | — | | \(format(publish)) |
+        | resident memory (VmRSS) after the taps | \(String(format: "%.1f MiB", ours.residentMiB)) | \(String(format: "%.1f MiB", theirs.residentMiB)) | \(ratio(ours.residentMiB, theirs.residentMiB)) | nfc-poll alone (no MQTT): \(String(format: "%.1f MiB", Double(pollResidentKiB) / 1024)) |
+        | CPU per tap (user + system, place → message → removal → message) | \(String(format: "%.2f ms", ours.cpuPerTap)) | \(String(format: "%.2f ms", theirs.cpuPerTap)) | \(ratio(ours.cpuPerTap, theirs.cpuPerTap)) | — |
         """
 }
 

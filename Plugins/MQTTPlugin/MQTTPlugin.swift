@@ -37,7 +37,7 @@ public struct MQTTPlugin: ActionPlugin {
         commands = section.commandToken.map {
             MQTTWriteCommands(baseTopic: section.baseTopic, readers: readers, allowLock: section.allowLock, token: $0, jobs: context.tagJobs)
         }
-        feedback = section.commandToken.map { MQTTFeedbackCommands(baseTopic: section.baseTopic, readers: readers, token: $0, board: .shared) }
+        feedback = section.commandToken.map { MQTTFeedbackCommands(baseTopic: section.baseTopic, readers: readers, token: $0, board: context.feedback) }
     }
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {

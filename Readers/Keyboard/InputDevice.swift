@@ -36,7 +36,7 @@ final class InputDevice: @unchecked Sendable {
     static let grabRequest = UInt(0x4004_4590)
 
     /// Opens `path` for reading and grabs it.
-    init(path: String) throws(Failure) {
+    convenience init(path: String) throws(Failure) {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
@@ -55,6 +55,11 @@ final class InputDevice: @unchecked Sendable {
             default: throw .failed(path: path, what: "grab (EVIOCGRAB)", reason: String(cString: strerror(code)))
             }
         }
+        self.init(path: path, descriptor: descriptor)
+    }
+
+    /// `descriptor`, open on `path`, as the device (closed with it).
+    init(path: String, descriptor: Int32) {
         self.path = path
         self.descriptor = descriptor
     }
@@ -71,12 +76,8 @@ final class InputDevice: @unchecked Sendable {
         case gone(String)
     }
 
-    /// Waits up to `timeout` (nil: without end; `wake` descriptor readable also ends it) for input.
-    func read(timeout: Duration?, wake: Int32, into buffer: inout [UInt8]) -> Wait {
-        Self.read(descriptor, timeout: timeout, wake: wake, into: &buffer)
-    }
-
-    /// `read(timeout:wake:into:)` on any descriptor of input records (tests feed a pipe).
+    /// Waits up to `timeout` (nil: without end; `wake` descriptor readable also ends it) for input records
+    /// on `descriptor` (an input device's, or in tests a pipe's).
     static func read(_ descriptor: Int32, timeout: Duration?, wake: Int32, into buffer: inout [UInt8]) -> Wait {
         var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
         let milliseconds = timeout.map { Int32(clamping: max(0, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)) } ?? -1

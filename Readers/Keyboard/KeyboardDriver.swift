@@ -86,6 +86,14 @@ public enum KeyboardDriver: ReaderDriver {
         throw TagAccessError.failed("'\(device)' is a keyboard-wedge reader: it types a card's number and cannot read or write the tag")
     }
 
+    /// The input node (symlinks resolved), to be read only, for the device sandbox's checks; nil when there is none.
+    public static func deviceNode(_ device: String) -> DeviceNodePath? {
+        let port = path(of: device)
+        guard let resolved = realpath(port, nil) else { return nil }
+        defer { free(resolved) }
+        return DeviceNodePath(port: port, path: String(cString: resolved), access: .read)
+    }
+
     /// Another program (a running daemon) has grabbed the device.
     public static func isHeldElsewhere(_ device: String) -> Bool { probe(path(of: device)).map { if case .grabbed = $0 { true } else { false } } ?? false }
 

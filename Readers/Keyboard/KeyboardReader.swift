@@ -7,10 +7,11 @@ import TagCore
 import TagReader
 
 /// One keyboard-wedge reader: a dedicated thread opens and grabs its input
-/// device, waits in `poll(2)` for keys (no CPU between cards), runs the session
-/// and yields `TagEvent`s. A device that is missing, not readable or grabbed by
-/// another program is said once (`reader.error`) and waited for; an unplugged one
-/// is opened again when it returns. `stop()` wakes the thread through a pipe.
+/// device, runs the shared scan loop over it (`KeyboardField`: `poll(2)` for keys,
+/// no CPU between cards) and yields `TagEvent`s. A device that is missing, not
+/// readable or grabbed by another program is said once (`reader.waiting`) and
+/// waited for; an unplugged one is opened again when it returns. `stop()` wakes
+/// the thread through a pipe.
 final class KeyboardReader: ReaderThread {
     let config: ReaderConfig
     private let path: String
@@ -20,11 +21,17 @@ final class KeyboardReader: ReaderThread {
     private let handedOver: Mutex<[TagEvent]>
     private let emit: @Sendable (TagEvent) -> Void
     private let finished: @Sendable () -> Void
+    /// Opens the device and grabs it (tests open a FIFO instead: nothing here can be grabbed).
+    private let open: @Sendable (String) throws(InputDevice.Failure) -> InputDevice
     private let stopping = Atomic<Bool>(false)
     /// `stop()` writes a byte to the second descriptor; every wait also watches the first.
     private let wake: (read: Int32, write: Int32)
 
-    init(config: ReaderConfig, path: String, present: [TagEvent], jobs: TagJobQueue?, emit: @escaping @Sendable (TagEvent) -> Void, finished: @escaping @Sendable () -> Void) {
+    init(
+        config: ReaderConfig, path: String, present: [TagEvent], jobs: TagJobQueue?, emit: @escaping @Sendable (TagEvent) -> Void,
+        finished: @escaping @Sendable () -> Void, open: @escaping @Sendable (String) throws(InputDevice.Failure) -> InputDevice = InputDevice.init(path:)
+    ) {
+        self.open = open
         self.config = config
         self.path = path
         settings = config.driverSettings.value(as: KeyboardSettings.self) ?? KeyboardSettings()
@@ -75,25 +82,23 @@ final class KeyboardReader: ReaderThread {
 
     private func run() {
         var backoff = Backoff.readerReopen
-        var reported: InputDevice.Failure?
+        var report = DeviceWaitReport(reader: config.name, device: path)
         while !isStopping {
             let device: InputDevice
             do {
-                device = try InputDevice(path: path)
+                device = try open(path)
             } catch {
                 if case .grabbed = error, config.ifBusy == .exit {
                     emit(TagEvent(kind: .readerError, reader: config.name, message: error.description))
                     return
                 }
-                if reported != error {
-                    Log.warning("\(error); waiting for it", JSONObject(["reader": .string(config.name), "device": .string(path)]))
-                    emit(TagEvent(kind: .readerError, reader: config.name, message: error.description))
-                    reported = error
-                }
+                // A sandbox that refuses the node is the cause to name, not its permissions.
+                let refusal = KeyboardDriver.deviceNode(config.device).flatMap { DeviceSandbox.refusal(of: $0) }
+                report.waiting(refusal.map { "\(path): " + $0 } ?? error.description, emit: emit)
                 pause(backoff.next())
                 continue
             }
-            reported = nil
+            report.opened()
             backoff.reset()
             emit(TagEvent(kind: .readerConnected, reader: config.name, message: "\(path) (keyboard input, grabbed)"))
             let lost = session(on: device)
@@ -111,17 +116,14 @@ final class KeyboardReader: ReaderThread {
             defer { present = [] }
             return present
         }
-        var session = KeyboardSession(config: config, settings: settings, jobs: jobs, adopting: adopted)
-        var buffer = [UInt8](repeating: 0, count: 64 * InputEvent.size)
+        var scan = FieldScan(
+            config: config, transport: KeyboardField(config: config, settings: settings, input: device.descriptor, wake: wake.read), jobs: jobs, adopting: adopted)
         while !isStopping {
-            switch device.read(timeout: session.waitLimit, wake: wake.read, into: &buffer) {
-            case .bytes(let bytes):
-                for event in session.received(bytes, at: .now) { emit(event) }
-            case .timeout:
-                for event in session.pause(at: .now) { emit(event) }
-            case .gone(let reason):
-                for event in session.readerLost() { emit(event) }
-                return reason
+            do {
+                try scan.step(emit: emit)
+            } catch {
+                for event in scan.readerLost() { emit(event) }
+                return error.reason
             }
         }
         return nil

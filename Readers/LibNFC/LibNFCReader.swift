@@ -98,17 +98,17 @@ final class LibNFCReader: ReaderThread {
 
     // MARK: - Supervision
 
-    /// Said once when the device does not open: what is waited for, and the next steps.
+    /// Said when the device does not open: what is waited for; `notFoundHint`, the next steps (in the log).
     static func notFound(_ device: String) -> String {
-        let what = device == "auto" ? "no reader found" : "reader '\(device)' not found"
-        return what + "; waiting for it (`tagrouter devices` says why; `tagrouter demo` shows tagrouter at work "
-            + "on a simulated reader, and `tagrouter simulate` runs one for your own config)"
+        device == "auto" ? "no reader found" : "reader '\(device)' not found"
     }
+
+    static let notFoundHint = " (`tagrouter devices` says why; `tagrouter demo` shows tagrouter at work "
+        + "on a simulated reader, and `tagrouter simulate` runs one for your own config)"
 
     private func run() {
         var backoff = Backoff.readerReopen
-        var reportedMissing = false
-        var reportedBusy = false
+        var report = DeviceWaitReport(reader: config.name, device: config.device)
         while !isStopping {
             markProgress()
             guard let context = NFCContext.shared else {
@@ -121,11 +121,11 @@ final class LibNFCReader: ReaderThread {
             case .success(let opened):
                 device = opened
             case .failure(.notOpened):
-                if !reportedMissing {
-                    // A sandbox that hides the device is the cause to name, not the hardware.
-                    let why = LibNFCDriver.deviceNode(config.device).flatMap { DeviceSandbox.refusal(of: $0) }.map { "reader '\(config.device)': " + $0 } ?? Self.notFound(config.device)
-                    Log.warning(why, JSONObject(["reader": .string(config.name), "device": .string(config.device)]))
-                    reportedMissing = true
+                // A sandbox that hides the device is the cause to name, not the hardware.
+                if let refusal = LibNFCDriver.deviceNode(config.device).flatMap({ DeviceSandbox.refusal(of: $0) }) {
+                    report.waiting("reader '\(config.device)': " + refusal, emit: emit)
+                } else {
+                    report.waiting(Self.notFound(config.device), hint: Self.notFoundHint, emit: emit)
                 }
                 pause(backoff.next())
                 continue
@@ -134,15 +134,11 @@ final class LibNFCReader: ReaderThread {
                     emit(TagEvent(kind: .readerError, reader: config.name, message: holder.description))
                     return
                 }
-                if !reportedBusy {
-                    Log.warning("\(holder); waiting for it", JSONObject(["reader": .string(config.name), "device": .string(config.device)]))
-                    reportedBusy = true
-                }
+                report.waiting(holder.description, emit: emit)
                 pause(backoff.next())
                 continue
             }
-            reportedMissing = false
-            reportedBusy = false
+            report.opened()
             currentDevice.withLock { $0 = device.abortHandle }
             let end = session(on: device)
             currentDevice.withLock { $0 = nil }
@@ -176,7 +172,7 @@ final class LibNFCReader: ReaderThread {
             defer { present = [] }
             return present
         }
-        var scan = ScanSession(config: config, device: device, jobs: jobs, adopting: adopted)
+        var scan = FieldScan(config: config, transport: LibNFCField(config: config, device: device, pause: pause), jobs: jobs, adopting: adopted)
         do {
             try Self.prepare(device)
         } catch {
@@ -190,7 +186,6 @@ final class LibNFCReader: ReaderThread {
             do {
                 try scan.step(emit: emit)
                 protocolErrors = 0
-                if let wait = scan.pauseBeforeNextStep { pause(wait) }
             } catch {
                 let watchdog = watchdogFired.exchange(false, ordering: .sequentiallyConsistent)
                 if isStopping { return .stopped }
@@ -217,9 +212,9 @@ final class LibNFCReader: ReaderThread {
 
     /// Re-initialises the chip after an error; the error when the device does not
     /// answer that either (it says best why the device is lost).
-    private func recover(_ device: NFCDevice, _ scan: inout ScanSession) -> NFCError? {
+    private func recover(_ device: NFCDevice, _ scan: inout FieldScan<LibNFCField>) -> NFCError? {
         device.lost = nil
-        scan.chipWasReset()
+        scan.transport.chipWasReset()
         do {
             try Self.prepare(device)
             return nil

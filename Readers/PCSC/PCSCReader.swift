@@ -21,6 +21,8 @@ final class PCSCReader: ReaderThread {
     private let stopping = Atomic<Bool>(false)
     private let wakeUp = DispatchSemaphore(value: 0)
     private let currentContext = Mutex<PCSCContext?>(nil)
+    /// The open session's LEDs and buzzer; nil while no reader is open.
+    private let currentFeedback = Mutex<PCSCFeedback?>(nil)
     private let jobs: TagJobQueue?
 
     init(config: ReaderConfig, jobs: TagJobQueue? = nil, emit: @escaping @Sendable (TagEvent) -> Void, finished: @escaping @Sendable () -> Void) {
@@ -50,6 +52,8 @@ final class PCSCReader: ReaderThread {
     /// Blocked in `SCardGetStatusChange` until a card comes is how this thread waits: never a stall.
     var progress: ProgressMonitor.Report? { nil }
 
+    func show(_ moment: ReaderFeedback.Moment) { currentFeedback.withLock { $0 }?.post(moment) }
+
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
     private func pause(_ duration: Duration) {
@@ -60,14 +64,7 @@ final class PCSCReader: ReaderThread {
 
     private func run() {
         var backoff = Backoff(initial: .milliseconds(250), maximum: .seconds(5))
-        var reported: String?
-        func waiting(_ message: String, _ detail: String) {
-            if reported != message {
-                Log.warning(message, JSONObject(["reader": .string(config.name), "device": .string(config.device), "detail": .string(detail)]))
-                reported = message
-            }
-            pause(backoff.next())
-        }
+        var report = DeviceWaitReport(reader: config.name, device: config.device)
         while !isStopping {
             let context: PCSCContext
             let readers: [String]
@@ -75,14 +72,16 @@ final class PCSCReader: ReaderThread {
                 context = try PCSCContext()
                 readers = try context.readers()
             } catch {
-                waiting("pcscd not reachable; waiting for it", error.description)
+                report.waiting("pcscd not reachable", detail: error.description, emit: emit)
+                pause(backoff.next())
                 continue
             }
             guard let reader = device.pick(from: readers, in: context) else {
-                waiting("reader not found; waiting for it", "pcscd has: " + (readers.isEmpty ? "no readers" : readers.joined(separator: ", ")))
+                report.waiting("reader '\(config.device)' not found", detail: "pcscd has: " + (readers.isEmpty ? "no readers" : readers.joined(separator: ", ")), emit: emit)
+                pause(backoff.next())
                 continue
             }
-            reported = nil
+            report.opened()
             currentContext.withLock { $0 = context }
             if isStopping { break }
             let end = session(context, reader: reader)
@@ -105,9 +104,9 @@ final class PCSCReader: ReaderThread {
     private func session(_ context: PCSCContext, reader: String) -> SessionEnd {
         emit(TagEvent(kind: .readerConnected, reader: config.name, message: "\(reader) (PC/SC)"))
         let feedback = PCSCFeedback(config: config, readerName: reader)
-        let registration = feedback.map { feedback in FeedbackBoard.shared.register(reader: config.name) { feedback.post($0) } }
+        currentFeedback.withLock { $0 = feedback }
         defer {
-            if let registration { FeedbackBoard.shared.unregister(reader: config.name, id: registration) }
+            currentFeedback.withLock { $0 = nil }
             feedback?.stop()
         }
         // The arrival shows at once, before the event is routed.
@@ -116,27 +115,15 @@ final class PCSCReader: ReaderThread {
             if event.kind == .tagArrived { feedback?.post(.arrival) }
             forward(event)
         }
-        var scan = PCSCScan(config: config, jobs: jobs)
-        var known: PCSCContext.ReaderState?
+        var scan = FieldScan(config: config, transport: PCSCField(config: config, context: context, reader: reader), jobs: jobs)
         while !isStopping {
-            let state: PCSCContext.ReaderState?
             do {
-                state = try context.waitForChange(reader: reader, known: known, timeout: scan.waitLimit)
-            } catch where error.isCancelled {
-                return .stopped
+                try scan.step(emit: emit)
             } catch {
+                guard case .lost(let reason) = error else { return .stopped }
                 for event in scan.readerLost() { emit(event) }
-                return .lost(error.description)
+                return .lost(reason)
             }
-            if let state {
-                known = state
-                if state.unavailable {
-                    for event in scan.readerLost() { emit(event) }
-                    return .lost("\(reader) is no longer available")
-                }
-            }
-            guard let current = known else { continue }
-            scan.observe(current, connect: { () throws(PCSCError) -> PCSCCard in try context.connect(reader: reader) }, emit: emit)
         }
         return .stopped
     }

@@ -21,7 +21,7 @@ public enum Log {
     }
 
     /// How entries are written on stderr: human text (a terminal) or one JSON object per line.
-    public enum Format: String, Sendable {
+    public enum Format: String, Sendable, CaseIterable {
         case human, json
     }
 

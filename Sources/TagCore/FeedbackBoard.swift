@@ -5,10 +5,8 @@ import Synchronization
 /// its name, and the router posts the outcome moment for that reader to every
 /// one of them. A sink must return at once (it queues): neither side ever
 /// waits on the other, and a post for a reader without a sink is dropped.
+/// Each daemon has one, handed to its plugins (`PluginContext.feedback`) and its readers.
 public final class FeedbackBoard: Sendable {
-    /// The board of this process: the daemon's router and readers meet here.
-    public static let shared = FeedbackBoard()
-
     private let sinks = Mutex<[String: [(id: Int, sink: @Sendable (ReaderFeedback.Moment) -> Void)]]>([:])
     private let nextID = Atomic<Int>(0)
 

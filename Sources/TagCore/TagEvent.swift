@@ -17,6 +17,10 @@ public struct TagEvent: Sendable, Equatable {
         case readerConnected = "reader.connected"
         case readerDisconnected = "reader.disconnected"
         case readerError = "reader.error"
+        /// The reader's device has not opened since the reader started (missing, hidden by a
+        /// device sandbox, held by another process, not readable; at two attempts in a row) and
+        /// the reader waits for it; `message` says why. Once per reason; `reader.connected` follows when it opens.
+        case readerWaiting = "reader.waiting"
 
         /// True for the `tag.*` kinds, which carry a tag.
         public var isTagEvent: Bool { rawValue.hasPrefix("tag.") }
@@ -43,7 +47,7 @@ public struct TagEvent: Sendable, Equatable {
     public var text: String?
     /// How long the tag was in the field, for `tag.removed`.
     public var dwellMs: Int?
-    /// What went wrong, for `reader.error` and `reader.disconnected`.
+    /// What went wrong, for `reader.error` and `reader.disconnected`; what the reader waits for, for `reader.waiting`.
     public var message: String?
     /// True on a `tag.removed` (and its `tag.tapped`) the reader did not see: a
     /// keyboard-wedge reader reports no removal, so it is assumed `exit_delay`

@@ -69,11 +69,11 @@ public struct DeviceSandbox: Sendable, Equatable {
         }
     }
 
-    /// Whether the sandbox lets the service open `node` for reading and writing. `devices` is the
+    /// Whether the sandbox lets the service open `node` as a reader `needs` (reading and writing, or reading). `devices` is the
     /// text of `/proc/devices`, which names each major number (`136 pts`) for `char-pts` entries;
     /// `nodeAt` finds the node a path entry (`/dev/ttyAMA0`) names.
     public func admits(
-        _ node: Node, devices: String, nodeAt: (String) -> Node? = { Node(path: $0) }
+        _ node: Node, devices: String, needs: DeviceNodePath.Access = .readWrite, nodeAt: (String) -> Node? = { Node(path: $0) }
     ) -> Bool {
         if policy == .auto && allowed.isEmpty { return true }
         let names = Self.names(of: node, in: devices)
@@ -81,7 +81,7 @@ public struct DeviceSandbox: Sendable, Equatable {
             let words = entry.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             guard let target = words.first else { return false }
             let access = words.count > 1 ? words[1] : "rwm"
-            guard access.contains("r") && access.contains("w") else { return false }
+            guard access.contains("r") && (needs == .read || access.contains("w")) else { return false }
             if target.hasPrefix("/") { return nodeAt(target) == node }
             let (kind, pattern) = target.hasPrefix("char-") ? (true, target.dropFirst(5)) : target.hasPrefix("block-") ? (false, target.dropFirst(6)) : (!node.character, ""[...])
             guard kind == node.character, !pattern.isEmpty else { return false }
@@ -112,14 +112,15 @@ public struct DeviceSandbox: Sendable, Equatable {
 
     // MARK: - Inside the sandbox
 
-    /// Why a reader's device node (`pn532_uart:/dev/ttyAMA1`'s) cannot be opened when the cause is a
-    /// device sandbox: the node exists, its mode bits let this process in, and `open` says `EPERM`, which
+    /// Why a reader's device node (`pn532_uart:/dev/ttyAMA1`'s, a keyboard reader's input node) cannot be
+    /// opened as the reader needs it when the cause is a device sandbox: the node exists, its mode bits let
+    /// this process in, and `open` (read-write, or read-only for a node only read) says `EPERM`, which
     /// only a device cgroup (systemd's `DeviceAllow=`, a container's) gives for a device node. Names the
     /// systemd unit this process runs in and the drop-in that admits the node; nil for any other outcome.
     public static func refusal(of device: DeviceNodePath, procRoot: String = "/proc/") -> String? {
         let path = device.path
-        guard let node = Node(path: path), DeviceModeBits.access(path).granted else { return nil }
-        let descriptor = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard let node = Node(path: path), DeviceModeBits.access(path, needs: device.access).granted else { return nil }
+        let descriptor = open(path, (device.access == .read ? O_RDONLY : O_RDWR) | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         if descriptor >= 0 {
             close(descriptor)
             return nil
@@ -130,13 +131,13 @@ public struct DeviceSandbox: Sendable, Equatable {
         let shown = device.shown
         guard let unit = serviceUnit(cgroups: (try? String(contentsOfFile: procRoot + "self/cgroup", encoding: .utf8)) ?? "") else {
             return "the device sandbox this runs in (a container's device cgroup) does not admit \(shown): "
-                + "opening it gives 'Operation not permitted'; waiting for it"
+                + "opening it gives 'Operation not permitted'"
         }
         let systemctl = unit.user ? "systemctl --user" : "sudo systemctl"
         let name = unit.name.hasSuffix(".service") ? String(unit.name.dropLast(8)) : unit.name
         return "\(unit.name)'s sandbox does not admit \(shown) (DevicePolicy=, DeviceAllow=): "
-            + "add `DeviceAllow=\(entry) rw` under [Service] with `\(systemctl) edit \(name)`, "
-            + "then `\(systemctl) restart \(name)`; waiting for it"
+            + "add `DeviceAllow=\(entry) \(device.access == .read ? "r" : "rw")` under [Service] with `\(systemctl) edit \(name)`, "
+            + "then `\(systemctl) restart \(name)`"
     }
 
     /// The systemd service a process runs in, from its `/proc/PID/cgroup` (`0::/system.slice/tagrouter.service`),

@@ -10,10 +10,11 @@ import TagRouter
 /// nothing else looks at a device string to tell kinds apart.
 ///
 /// An implementer guarantees: the reader it makes runs on a dedicated thread of
-/// its own, emits `reader.connected` when it can see tags and the scan model's
-/// events after that (through `emit`, never blocking), reopens a lost device by
-/// itself, and calls `finished` exactly once when it has ended after `stop()`
-/// (or by itself under `if_busy: exit`).
+/// its own, says why its device does not open through a `DeviceWaitReport`
+/// (`reader.waiting`, so `status` shows it), emits `reader.connected` when it can
+/// see tags and the scan model's events after that (through `emit`, never
+/// blocking), reopens a lost device by itself, and calls `finished` exactly once
+/// when it has ended after `stop()` (or by itself under `if_busy: exit`).
 public protocol ReaderDriver: ReaderKind {
     /// The running reader for `config`: `present` holds the arrivals of tags a previous
     /// reader of the same device reported and did not remove (they do not arrive again);
@@ -52,15 +53,22 @@ extension ReaderDriver {
     public static func deviceNode(_ device: String) -> DeviceNodePath? { nil }
 }
 
-/// A device node a reader opens: as the config names it (`/dev/serial0`) and with every
-/// symlink resolved (`/dev/ttyAMA0`).
+/// A device node a reader opens: as the config names it (`/dev/serial0`), with every
+/// symlink resolved (`/dev/ttyAMA0`), and the access the reader needs to it.
 public struct DeviceNodePath: Sendable, Equatable {
+    /// What a reader does with its node: a serial board's is read and written, an input device's only read.
+    public enum Access: Sendable, Equatable {
+        case read, readWrite
+    }
+
     public var port: String
     public var path: String
+    public var access: Access
 
-    public init(port: String, path: String) {
+    public init(port: String, path: String, access: Access = .readWrite) {
         self.port = port
         self.path = path
+        self.access = access
     }
 
     /// How a message shows it: the port, and the node it leads to when they differ.

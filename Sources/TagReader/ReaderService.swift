@@ -12,6 +12,7 @@ public struct ReaderService: Service {
     private let drivers: ReaderDrivers
     private let present: [String: [TagEvent]]
     private let jobs: ReaderJobBoard?
+    private let feedback: FeedbackBoard?
     private let emit: @Sendable (TagEvent) -> Void
     private let monitor: ProgressMonitor?
 
@@ -20,21 +21,23 @@ public struct ReaderService: Service {
     /// drops the oldest instead). `present`: per reader name, the arrivals of tags an earlier
     /// run reported lying on it and did not remove — they do not arrive again.
     /// `jobs`: where each reader finds the read and write jobs waiting for its tags.
+    /// `feedback`: where the router tells the readers how their taps ended (the daemon's board).
     /// `monitor`: told how long each reader thread has gone without progress, while it runs.
     public init(
-        readers: [ReaderConfig], drivers: ReaderDrivers, present: [String: [TagEvent]] = [:], jobs: ReaderJobBoard? = nil, monitor: ProgressMonitor? = nil,
-        emit: @escaping @Sendable (TagEvent) -> Void
+        readers: [ReaderConfig], drivers: ReaderDrivers, present: [String: [TagEvent]] = [:], jobs: ReaderJobBoard? = nil,
+        feedback: FeedbackBoard? = nil, monitor: ProgressMonitor? = nil, emit: @escaping @Sendable (TagEvent) -> Void
     ) {
         self.readers = readers
         self.drivers = drivers
         self.present = present
         self.jobs = jobs
+        self.feedback = feedback
         self.monitor = monitor
         self.emit = emit
     }
 
     public func run() async {
-        let threads = ReaderThreads(readers: readers, drivers: drivers, present: present, jobs: jobs, emit: emit)
+        let threads = ReaderThreads(readers: readers, drivers: drivers, present: present, jobs: jobs, feedback: feedback, emit: emit)
         let registration = monitor?.register { threads.progress }
         defer { if let registration { monitor?.unregister(registration) } }
         // Readers end by themselves only when told to give up (`if_busy: exit`).

@@ -10,11 +10,12 @@ import TagCore
 /// reader by reader: an unchanged reader stays open untouched; a changed one is
 /// stopped and started with its new settings, taking over the tags lying on it
 /// (they do not arrive again); a removed one stops; a new one starts.
-/// Read and write jobs reach the readers through `jobs`.
+/// Read and write jobs reach the readers through `jobs`, a tap's outcome through `feedback`.
 public final class ReaderSource: Service {
     private let buffer: EventBuffer
     private let drivers: ReaderDrivers
     public let jobs: ReaderJobBoard
+    private let feedback: FeedbackBoard
     /// The readers to run, and the latch that wakes `run` when they change.
     private let wanted: Mutex<(readers: [ReaderConfig], changed: Latch)>
     /// Per reader, the tags it reported arriving and not yet removed.
@@ -25,12 +26,13 @@ public final class ReaderSource: Service {
     /// `monitor`: told how long each reader thread has gone without progress (the systemd watchdog asks it);
     /// `arrived`: told of each tag's arrival at a reader, before it is routed (the host's sound).
     public init(
-        _ readers: [ReaderConfig], drivers: ReaderDrivers, buffer: EventBuffer, jobs: ReaderJobBoard, monitor: ProgressMonitor? = nil,
-        arrived: (@Sendable (_ reader: String) -> Void)? = nil
+        _ readers: [ReaderConfig], drivers: ReaderDrivers, buffer: EventBuffer, jobs: ReaderJobBoard, feedback: FeedbackBoard,
+        monitor: ProgressMonitor? = nil, arrived: (@Sendable (_ reader: String) -> Void)? = nil
     ) {
         self.buffer = buffer
         self.drivers = drivers
         self.jobs = jobs
+        self.feedback = feedback
         self.monitor = monitor
         self.arrived = arrived
         wanted = Mutex((readers, Latch()))
@@ -75,7 +77,8 @@ public final class ReaderSource: Service {
                     if !first { Log.info("reader started with the new config", JSONObject(["reader": .string(config.name), "tags_taken_over": .int(Int64(handover.count))])) }
                     let reader = Running(config: config)
                     running[config.name] = reader
-                    let service = ReaderService(readers: [config], drivers: drivers, present: [config.name: handover], jobs: jobs, monitor: monitor, emit: offer)
+                    let service = ReaderService(
+                        readers: [config], drivers: drivers, present: [config.name: handover], jobs: jobs, feedback: feedback, monitor: monitor, emit: offer)
                     group.addTask {
                         try? await reader.stop.cancelling { await service.run() }
                         reader.ended.open()
@@ -93,7 +96,7 @@ public final class ReaderSource: Service {
             switch event.kind {
             case .tagArrived: if event.tag != nil { present[event.reader, default: []].append(event) }
             case .tagRemoved: present[event.reader]?.removeAll { $0.tag?.uid == event.tag?.uid }
-            case .tagHeld, .tagTapped, .readerConnected, .readerDisconnected, .readerError: break
+            case .tagHeld, .tagTapped, .readerConnected, .readerDisconnected, .readerError, .readerWaiting: break
             }
         }
         if event.kind == .tagArrived { arrived?(event.reader) }

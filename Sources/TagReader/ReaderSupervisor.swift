@@ -15,11 +15,12 @@ public final class ReaderSupervisor: Sendable {
     /// Starts one thread per reader at once. `buffer` bounds the events held for a
     /// slow consumer; past it the oldest are dropped (and logged).
     /// `jobs`: where the readers find read and write jobs (tests of the daemon's write path).
+    /// `feedback`: a board whose moments the readers show (tests of the readers' LEDs).
     /// `drivers`: the reader kinds the devices are looked up in.
-    public init(readers configs: [ReaderConfig], drivers: ReaderDrivers, buffer: Int = 1024, jobs: ReaderJobBoard? = nil) {
+    public init(readers configs: [ReaderConfig], drivers: ReaderDrivers, buffer: Int = 1024, jobs: ReaderJobBoard? = nil, feedback: FeedbackBoard? = nil) {
         let events = BoundedQueue<TagEvent>(capacity: buffer)
         self.events = events
-        threads = ReaderThreads(readers: configs, drivers: drivers, jobs: jobs, emit: { event in
+        threads = ReaderThreads(readers: configs, drivers: drivers, jobs: jobs, feedback: feedback, emit: { event in
             if let old = events.push(event), old.id != event.id {
                 Log.warning("event buffer full; dropped the oldest event", JSONObject(["event": .string(old.kind.rawValue), "reader": .string(old.reader)]))
             }

@@ -16,4 +16,12 @@ public protocol ReaderThread: Sendable {
     /// How long the thread has gone without progress and may go, for the systemd
     /// watchdog; nil for a thread that waits without end by design.
     var progress: ProgressMonitor.Report? { get }
+    /// Shows a tap's outcome on the reader itself (its LEDs and buzzer) while it can, else drops it; returns at
+    /// once (it queues). The readers' owner calls it for the moments posted to its `FeedbackBoard` under this
+    /// reader's name, for a reader whose driver `showsOutcomes`. By default it shows nothing.
+    func show(_ moment: ReaderFeedback.Moment)
+}
+
+extension ReaderThread {
+    public func show(_ moment: ReaderFeedback.Moment) {}
 }

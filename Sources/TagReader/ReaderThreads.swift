@@ -6,6 +6,8 @@ import TagCore
 /// made by the driver its device belongs to, watched by a `ReaderMonitor`.
 /// `stop()` asks them to end; `ended` opens once every one has (also when they
 /// gave up by themselves, `if_busy: exit`), and `whenEnded` is called then.
+/// While they run, the moments posted to `feedback` for a reader whose driver
+/// shows outcomes go to that reader's thread.
 /// Tasks wait on `ended`; a thread-side owner (`ReaderSupervisor`) needs no task.
 final class ReaderThreads: Sendable {
     /// Open once every reader thread has ended.
@@ -15,19 +17,30 @@ final class ReaderThreads: Sendable {
 
     init(
         readers: [ReaderConfig], drivers: ReaderDrivers, present: [String: [TagEvent]] = [:], jobs: ReaderJobBoard? = nil,
-        emit: @escaping @Sendable (TagEvent) -> Void, whenEnded: @escaping @Sendable () -> Void = {}
+        feedback: FeedbackBoard? = nil, emit: @escaping @Sendable (TagEvent) -> Void, whenEnded: @escaping @Sendable () -> Void = {}
     ) {
         let ended = Latch()
         let running = Atomic<Int>(readers.count)
+        let registrations = Mutex<[(reader: String, id: Int)]>([])
         let finished: @Sendable () -> Void = {
             guard running.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return }
+            for registration in registrations.withLock({ $0 }) { feedback?.unregister(reader: registration.reader, id: registration.id) }
             ended.open()
             whenEnded()
         }
-        threads = readers.map { config -> any ReaderThread in
+        let threads = readers.map { config -> any ReaderThread in
             drivers.driver(for: config.device).reader(
                 config, present: present[config.name] ?? [], jobs: jobs?.queue(for: config), emit: emit, finished: finished)
         }
+        if let feedback {
+            // Registered before any thread starts, so none has ended yet.
+            registrations.withLock { registrations in
+                for thread in threads where drivers.driver(for: thread.config.device).showsOutcomes(thread.config) {
+                    registrations.append((thread.config.name, feedback.register(reader: thread.config.name) { thread.show($0) }))
+                }
+            }
+        }
+        self.threads = threads
         self.ended = ended
         monitor = ReaderMonitor(threads, until: ended)
         if readers.isEmpty {

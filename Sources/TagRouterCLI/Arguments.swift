@@ -2,15 +2,16 @@ import TagRouter
 
 /// The arguments of one subcommand, checked against its option table when made
 /// (an option not in it is refused, with the closest name), then consumed as the
-/// command asks for them — by the table's own `CommandOption`s, so each name is
-/// written once: `flag`, `value(of:)`, `values(of:)`, then `finish` rejects
-/// anything left over. Options are written `--name value` or `--name=value`.
+/// command asks for them — by the table's own declarations, so each name is
+/// written once: `flag`, `value(of:)` (typed, through the option's `ValueOption`),
+/// then `finish` rejects anything left over. Options are written `--name value` or `--name=value`.
 struct Arguments {
     private var remaining: [String]
     /// Every name of the table: a command asking for another is a mistake in the command.
     private let declared: Set<String>
 
-    init(_ arguments: some Sequence<String>, accepting table: [CommandOption]) throws(CLIError) {
+    init(_ arguments: some Sequence<String>, accepting options: [any DeclaredOption]) throws(CLIError) {
+        let table = options.map(\.declaration)
         remaining = Array(arguments)
         declared = Set(table.flatMap(\.names))
         var index = 0
@@ -39,6 +40,17 @@ struct Arguments {
             return matches
         }
         return found
+    }
+
+    /// True when the option is on the command line (it is not taken).
+    func isGiven(_ option: any DeclaredOption) -> Bool {
+        let names = option.declaration.names
+        return remaining.contains { argument in names.contains { argument == $0 || argument.hasPrefix($0 + "=") } }
+    }
+
+    /// The option's value: the one given, else its default (nil, or none for a repeatable one).
+    mutating func value<Value>(of option: ValueOption<Value>) throws(CLIError) -> Value {
+        try option.value(from: taking([option.declaration]).map(\.value))
     }
 
     /// The value of the option's last occurrence, or nil when absent.

@@ -9,8 +9,6 @@ enum CheckConfigCommand: Command {
     static let name = "check-config"
     static let summary = "validate a config file; --explain shows which routes an event matches"
     static let about = """
-        Usage: tagrouter check-config [FILE] [--explain [--event JSON | --uri URI --text TEXT --uid UID --reader NAME --tag-type TYPE --kind KIND]]
-
         Prints every problem as file:line:column: key: message (exit 65), or a
         summary of readers, routes and actions (exit 0). Without FILE it checks
         the file `run` would use. Warnings (file:line:column: warning: …) do not
@@ -19,17 +17,25 @@ enum CheckConfigCommand: Command {
         Assistant discovery with no route publishing what it announces.
         """
     static let explainOption = CommandOption("--explain", help: "for a sample event, show each route's verdict, condition by\ncondition, and what the actions would do (nothing is done)")
-    static let eventOption = CommandOption("--event", value: "JSON", help: "the sample event, as printed by `tagrouter watch --config FILE`")
-    static let uriOption = CommandOption("--uri", value: "URI", help: "a tag whose first record is this URI")
-    static let textOption = CommandOption("--text", value: "TEXT", help: "a tag with this Text record (after the URI, if both)")
-    static let uidOption = CommandOption("--uid", value: "UID", help: "the tag's UID (default 04a224b2c35e80)")
-    static let readerOption = CommandOption("--reader", value: "NAME", help: "the reader (default: the first configured)")
-    static let tagTypeOption = CommandOption("--tag-type", value: "TYPE", help: "the tag type (default ntag215)")
-    static let kindOption = CommandOption("--kind", value: "KIND", help: "the event kind (default tag.arrived)")
+    static let eventOption = ValueOption<String?>("--event", placeholder: "JSON", help: "the sample event, as printed by `tagrouter watch --config FILE`")
+    static let uriOption = ValueOption<String?>("--uri", placeholder: "URI", help: "a tag whose first record is this URI")
+    static let textOption = ValueOption<String?>("--text", placeholder: "TEXT", help: "a tag with this Text record (after the URI, if both)")
+    static let uidOption = ValueOption("--uid", default: TagUID(bytes: [0x04, 0xa2, 0x24, 0xb2, 0xc3, 0x5e, 0x80]), help: "the tag's UID")
+    static let readerOption = ValueOption<String?>("--reader", placeholder: "NAME", whenAbsent: "the first configured", help: "the reader")
+    static let tagTypeOption = ValueOption("--tag-type", placeholder: "TYPE", default: "ntag215", help: "the tag type")
+    static let kindOption = ValueOption("--kind", default: TagEvent.Kind.tagArrived, help: "the event kind")
     static let referenceOption = CommandOption("--reference", help: "print the config reference (every key, type, default and\nmeaning) as Markdown: docs/guide/reference.md")
     static let referenceIndexOption = CommandOption("--reference-index", help: "print the README's index of that reference, one link per\ntop-level section")
     static let manOption = CommandOption("--man", help: "print that reference as the tagrouter.yaml(5) man page\n(roff: `tagrouter check-config --man | man -l -`)")
-    static let options = [explainOption, eventOption, uriOption, textOption, uidOption, readerOption, tagTypeOption, kindOption, referenceOption, referenceIndexOption, manOption]
+    static let options: [any DeclaredOption] = [explainOption, eventOption, uriOption, textOption, uidOption, readerOption, tagTypeOption, kindOption, referenceOption, referenceIndexOption, manOption]
+    static let synopses = [
+        Synopsis(.optional(.word("FILE"))),
+        Synopsis(.optional(.word("FILE")), .option(explainOption), .optional(eventOption)),
+        Synopsis(
+            .optional(.word("FILE")), .option(explainOption), .optional(uriOption), .optional(textOption), .optional(uidOption), .optional(readerOption),
+            .optional(tagTypeOption), .optional(kindOption)),
+        Synopsis(.either([.option(referenceOption)], [.option(referenceIndexOption)], [.option(manOption)])),
+    ]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
@@ -49,7 +55,7 @@ enum CheckConfigCommand: Command {
         let files = arguments.positionals()
         try arguments.finish()
         guard files.count <= 1 else { throw .usage("give one config file, not \(files.count)") }
-        if !explain && sample.given { throw .usage("--event, --uri, --text, --uid, --reader, --tag-type and --kind go with --explain") }
+        if !explain, let option = sample.given.first { throw .usage("\(option) goes with --explain") }
 
         let file = try ConfigFile.named(files.first)
         let config = try file.loadOrExit(ConfigLoader(registry: BuiltinPlugins.registry, dryRun: true, missingSecretsAreWarnings: true))

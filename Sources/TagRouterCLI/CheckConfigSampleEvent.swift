@@ -8,12 +8,21 @@ struct CheckConfigSampleEvent {
     let json: String?
     let uri: String?
     let text: String?
-    let uid: String?
+    let uid: TagUID
     let reader: String?
-    let tagType: String?
-    let kind: String?
+    let tagType: String
+    let kind: TagEvent.Kind
+    /// The sample options given, by name.
+    let given: [String]
+
+    /// Every option that says something of the sample event.
+    static var options: [any DeclaredOption] {
+        [CheckConfigCommand.eventOption, CheckConfigCommand.uriOption, CheckConfigCommand.textOption, CheckConfigCommand.uidOption,
+         CheckConfigCommand.readerOption, CheckConfigCommand.tagTypeOption, CheckConfigCommand.kindOption]
+    }
 
     init(_ arguments: inout Arguments) throws(CLIError) {
+        given = Self.options.filter(arguments.isGiven).map { $0.declaration.names[0] }
         json = try arguments.value(of: CheckConfigCommand.eventOption)
         uri = try arguments.value(of: CheckConfigCommand.uriOption)
         text = try arguments.value(of: CheckConfigCommand.textOption)
@@ -23,32 +32,22 @@ struct CheckConfigSampleEvent {
         kind = try arguments.value(of: CheckConfigCommand.kindOption)
     }
 
-    /// True when any sample option was given.
-    var given: Bool { [json, uri, text, uid, reader, tagType, kind].contains { $0 != nil } }
-
     func event(defaultReader: String) throws(CLIError) -> TagEvent {
         if let json {
-            guard [uri, text, uid, reader, tagType, kind].allSatisfy({ $0 == nil }) else {
-                throw .usage("--event takes the whole event; do not combine it with --uri, --text, --uid, --reader, --tag-type or --kind")
-            }
+            let others = given.filter { $0 != CheckConfigCommand.eventOption.declaration.names[0] }
+            guard others.isEmpty else { throw .usage("--event takes the whole event; do not combine it with \(others.spelledAsList)") }
             do {
                 return try TagEvent(jsonText: json)
             } catch {
                 throw .data("--event: \(error.description)")
             }
         }
-        let kindText = kind ?? TagEvent.Kind.tagArrived.rawValue
-        guard let eventKind = TagEvent.Kind(rawValue: kindText) else {
-            throw .usage("--kind must be one of " + TagEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        let uidText = uid ?? "04a224b2c35e80"
-        guard let tagUID = TagUID(uidText) else { throw .usage("--uid: " + (TagUID.problem(uidText) ?? "'\(uidText)' is not a tag UID")) }
         var records: [JSONValue] = []
         if let uri { records.append(["tnf": 1, "type": "U", "id": "", "uri": .string(uri)]) }
         if let text { records.append(["tnf": 1, "type": "T", "id": "", "text": .string(text), "lang": "en", "encoding": "UTF-8"]) }
         return TagEvent(
-            kind: eventKind, reader: reader ?? defaultReader,
-            tag: eventKind.isTagEvent ? TagInfo(uid: tagUID, type: tagType ?? "ntag215", nfcForumType: 2) : nil,
+            kind: kind, reader: reader ?? defaultReader,
+            tag: kind.isTagEvent ? TagInfo(uid: uid, type: tagType, nfcForumType: 2) : nil,
             ndef: records.isEmpty ? nil : .object(JSONObject(["records": .array(records)])),
             uri: uri, text: text)
     }

@@ -6,16 +6,11 @@ enum DecodeCommand: Command {
     static let name = "decode"
     static let summary = "decode an NDEF message (hex, raw bytes or a Type 2 memory image) to JSON"
     static let about = """
-        Usage: tagrouter decode HEX
-               tagrouter decode --file PATH [--raw]
-               tagrouter decode - [--raw]              (stdin)
-               tagrouter decode --lines                (stdin: one hex message per line)
-
         Prints the message as JSON: {"records":[…]} with the fields tnf, type/type_hex,
         id/id_hex, payload_hex and, by record kind, uri, text, lang, encoding,
         mime_type, smart_poster, wifi, bluetooth, package, json. `-` instead of HEX reads stdin.
         """
-    static let fileOption = CommandOption("--file", value: "PATH", help: "read the input from a file (hex text, or bytes with --raw)")
+    static let fileOption = ValueOption<String?>("--file", placeholder: "PATH", help: "read the input from a file (hex text, or bytes with --raw)")
     static let rawOption = CommandOption("--raw", help: "the file or stdin holds bytes, not hex")
     static let memoryOption = CommandOption(
         "--memory", help: "the input is a Type 2 tag memory image (pages from 0);\nprints {\"cc\":…, \"tlvs\":[…], \"records\":[…]}")
@@ -24,7 +19,14 @@ enum DecodeCommand: Command {
     static let lenientOption = CommandOption(
         "--lenient", help: "print the records before a defect and the defect\n({\"records\":[…], \"error\":{…}}) instead of failing")
     static let prettyOption = CommandOption("--pretty", help: "indent the JSON")
-    static let options = [fileOption, rawOption, memoryOption, linesOption, lenientOption, prettyOption]
+    static let options: [any DeclaredOption] = [fileOption, rawOption, memoryOption, linesOption, lenientOption, prettyOption]
+    /// How the input is decoded, whichever way it comes.
+    private static let decoding: [Synopsis.Part] = [.optional(memoryOption), .optional(lenientOption), .optional(prettyOption)]
+    static let synopses = [
+        Synopsis(parts: [.word("HEX")] + decoding),
+        Synopsis(parts: [.either([.option(fileOption)], [.word("-")]), .optional(rawOption)] + decoding),
+        Synopsis(parts: [.option(linesOption)] + decoding),
+    ]
     static let epilogue = """
         Exit status: 0 decoded, 64 bad arguments, 65 the input is not a valid message
         (stderr: error: <kind> at byte <offset>: <explanation>).

@@ -12,8 +12,6 @@ enum DemoCommand: Command {
     static let name = "demo"
     static let summary = "a tour with nothing to set up: simulated reader, daemon, five tags"
     static let about = """
-        Usage: tagrouter demo [--print-config]
-
         Shows what tagrouter does, with no reader and nothing to install or wire:
         starts the PN532 simulator (`tagrouter simulate`), runs the daemon
         (`tagrouter run`) against it on a demo config in a temporary folder, and
@@ -24,7 +22,7 @@ enum DemoCommand: Command {
         The routes only print (`log` and `shell` echo): nothing needs a network.
         """
     static let printConfigOption = CommandOption("--print-config", help: "print the demo config and exit (its routes are a start for your own)")
-    static let options = [printConfigOption]
+    static let options: [any DeclaredOption] = [printConfigOption]
     static let epilogue = """
         Next steps: `tagrouter doctor` checks a real reader; docs/guide/simulator.md runs
         your own config on the simulator.

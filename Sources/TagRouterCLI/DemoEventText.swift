@@ -21,6 +21,8 @@ enum DemoEventText {
             return "● reader '\(event.reader)' disconnected" + (event.message.map { ": \($0)" } ?? "")
         case .readerError:
             return "✗ reader '\(event.reader)': " + (event.message ?? "error")
+        case .readerWaiting:
+            return "… reader '\(event.reader)' waiting: " + (event.message ?? "for its device")
         }
     }
 

@@ -7,8 +7,6 @@ enum DevicesCommand: Command {
     static let name = "devices"
     static let summary = "list NFC readers and explain why one cannot be opened"
     static let about = """
-        Usage: tagrouter devices [--device CONNSTRING …]
-
         Lists the readers libnfc finds (USB readers, and serial readers named in
         LIBNFC_DEVICE or /etc/nfc/libnfc.conf), opening each once, and the PC/SC
         readers pcscd has (device pcsc:<name>; ACR1252U, uTrust, Omnikey). Under a
@@ -19,12 +17,13 @@ enum DevicesCommand: Command {
         machine: kernel pn533/pn533_usb/nfc modules, pcscd, device-node permissions,
         libnfc.conf / LIBNFC_* settings. Exit status 1 when no reader opens.
         """
-    static let deviceOption = CommandOption("--device", value: "CONNSTRING", help: "a connstring to try as well, e.g. pn532_uart:/dev/ttyUSB0 (a path may be\na symlink); repeatable")
-    static let options = [deviceOption]
+    static let deviceOption = ValueOption<[String]>(
+        "--device", placeholder: "CONNSTRING", help: "a connstring to try as well, e.g. pn532_uart:/dev/ttyUSB0 (a path may be\na symlink); repeatable")
+    static let options: [any DeclaredOption] = [deviceOption]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
-        let extra = try arguments.values(of: deviceOption)
+        let extra = try arguments.value(of: deviceOption)
         try arguments.finish()
         let drivers = BuiltinPlugins.readers
         let listings = drivers.drivers.map { driver in

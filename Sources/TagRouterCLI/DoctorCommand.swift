@@ -14,8 +14,6 @@ enum DoctorCommand: Command {
     static let name = "doctor"
     static let summary = "check the machine and the setup: readers, permissions, config, service, broker"
     static let about = """
-        Usage: tagrouter doctor [--config FILE] [--user NAME] [--root DIR] [--control PATH]
-
         Checks, one line each (✓ fine, ✗ wrong → the command that fixes it): kernel
         NFC modules, pcscd, the config's readers, USB readers and whether the user can
         open them, USB autosuspend, serial ports, a Raspberry Pi's UART and serial
@@ -24,17 +22,19 @@ enum DoctorCommand: Command {
         finds it) and whether it is healthy, the MQTT broker. Exit status 1 when
         something stops tags being read.
         """
-    static let configOption = CommandOption("--config", value: "FILE", help: "the config to check (default: the one `run` would use)")
-    static let userOption = CommandOption("--user", value: "NAME", help: "whose access to the readers to judge (default: tagrouter when\nthat user exists, else you)")
-    static let rootOption = CommandOption("--root", value: "DIR", help: "check a system mounted at DIR (an SD card) instead of this one")
-    static let options = [configOption, userOption, rootOption, ControlOption.option]
+    static let configOption = ValueOption<String?>("--config", placeholder: "FILE", whenAbsent: "the one `run` would use", help: "the config to check")
+    static let userOption = ValueOption<String?>(
+        "--user", placeholder: "NAME", whenAbsent: "tagrouter when that user exists, else you", help: "whose access to the readers to judge")
+    static let rootOption = ValueOption("--root", placeholder: "DIR", default: "/", help: "check the system mounted at DIR (an SD card)")
+    static let options: [any DeclaredOption] = [configOption, userOption, rootOption, ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let configPath = try arguments.value(of: configOption)
         let userName = try arguments.value(of: userOption)
         // With its slash, so files under it are `root + "etc/passwd"`.
-        let root = (try arguments.value(of: rootOption)).map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "/"
+        var root = try arguments.value(of: rootOption)
+        if !root.hasSuffix("/") { root += "/" }
         let control = try ControlOption.clientPath(&arguments)
         try arguments.finish()
 

@@ -9,9 +9,6 @@ enum ReadCommand: Command {
     static let name = "read"
     static let summary = "read the tag on a reader and print its event JSON"
     static let about = """
-        Usage: tagrouter read [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] [--timeout SECONDS] [--wait]
-                              [--config FILE]
-
         Reads the tag lying on the reader, or waits for one, prints its tag.arrived
         event as one line of JSON and exits. Exit status 1 when no tag arrives in time,
         or at once when the reader cannot be opened (with the reason).
@@ -21,13 +18,16 @@ enum ReadCommand: Command {
         one placed, which is then not routed as a tap).
         """
     static let waitOption = CommandOption("--wait", help: "wait (up to the timeout) for a reader that cannot be opened yet")
-    static let configOption = CommandOption("--config", "-c", value: "FILE", help: "check a SUN message with this config's `sun:` keys (`tag.sun`), as\n--explain does: against the counters the daemon accepted, not counted")
-    static let options = ReaderOptions.options(multiple: false) + DaemonTagJob.options + [ReaderOptions.timeoutOption, waitOption, configOption]
+    static let configOption = ValueOption<String?>("--config", "-c", placeholder: "FILE", help: "check a SUN message with this config's `sun:` keys (`tag.sun`), as\n--explain does: against the counters the daemon accepted, not counted")
+    static let options: [any DeclaredOption] = ReaderOptions.options(multiple: false) + DaemonTagJob.options + [ReaderOptions.timeoutOption, waitOption, configOption]
+    static let synopses = [
+        Synopsis(parts: DaemonTagJob.synopsisParts + [.optional(waitOption), .optional(configOption)])
+    ]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: false)
-        let timeout = try ReaderOptions.seconds(of: ReaderOptions.timeoutOption, in: &arguments) ?? ReaderOptions.tagWait
+        let timeout = try arguments.value(of: ReaderOptions.timeoutOption)
         let wait = arguments.flag(waitOption)
         let readerName = try arguments.value(of: DaemonTagJob.readerOption)
         let direct = arguments.flag(DaemonTagJob.directOption)

@@ -8,27 +8,28 @@ import TagRouterDaemon
 /// scan settings a user may want to see the effect of.
 struct ReaderOptions {
     /// `--device` and `--if-busy`; `--device` may be repeated when `multiple`.
-    static func options(multiple: Bool) -> [CommandOption] {
-        [deviceOption(multiple: multiple), ifBusyOption]
+    static func options(multiple: Bool) -> [any DeclaredOption] {
+        [multiple ? devicesOption : deviceOption, ifBusyOption]
     }
 
-    /// `--device`, whose help says it repeats when `multiple`.
-    static func deviceOption(multiple: Bool) -> CommandOption {
-        CommandOption("--device", value: "CONNSTRING", help: """
-            which reader (default: auto): \(BuiltinPlugins.readers.deviceHelp)
-            """.wrapped(width: 72) + (multiple ? "\n(repeat it to watch several readers)" : ""))
+    /// Which reader: `--device` of `read` and `write`.
+    static let deviceOption = ValueOption<String?>("--device", placeholder: "CONNSTRING", whenAbsent: "auto", help: deviceHelp)
+
+    /// Which readers: `--device` of `watch`, repeatable.
+    static let devicesOption = ValueOption<[String]>(
+        "--device", placeholder: "CONNSTRING", whenAbsent: "auto", help: deviceHelp + "\n(repeat it to watch several readers)")
+
+    private static var deviceHelp: String {
+        "which reader: \(BuiltinPlugins.readers.deviceHelp)".wrapped(width: 72)
     }
 
-    static let ifBusyOption = CommandOption("--if-busy", value: "exit|wait", help: """
+    static let ifBusyOption = ValueOption("--if-busy", default: ReaderConfig.BusyPolicy.exit, help: """
         when another process (a running daemon) holds the device: exit 1
-        saying which pid (default), or wait for it
+        saying which pid, or wait for it
         """)
 
-    /// How long `read` and `write` wait for a tag unless `--timeout` says otherwise.
-    static let tagWait: Duration = .seconds(30)
-
-    /// `--timeout SECONDS` of `read` and `write`.
-    static let timeoutOption = CommandOption("--timeout", value: "SECONDS", help: "how long to wait for a tag (default \(tagWait.components.seconds))")
+    /// `--timeout` of `read` and `write`: how long they wait for a tag.
+    static let timeoutOption = ValueOption("--timeout", default: Duration.seconds(30), help: "how long to wait for a tag")
 
     var devices: [String]
     var ifBusy: ReaderConfig.BusyPolicy
@@ -37,13 +38,10 @@ struct ReaderOptions {
 
     /// Takes `--device` (repeatable when `multiple`) and `--if-busy`.
     init(_ arguments: inout Arguments, multiple: Bool) throws(CLIError) {
-        devices = try arguments.values(of: Self.deviceOption(multiple: multiple))
+        devices = multiple ? try arguments.value(of: Self.devicesOption) : (try arguments.value(of: Self.deviceOption)).map { [$0] } ?? []
         given = !devices.isEmpty
         if devices.isEmpty { devices = ["auto"] }
-        if !multiple, devices.count > 1 { throw .usage("--device is given more than once") }
-        let policy = try arguments.value(of: Self.ifBusyOption) ?? ReaderConfig.BusyPolicy.exit.rawValue
-        guard let ifBusy = ReaderConfig.BusyPolicy(rawValue: policy) else { throw .usage("--if-busy takes exit or wait, not '\(policy)'") }
-        self.ifBusy = ifBusy
+        ifBusy = try arguments.value(of: Self.ifBusyOption)
     }
 
     /// Takes a non-negative number of seconds (`--timeout 2.5`); nil when the option is absent.
@@ -94,7 +92,7 @@ struct ReaderOptions {
                 connected = true
                 promptForTag(on: device)
             case .readerError, .readerDisconnected: problem = event.message
-            case .tagRemoved, .tagHeld, .tagTapped: break
+            case .tagRemoved, .tagHeld, .tagTapped, .readerWaiting: break
             }
         }
         guard connected else {

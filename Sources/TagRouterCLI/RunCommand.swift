@@ -10,9 +10,6 @@ enum RunCommand: Command {
     static let name = "run"
     static let summary = "run the daemon: readers → routes → actions"
     static let about = """
-        Usage: tagrouter run [--config FILE] [--dry-run] [--state-dir DIR] [--events-from FILE]
-                             [--control PATH] [--log-level LEVEL] [--log-format FORMAT]
-
         Watches the configured readers and runs the actions of the routes each
         event matches. Without --config it uses the first of
         $CONFIGURATION_DIRECTORY/tagrouter.yaml (systemd sets it), ./tagrouter.yaml,
@@ -21,13 +18,13 @@ enum RunCommand: Command {
         line on stdout, and publish it to an MQTT broker on localhost:1883 when
         one answers there (`tagrouter check-config` prints the config in use).
         """
-    static let configOption = CommandOption("--config", "-c", value: "FILE", help: "the config file")
+    static let configOption = ValueOption<String?>("--config", "-c", placeholder: "FILE", whenAbsent: "the first found, as above", help: "the config file")
     static let dryRunOption = CommandOption("--dry-run", help: "log what each action would do instead of doing it")
-    static let stateDirOption = CommandOption("--state-dir", value: "DIR", help: "where spools are kept (overrides `state_dir`)")
-    static let eventsFromOption = CommandOption(
-        "--events-from", value: "FILE",
+    static let stateDirOption = ValueOption<String?>("--state-dir", placeholder: "DIR", whenAbsent: "the config's `state_dir`", help: "where spools are kept")
+    static let eventsFromOption = ValueOption<String?>(
+        "--events-from", placeholder: "FILE",
         help: "read events as JSON lines from FILE (- for stdin) instead of\nthe readers and inputs; the daemon stops at the end of the input")
-    static let options = [
+    static let options: [any DeclaredOption] = [
         configOption, dryRunOption, stateDirOption, eventsFromOption, ControlOption.option,
     ] + RunLogOptions.options
     static let epilogue = """

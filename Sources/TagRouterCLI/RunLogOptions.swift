@@ -1,27 +1,18 @@
 import SystemKit
 import Systemd
 
-/// `--log-level` and `--log-format`, shared by `run` and `check-config`. Without
+/// `--log-level` and `--log-format` of `run`. Without
 /// `--log-format`, a stderr that is the journal gets native journal entries.
 enum RunLogOptions {
-    static let logLevelOption = CommandOption("--log-level", value: "LEVEL", help: "debug, info (default), warning or error")
-    static let logFormatOption = CommandOption("--log-format", value: "FORMAT", help: """
-            human (default on a terminal) or json (one object per line; default otherwise);
-            under systemd, entries go to the journal with READER=, TAG_UID=, ROUTE=… fields
-            """)
-    static let options = [logLevelOption, logFormatOption]
+    static let logLevelOption = ValueOption("--log-level", default: Logger().level, help: "the least important entries logged")
+    static let logFormatOption = ValueOption<Log.Format?>(
+        "--log-format", whenAbsent: "human on a terminal, else json;\nunder systemd, journal entries with READER=, TAG_UID=, ROUTE=… fields",
+        help: "human text, or json: one object per line")
+    static let options: [any DeclaredOption] = [logLevelOption, logFormatOption]
 
     static func apply(_ arguments: inout Arguments) throws(CLIError) {
-        var level: Log.Level?
-        var format: Log.Format?
-        if let text = try arguments.value(of: logLevelOption) {
-            guard let parsed = Log.Level(name: text) else { throw .usage("--log-level must be debug, info, warning or error, not '\(text)'") }
-            level = parsed
-        }
-        if let text = try arguments.value(of: logFormatOption) {
-            guard let parsed = Log.Format(rawValue: text) else { throw .usage("--log-format must be human or json, not '\(text)'") }
-            format = parsed
-        }
+        let level = try arguments.value(of: logLevelOption)
+        let format = try arguments.value(of: logFormatOption)
         Log.configure(level: level, format: format)
         JournalLog.installIfJournal(formatGiven: format != nil)
     }

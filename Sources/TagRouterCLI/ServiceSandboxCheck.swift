@@ -22,13 +22,13 @@ enum ServiceSandboxCheck {
 
     static func check(_ reader: ReaderNode, sandbox: DeviceSandbox, devices: String) -> DoctorCheck {
         let shown = reader.port == reader.path ? reader.path : "\(reader.port) (\(reader.path))"
-        if sandbox.admits(reader.node, devices: devices) {
+        if sandbox.admits(reader.node, devices: devices, needs: reader.access) {
             return .ok("reader '\(reader.name)': \(unit)'s sandbox admits \(shown)")
         }
         let entry = DeviceSandbox.entry(for: reader.node, path: reader.path, devices: devices)
         return .failed(
             "reader '\(reader.name)': \(unit)'s sandbox does not admit \(shown) (DevicePolicy=\(sandbox.policy.rawValue), DeviceAllow=)",
-            fix: "sudo systemctl edit tagrouter, add `DeviceAllow=\(entry) rw` under [Service], then sudo systemctl restart tagrouter")
+            fix: "sudo systemctl edit tagrouter, add `DeviceAllow=\(entry) \(reader.access == .read ? "r" : "rw")` under [Service], then sudo systemctl restart tagrouter")
     }
 
     /// A configured reader's device node, when it names one that exists.
@@ -39,6 +39,8 @@ enum ServiceSandboxCheck {
         /// With symlinks resolved (`/dev/ttyAMA0`).
         var path: String
         var node: DeviceSandbox.Node
+        /// What the reader does with it (a keyboard reader only reads its input node).
+        var access: DeviceNodePath.Access
 
         init?(_ reader: ReaderConfig) {
             guard let device = BuiltinPlugins.readers.driver(for: reader.device).deviceNode(reader.device),
@@ -48,6 +50,7 @@ enum ServiceSandboxCheck {
             self.port = device.port
             self.path = device.path
             self.node = node
+            access = device.access
         }
     }
 

@@ -9,21 +9,22 @@ enum SimulateCommand: Command {
     static let name = "simulate"
     static let summary = "run a PN532 reader simulator on a pseudo-terminal"
     static let about = """
-        Usage: tagrouter simulate [--link PATH] [--control SOCKET] [--no-pacing] [--tag JSON]…
-               tagrouter simulate --vpcd PORT [--control SOCKET] [--tag JSON]…
-               tagrouter simulate --control SOCKET --request JSON
-
         Runs a PN532 that libnfc drives like a real reader (connstring
         pn532_uart:PATH), holding simulated tags you place and remove at run time
         through the control socket. Runs until interrupted (Ctrl-C, SIGTERM).
         """
-    static let linkOption = CommandOption("--link", value: "PATH", help: "also make PATH a symlink to the pseudo-terminal, so the\nconnstring stays the same between runs")
-    static let controlOption = CommandOption("--control", value: "SOCKET", help: "accept JSON-line requests on this Unix socket\n(place, replace, remove, list, dump, counters)")
+    static let linkOption = ValueOption<String?>("--link", placeholder: "PATH", help: "also make PATH a symlink to the pseudo-terminal, so the\nconnstring stays the same between runs")
+    static let controlOption = ValueOption<String?>("--control", placeholder: "SOCKET", help: "accept JSON-line requests on this Unix socket\n(place, replace, remove, list, dump, counters)")
     static let noPacingOption = CommandOption("--no-pacing", help: "answer at once instead of at 115200-baud UART and RF speed")
-    static let tagOption = CommandOption("--tag", value: "JSON", help: "place a tag at start, e.g.\n'{\"type\":\"ntag215\",\"uid\":\"04a224b2c35e80\",\"records\":[{\"uri\":\"https://example.com\"}]}'")
-    static let vpcdOption = CommandOption("--vpcd", value: "PORT", help: "be the card in pcscd's vpcd virtual reader instead (vsmartcard-vpcd,\nlistening on 127.0.0.1:PORT; 35963 for its first slot): the tags\nanswer as on a PC/SC contactless reader (`--device pcsc:…`)")
-    static let requestOption = CommandOption("--request", value: "JSON", help: "send one request to a running simulator's control socket,\nprint the response line; exit 1 when it says \"ok\": false")
-    static let options = [linkOption, controlOption, noPacingOption, tagOption, vpcdOption, requestOption]
+    static let tagOption = ValueOption<[String]>("--tag", placeholder: "JSON", help: "place a tag at start, e.g.\n'{\"type\":\"ntag215\",\"uid\":\"04a224b2c35e80\",\"records\":[{\"uri\":\"https://example.com\"}]}'")
+    static let vpcdOption = ValueOption<UInt16?>("--vpcd", placeholder: "PORT", help: "be the card in pcscd's vpcd virtual reader instead (vsmartcard-vpcd,\nlistening on 127.0.0.1:PORT; 35963 for its first slot): the tags\nanswer as on a PC/SC contactless reader (`--device pcsc:…`)")
+    static let requestOption = ValueOption<String?>("--request", placeholder: "JSON", help: "send one request to a running simulator's control socket,\nprint the response line; exit 1 when it says \"ok\": false")
+    static let options: [any DeclaredOption] = [linkOption, controlOption, noPacingOption, tagOption, vpcdOption, requestOption]
+    static let synopses = [
+        Synopsis(.optional(linkOption), .optional(controlOption), .optional(noPacingOption), .optional(tagOption)),
+        Synopsis(.option(vpcdOption), .optional(controlOption), .optional(tagOption)),
+        Synopsis(.option(controlOption), .option(requestOption)),
+    ]
     static let epilogue = """
         The protocol and every tag field: docs/simulator.md.
 
@@ -38,7 +39,7 @@ enum SimulateCommand: Command {
         let link = try arguments.value(of: linkOption)
         let controlPath = try arguments.value(of: controlOption)
         let noPacing = arguments.flag(noPacingOption)
-        let tags = try arguments.values(of: tagOption)
+        let tags = try arguments.value(of: tagOption)
         let request = try arguments.value(of: requestOption)
         let vpcd = try arguments.value(of: vpcdOption)
         try arguments.finish()
@@ -49,8 +50,8 @@ enum SimulateCommand: Command {
             if !response.contains(#""ok":true"#) { throw .runtime("the simulator refused the request") }
             return
         }
-        if let vpcd {
-            guard let port = UInt16(vpcd), port > 0 else { throw .usage("--vpcd takes a TCP port, not '\(vpcd)'") }
+        if let port = vpcd {
+            guard port > 0 else { throw .usage("--vpcd takes a TCP port, not 0") }
             let card = VPCDCard(port: port)
             defer { card.close() }
             try await serve(SimulatorControl(card: card), controlPath: controlPath, tags: tags, banner: [

@@ -9,9 +9,6 @@ enum WatchCommand: Command {
     static let name = "watch"
     static let summary = "print every reader and tag event as JSON lines"
     static let about = """
-        Usage: tagrouter watch [--device CONNSTRING [--name NAME] …] [--config FILE] [--if-busy exit|wait] [--exit-delay S] [--cooldown S]
-                               [--ignore-on-connect] [--polling auto-poll|list-passive|fast]
-
         Prints every event of the readers (reader.connected, tag.arrived, tag.removed,
         reader.disconnected, reader.error) as one JSON object per line until interrupted.
         A line can be pasted into `tagrouter check-config --explain --event '…'`; for its
@@ -20,27 +17,38 @@ enum WatchCommand: Command {
         a tag's SUN message is checked with the file's `sun:` keys (`tag.sun`), as
         --explain does: against the counters the daemon accepted, without counting.
         """
-    static let nameOption = CommandOption("--name", value: "NAME", help: "the reader's name in the events (default: its connstring);\none per --device, in the same order")
-    static let configOption = CommandOption("--config", "-c", value: "FILE", help: "watch the readers of this config, with their names and settings")
-    static let exitDelayOption = CommandOption("--exit-delay", value: "S", help: "a tag missing this long is removed (default 0.5)")
-    static let cooldownOption = CommandOption("--cooldown", value: "S", help: "the same tag returning within this is not reported (default 0)")
+    /// A reader's settings where neither the command line nor a config sets them.
+    private static let readerDefaults = ReaderConfig.withDefaults(name: "", device: "")
+    /// Without --config every return of a tag is shown: the config's cooldown would hide some.
+    private static let cooldownWithoutConfig = Duration.zero
+    static let nameOption = ValueOption<[String]>(
+        "--name", placeholder: "NAME", whenAbsent: "its connstring", help: "the reader's name in the events; one per --device, in the same order")
+    static let configOption = ValueOption<String?>("--config", "-c", placeholder: "FILE", help: "watch the readers of this config, with their names and settings")
+    static let exitDelayOption = ValueOption<Duration?>(
+        "--exit-delay", whenAbsent: "\(readerDefaults.exitDelay.configText), or the config's exit_delay", help: "a tag missing this long is removed")
+    static let cooldownOption = ValueOption<Duration?>(
+        "--cooldown", whenAbsent: "\(cooldownWithoutConfig.configText), or the config's cooldown", help: "the same tag returning within this is not reported")
     static let ignoreOnConnectOption = CommandOption("--ignore-on-connect", help: "tags already lying on a reader when it connects do not fire")
-    static let pollingOption = CommandOption("--polling", value: "MODE", help: "auto-poll (default; the PN532 polls, no CPU), list-passive,\nor fast (a tag seen within milliseconds, for steady bus traffic)")
-    static let options = ReaderOptions.options(multiple: true) + [nameOption, configOption, exitDelayOption, cooldownOption, ignoreOnConnectOption, pollingOption]
+    static let pollingOption = ValueOption<ReaderConfig.Polling?>(
+        "--polling", whenAbsent: "\(readerDefaults.polling.rawValue), or the config's polling",
+        help: "how the reader looks for tags: auto-poll lets the PN532 poll (no CPU);\nfast sees a tag within milliseconds, for steady bus traffic")
+    static let options: [any DeclaredOption] =
+        ReaderOptions.options(multiple: true) + [nameOption, configOption, exitDelayOption, cooldownOption, ignoreOnConnectOption, pollingOption]
+    static let synopses = [
+        Synopsis(
+            .optional(.option(ReaderOptions.devicesOption), .optional(nameOption)), .optional(configOption), .optional(ReaderOptions.ifBusyOption),
+            .optional(exitDelayOption), .optional(cooldownOption), .optional(ignoreOnConnectOption), .optional(pollingOption))
+    ]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: true)
-        let names = try arguments.values(of: nameOption)
+        let names = try arguments.value(of: nameOption)
         let configFile = try arguments.value(of: configOption)
-        let exitDelay = try ReaderOptions.seconds(of: exitDelayOption, in: &arguments)
-        let cooldown = try ReaderOptions.seconds(of: cooldownOption, in: &arguments)
+        let exitDelay = try arguments.value(of: exitDelayOption)
+        let cooldown = try arguments.value(of: cooldownOption)
         let ignoreOnConnect = arguments.flag(ignoreOnConnectOption)
-        let pollingName = try arguments.value(of: pollingOption)
-        let polling = try pollingName.map { name throws(CLIError) in
-            guard let polling = ReaderConfig.Polling(rawValue: name) else { throw .usage("--polling takes auto-poll, list-passive or fast, not '\(name)'") }
-            return polling
-        }
+        let polling = try arguments.value(of: pollingOption)
         try arguments.finish()
 
         var configs: [ReaderConfig]
@@ -57,7 +65,7 @@ enum WatchCommand: Command {
             }
             configs = zip(reader.devices, names.isEmpty ? reader.devices : names).map { device, name in
                 var config = ReaderConfig.withDefaults(name: name, device: device)
-                (config.cooldown, config.ifBusy) = (.zero, reader.ifBusy)
+                (config.cooldown, config.ifBusy) = (cooldownWithoutConfig, reader.ifBusy)
                 return config
             }
         }

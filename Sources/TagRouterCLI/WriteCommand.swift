@@ -12,11 +12,6 @@ enum WriteCommand: Command {
     static let name = "write"
     static let summary = "write an NDEF message to a tag"
     static let about = """
-        Usage: tagrouter write [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] [--timeout SECONDS] RECORD… [--append]
-                               [--lock --yes | [--protect] --password-file FILE]
-               tagrouter write [--device CONNSTRING | --reader NAME] [--if-busy exit|wait] [--direct] --from FILE [--append]
-                               [--lock --yes | [--protect] --password-file FILE]
-
         Writes an NDEF message to the tag on the reader (or the next one to arrive),
         then reads it back to verify. Refuses, before writing anything, a message that
         does not fit and a read-only tag. A reader that cannot be opened fails at once,
@@ -28,16 +23,25 @@ enum WriteCommand: Command {
         write goes through it: its reader writes the next tag placed (or the one lying
         there), and that tag is not routed as a tap.
 
-        RECORD is as for `encode`: --uri, --text [--lang], --mime or --external with --data
-        or --data-file, --json, --aar.
+        RECORD is, as for `encode`, one of:
+        \(EncodeRecords.grammar)
         """
-    static let fromOption = CommandOption("--from", value: "FILE", help: "the whole message: JSON ({\"records\": […]}, as\n`decode` prints it) or hex", group: EncodeRecords.group)
+    static let fromOption = ValueOption<String?>("--from", placeholder: "FILE", help: "the whole message: JSON ({\"records\": […]}, as\n`decode` prints it) or hex", group: EncodeRecords.group)
     static let appendOption = CommandOption("--append", help: "keep the records already on the tag, add these after them")
     static let lockOption = CommandOption("--lock", help: "make the tag read-only after writing: IRREVERSIBLE, needs --yes")
     static let yesOption = CommandOption("--yes", help: "confirm --lock")
-    static let passwordFileOption = CommandOption("--password-file", value: "FILE", help: "the NTAG 213/215/216 password to write a protected tag with: 12 hex\ndigits, PWD then PACK, in a file of mode 600 (docs/protected-tags.md)")
+    static let passwordFileOption = ValueOption<String?>("--password-file", placeholder: "FILE", help: "the NTAG 213/215/216 password to write a protected tag with: 12 hex\ndigits, PWD then PACK, in a file of mode 600 (docs/protected-tags.md)")
     static let protectOption = CommandOption("--protect", help: "after writing, make writes need that password; reading stays open")
-    static let options = EncodeRecords.options + [fromOption] + ReaderOptions.options(multiple: false) + DaemonTagJob.options + [ReaderOptions.timeoutOption, appendOption, lockOption, yesOption, passwordFileOption, protectOption]
+    static let options: [any DeclaredOption] = EncodeRecords.options + [fromOption] + ReaderOptions.options(multiple: false) + DaemonTagJob.options + [ReaderOptions.timeoutOption, appendOption, lockOption, yesOption, passwordFileOption, protectOption]
+    static var synopses: [Synopsis] {
+        let after: [Synopsis.Part] = [
+            .optional(appendOption), .optional(.either([.option(lockOption), .option(yesOption)], [.optional(protectOption), .option(passwordFileOption)])),
+        ]
+        return [
+            Synopsis(parts: DaemonTagJob.synopsisParts + [.summarized("RECORD…", EncodeRecords.declarations)] + after),
+            Synopsis(parts: DaemonTagJob.synopsisParts + [.option(fromOption)] + after),
+        ]
+    }
     static let epilogue = """
         Example:
           tagrouter write --uri https://www.home-assistant.io/tag/front-door --text "Front door"
@@ -46,7 +50,7 @@ enum WriteCommand: Command {
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         let reader = try ReaderOptions(&arguments, multiple: false)
-        let timeout = try ReaderOptions.seconds(of: ReaderOptions.timeoutOption, in: &arguments) ?? ReaderOptions.tagWait
+        let timeout = try arguments.value(of: ReaderOptions.timeoutOption)
         let append = arguments.flag(appendOption)
         let lock = arguments.flag(lockOption)
         let confirmed = arguments.flag(yesOption)
@@ -56,7 +60,7 @@ enum WriteCommand: Command {
         let readerName = try arguments.value(of: DaemonTagJob.readerOption)
         let direct = arguments.flag(DaemonTagJob.directOption)
         let control = try ControlOption.clientPath(&arguments)
-        let steps = try arguments.orderedValues(of: EncodeRecords.options)
+        let steps = try arguments.orderedValues(of: EncodeRecords.declarations)
         try arguments.finish()
         if lock, !confirmed {
             throw .usage("--lock makes the tag read-only for ever; add --yes to confirm")

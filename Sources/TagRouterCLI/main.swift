@@ -3,35 +3,15 @@ import FoundationEssentials
 import SystemKit
 import TagCore
 
-/// Every subcommand, in the order `tagrouter --help` lists them.
-let commands: [any Command.Type] = [
-    RunCommand.self, StatusCommand.self, EventsCommand.self, ReloadCommand.self, CheckConfigCommand.self,
-    TagsCommand.self, ReadCommand.self, WriteCommand.self, WatchCommand.self, DevicesCommand.self, DoctorCommand.self,
-    DecodeCommand.self, EncodeCommand.self, SimulateCommand.self, DemoCommand.self,
-]
-
-let version = tagrouterVersion
-
 setvbuf(stdout, nil, _IOLBF, 0)
 
 func printToStderr(_ text: String) {
     StandardError.write(line: text)
 }
 
-let toolUsage = """
-    tagrouter \(version) — NFC tag taps to actions
-
-    Usage: tagrouter <command> [options]
-
-    Commands:
-    \(commands.map { "  " + $0.name.rightPadded(toLength: 14) + $0.summary }.joined(separator: "\n"))
-
-    Run `tagrouter <command> --help` for the options of a command.
-    """
-
 /// The command called `name`; an unknown name ends the process with exit status 64.
 @MainActor func lookUpCommand(_ name: String) -> any Command.Type {
-    guard let command = commands.first(where: { $0.name == name }) else {
+    guard let command = Tool.commands.first(where: { $0.name == name }) else {
         printToStderr("error: unknown command '\(name)'\nsee `tagrouter --help`")
         exit(64)
     }
@@ -40,11 +20,11 @@ let toolUsage = """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let first = arguments.first else {
-    printToStderr(toolUsage)
+    printToStderr(Tool.usage)
     exit(64)
 }
 if first == "help", arguments.count == 2, let document = HelpDocument(rawValue: arguments[1]) {
-    print(document.render(commands: commands, toolUsage: toolUsage, version: version), terminator: "")
+    print(document.render(commands: Tool.commands, toolUsage: Tool.usage, version: Tool.version), terminator: "")
     exit(0)
 }
 switch first {
@@ -52,10 +32,10 @@ case "help" where arguments.count > 1:
     print(lookUpCommand(arguments[1]).usage)
     exit(0)
 case "--help", "-h", "help":
-    print(toolUsage)
+    print(Tool.usage)
     exit(0)
 case "--version":
-    print("tagrouter \(version)")
+    print("tagrouter \(Tool.version)")
     exit(0)
 default:
     break

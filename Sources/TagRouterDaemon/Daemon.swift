@@ -21,6 +21,11 @@ public final class Daemon: Sendable {
     public let observer: DaemonObserver
     /// Between the sources and the router: a host may offer events here besides the sources.
     public let buffer: EventBuffer
+    /// Where the host hands events in (`DaemonOptions.hostEvents`); nil otherwise.
+    public let host: HostEvents?
+    /// Where this daemon's router, plugins and host sound tell its readers how a tap ended: its own, so two daemons
+    /// in one process whose readers share a name show each other nothing.
+    public let feedback: FeedbackBoard
     private let file: ConfigFile
     private let routing: RoutingService
     private let services: ServiceGroup
@@ -32,17 +37,20 @@ public final class Daemon: Sendable {
         let file = options.config.absolute
         // Read and write jobs (control socket, MQTT commands) reach the readers through the board.
         let jobs = ReaderJobBoard()
+        let feedback = FeedbackBoard()
+        let runsReaders = options.eventsFrom == nil && options.runsReaders
         let loader = ConfigLoader(
             registry: BuiltinPlugins.registry, dryRun: options.dryRun, stateDirectory: options.stateDirectory,
-            tagJobs: options.eventsFrom == nil ? jobs : nil, output: options.output)
+            tagJobs: runsReaders ? jobs : nil, output: options.output, feedback: feedback)
         let config: RouterConfig
         do throws(ConfigErrors) { config = try file.load(loader) } catch { throw .config(error, file: file.name) }
         options.loaded?(config)
         jobs.use(tagPassword: config.tagPassword)
         let buffer = EventBuffer(capacity: config.eventBuffer)
-        let observer = DaemonObserver(eventBuffer: buffer, runsReaders: options.eventsFrom == nil)
+        let observer = DaemonObserver(eventBuffer: buffer, runsReaders: runsReaders)
         let routing = RoutingService(config: config, events: buffer, dryRun: options.dryRun, observer: observer)
-        let parts = try Self.sources(options, config: config, buffer: buffer, jobs: jobs)
+        let host = options.hostEvents && options.eventsFrom == nil ? HostEvents(buffer: buffer) : nil
+        let parts = try Self.sources(options, config: config, buffer: buffer, jobs: jobs, feedback: feedback, host: host)
         let systemd = options.notifiesSystemd ? DaemonSystemd(observer: observer, monitor: parts.progress) : nil
         // Each tap's outcome goes back to its reader's LEDs and buzzer, and to the host's sound (readers[].feedback).
         // Only when a reader can show or play it: watching makes the router build a live record for every event and action.
@@ -53,12 +61,14 @@ public final class Daemon: Sendable {
             return await Self.reload(file, loader: loader, started: config, routing: routing, observer: observer, readers: readers, sound: sound, jobs: jobs)
         }
         self.file = file
+        self.feedback = feedback
         self.config = config
         self.buffer = buffer
+        self.host = host
         self.observer = observer
         self.routing = routing
         serialReload = reload
-        tapFeedback = showsOutcomes ? TapFeedback(observer: observer) : nil
+        tapFeedback = showsOutcomes ? TapFeedback(observer: observer, board: feedback) : nil
         // Stopped in this order: systemd hears STOPPING=1, the sources stop, the router drains what they sent,
         // then control and the signals.
         var members: [ServiceGroup.Member] = systemd.map { [.init("systemd", $0)] } ?? []
@@ -119,10 +129,10 @@ public final class Daemon: Sendable {
     /// The config the router runs now (the last one loaded).
     public var runningConfig: RouterConfig { routing.latestConfig }
 
-    /// The daemon's sources: the readers and the configured inputs, or only the events file; the host's sound and the
-    /// readers' progress (the systemd watchdog asks it).
+    /// The daemon's sources: the readers (unless the host turned them off), the configured inputs and the host's events,
+    /// or only the events file; the host's sound and the readers' progress (the systemd watchdog asks it).
     private static func sources(
-        _ options: DaemonOptions, config: RouterConfig, buffer: EventBuffer, jobs: ReaderJobBoard
+        _ options: DaemonOptions, config: RouterConfig, buffer: EventBuffer, jobs: ReaderJobBoard, feedback: FeedbackBoard, host: HostEvents?
     ) throws(DaemonError) -> (sources: [any Service], readers: ReaderSource?, sound: HostSound?, progress: ProgressMonitor) {
         let progress = ProgressMonitor()
         if let eventsFrom = options.eventsFrom {
@@ -130,10 +140,14 @@ public final class Daemon: Sendable {
             do throws(EventsInput.Unreadable) { input = try EventsInput(path: eventsFrom) } catch { throw .usage(error.description) }
             return ([ConfiguredInput(kind: EventsInput.name, path: "--events-from", source: input).service(into: buffer)], nil, nil, progress)
         }
+        let inputs = config.inputs.map { $0.service(into: buffer) } + (host.map { [$0.service] } ?? [])
+        guard options.runsReaders else { return (inputs, nil, nil, progress) }
         // The host's sound plays at the readers this daemon runs (not for events read from a file).
-        let sound = HostSound(config.readers)
-        let readers = ReaderSource(config.readers, drivers: BuiltinPlugins.readers, buffer: buffer, jobs: jobs, monitor: progress, arrived: { sound.arrived(reader: $0) })
-        return ([readers] + config.inputs.map { $0.service(into: buffer) }, readers, sound, progress)
+        let sound = HostSound(config.readers, board: feedback)
+        let readers = ReaderSource(
+            config.readers, drivers: BuiltinPlugins.readers, buffer: buffer, jobs: jobs, feedback: feedback, monitor: progress,
+            arrived: { sound.arrived(reader: $0) })
+        return ([readers] + inputs, readers, sound, progress)
     }
 
     /// One reload (serialized by the caller): the new config runs, or the old one stays and the problems are returned.

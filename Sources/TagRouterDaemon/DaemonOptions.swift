@@ -12,6 +12,11 @@ public struct DaemonOptions: Sendable {
     public var stateDirectory: String?
     /// Read events as JSON lines from this file (`-`: stdin) instead of the readers and inputs; the daemon stops at its end.
     public var eventsFrom: String?
+    /// The host hands the daemon events in process (`Daemon.host`), beside the readers and inputs (not with `eventsFrom`).
+    public var hostEvents = false
+    /// Run the config's readers (without `eventsFrom`). A host that feeds the events itself on a machine whose readers
+    /// are not its own (a test) turns it off: the readers are then not run, and `status` lists none.
+    public var runsReaders = true
     /// The control socket's path; `explicit` when the user named it (then a path that cannot be used stops the start,
     /// else the daemon runs without a control socket). nil: no control socket.
     public var control: (path: String, explicit: Bool)?

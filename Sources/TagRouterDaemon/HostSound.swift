@@ -45,7 +45,7 @@ final class HostSound: Service {
     private let wakes: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
 
-    init(_ readers: [ReaderConfig], board: FeedbackBoard = .shared) {
+    init(_ readers: [ReaderConfig], board: FeedbackBoard) {
         self.board = board
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         reconfigure(readers)

@@ -1,16 +1,17 @@
-@preconcurrency import Glibc
 import DaemonControl
 import OrderedJSON
 import Synchronization
 import SystemKit
+import TagCore
 import TagRouter
 import TagRouterDaemon
 
-/// A tagrouter daemon running in the test process, as `tagrouter run --events-from -`
-/// runs in its own: events go in as JSON lines through a pipe read by the real
-/// `events` input; the `log` action's lines and the daemon's own log (a `Logger`
-/// bound to its tasks and threads, at debug) are captured in memory (the test
-/// process's stdout and stderr are not touched); `reload()` and `stop()` are the daemon's own.
+/// A tagrouter daemon running in the test process, as `tagrouter run` runs in its own: the test hands it
+/// events in process (`send`, through `Daemon.host` into the daemon's buffer, the path readers and inputs
+/// take), and its configured inputs, control socket and metrics listener run as they would (its readers
+/// too when asked); the `log` action's lines and the daemon's own log (a `Logger` bound to its tasks and
+/// threads, at debug) are captured in memory (the test process's stdout and stderr are not touched);
+/// `reload()` and `stop()` are the daemon's own. Given an `eventsFrom` file it runs as `run --events-from`.
 /// Every wait has a deadline and waits on state, never on a moment.
 public final class TestDaemon: Sendable {
     /// Waiting for the daemon took longer than its deadline.
@@ -32,20 +33,15 @@ public final class TestDaemon: Sendable {
     private let captured = Captured()
     /// The daemon's log, bound to its start, its run and `reload()`.
     private let logger: Logger
-    /// The write end of the pipe the events go through (the daemon reads `/dev/fd/<read end>`); nil once closed.
-    private let writeEnd = Mutex<Int32?>(nil)
 
-    /// Builds the daemon from `options` and starts running it. Its `output` and `signals` are set here, and its
-    /// `eventsFrom` unless one is given (a file: then `send` is not read).
+    /// Builds the daemon from `options` and starts running it. Its `output` and `signals` are set here; unless
+    /// `options` give an `eventsFrom` file, the test hands it the events (`send`), and it runs the config's readers
+    /// only when `readers` is true (they open devices: a simulator's, a vpcd slot).
     /// Relative paths in a config text start from the current directory; give a file to start them elsewhere.
-    public init(_ options: DaemonOptions) throws {
-        var fds: [Int32] = [-1, -1]
-        // Close-on-exec: a child the daemon starts (a shell action) must not hold the write end, or the input never ends.
-        guard pipe(&fds) == 0 else { throw DaemonError.runtime("pipe: \(String(cString: strerror(errno)))") }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        writeEnd.withLock { $0 = fds[1] }
+    public init(_ options: DaemonOptions, readers: Bool = false) throws {
         var options = options
-        options.eventsFrom = options.eventsFrom ?? "/dev/fd/\(fds[0])"
+        options.hostEvents = options.eventsFrom == nil
+        options.runsReaders = readers
         options.signals = nil
         options.notifiesSystemd = false
         let captured = captured
@@ -55,15 +51,9 @@ public final class TestDaemon: Sendable {
             return nil
         }
         let logger = Logger(level: .debug, sink: { entry in captured.log.withLock { $0.append(entry) } })
-        do {
-            daemon = try Logger.$bound.withValue(logger) { try Daemon(configuration: options) }
-        } catch {
-            close(fds[0])
-            close(fds[1])
-            throw error
-        }
+        daemon = try Logger.$bound.withValue(logger) { try Daemon(configuration: options) }
         self.logger = logger
-        let (daemon, readEnd) = (daemon, fds[0])
+        let daemon = daemon
         Task {
             let result: Result<Void, DaemonError> = await Logger.$bound.withValue(logger) {
                 do throws(DaemonError) {
@@ -73,57 +63,40 @@ public final class TestDaemon: Sendable {
                     return .failure(error)
                 }
             }
-            // Only now: closed earlier, its number could name another file before the events input opened it.
-            close(readEnd)
             captured.ended.withLock { $0 = result }
         }
     }
 
-    /// A daemon for config `text` (events only from the test; its spools in `stateDirectory`).
-    public convenience init(config text: String, stateDirectory: String, dryRun: Bool = false) throws {
+    /// A daemon for config `text` (its spools in `stateDirectory`; its readers run when `readers` is true).
+    public convenience init(config text: String, stateDirectory: String, dryRun: Bool = false, readers: Bool = false) throws {
         var options = DaemonOptions(config: ConfigFile(text: text, name: "test.yaml"))
         options.stateDirectory = stateDirectory
         options.dryRun = dryRun
-        try self.init(options)
+        try self.init(options, readers: readers)
     }
 
-    /// A daemon for the config file at `path`, read again by each `reload()` (relative paths in it start from its folder).
-    public convenience init(configFile path: String, eventsFrom: String? = nil) throws {
+    /// A daemon for the config file at `path`, read again by each `reload()` (relative paths in it start from its folder);
+    /// with `eventsFrom`, it reads its events from that file, as `run --events-from` does, and stops at its end.
+    public convenience init(configFile path: String, eventsFrom: String? = nil, readers: Bool = false) throws {
         var options = DaemonOptions(config: try ConfigFile(explicit: path))
         options.eventsFrom = eventsFrom
-        try self.init(options)
+        try self.init(options, readers: readers)
     }
 
-    /// A test that ended early (a failed expectation) ends the input: the daemon drains and stops by itself.
+    /// A test that ended early (a failed expectation) ends the input: without readers or inputs, the daemon drains and stops by itself.
     deinit { closeInput() }
 
-    /// Sends one event as a JSON line (it may wait while the pipe is full: the daemon reads on a thread of its own).
-    public func send(_ event: JSONValue) { send(line: event.serialized()) }
-
-    /// Sends `line` and a newline as they are (a line that is not an event, to be skipped).
-    public func send(line: String) {
-        let bytes = Array((line + "\n").utf8)
-        writeEnd.withLock { fd in
-            guard let fd else { return }
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+    /// Hands the daemon one event, read from its JSON as an events file's line is (untrusted), as an input does:
+    /// it waits while the daemon's buffer is full. False when the daemon did not take it (it reads from a file, the
+    /// input was closed, or it is stopping).
+    @discardableResult
+    public func send(_ event: JSONValue) async throws -> Bool {
+        guard let host = daemon.host else { return false }
+        return await host.send(try TagEvent(json: event))
     }
 
-    /// Closes the events input: the end of the events, so the daemon drains and stops.
-    public func closeInput() {
-        writeEnd.withLock { fd in
-            if let fd { close(fd) }
-            fd = nil
-        }
-    }
+    /// Ends the test's events: without readers or inputs, the daemon then routes what it holds and stops.
+    public func closeInput() { daemon.host?.finish() }
 
     /// The lines the `log` action wrote so far.
     public var output: [String] { captured.lines.withLock { $0 } }
@@ -137,6 +110,12 @@ public final class TestDaemon: Sendable {
 
     /// The daemon's log entries so far (debug and up).
     public var log: [Log.Entry] { captured.log.withLock { $0 } }
+
+    /// The daemon's log so far from `level` up, each entry as `run --log-format json` writes it on stderr (without
+    /// its `time`): `level`, `msg`, then its fields. `run`'s own level is `info`.
+    public func logLines(from level: Log.Level = .info) -> [JSONValue] {
+        log.filter { $0.level >= level }.map { .object($0.json) }
+    }
 
     /// Waits for a log entry whose message contains `text`, returning it.
     @discardableResult

@@ -52,6 +52,7 @@ import TestSupport
             removed.removalAssumed = true
             return removed
         }(),
+        TagEvent(kind: .readerWaiting, reader: "door", message: "reader 'pn532_uart:/dev/ttyUSB0' not found"),
     ]
 
     @Test func everyKindAsTagEventWritesItConforms() async throws {

@@ -1,3 +1,4 @@
+import DaemonTesting
 import Foundation
 import Harness
 import OrderedJSON
@@ -7,7 +8,18 @@ import TestSupport
 /// The daemon's log answers "did my tap do anything?": one info line per tap with
 /// the routes that matched (or none), a line per action only for what needs
 /// attention — a flood of the same failure as one line — and the recovery.
+/// The daemon runs in process (`TestDaemon`, its log as `run --log-format json` writes it); the packaged
+/// config's lines, as the journal gets them from the binary's stdout and stderr, come from the real binary.
 @Suite struct ActivityLogTests {
+    /// Hands `events` to a daemon for the config file at `config`, and waits until it has routed them all and stopped.
+    static func routed(_ events: [JSONValue], config: String) async throws -> TestDaemon {
+        let daemon = try TestDaemon(configFile: config)
+        for event in events { try await daemon.send(event) }
+        daemon.closeInput()
+        try await daemon.finished()
+        return daemon
+    }
+
     @Test func oneLinePerTapTroubleOnceAndTheRecovery() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
@@ -22,11 +34,9 @@ import TestSupport
                   - webhook: { url: "http://127.0.0.1:\(server.port)/hook", retry: { attempts: 1 }, spool: false }
             """)
         let taps = (0..<4).map { _ in arrival(uid: "04a1", uri: "https://example.com/door") } + [arrival(uid: "0499")]
-        let events = try scratch.write("events.jsonl", taps.map { $0.serialized() + "\n" }.joined())
-        let run = try await ToolRun(
-            BuiltProducts.tagrouter.path, ["run", "--config", config, "--events-from", events, "--log-format", "json"], directory: scratch.path)
-        #expect(run.status == 0, "\(run.stderr)")
-        let lines = run.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+        let daemon = try await Self.routed(taps, config: config)
+        let lines = daemon.logLines()
+        let stderr = lines.map { $0.serialized() }.joined(separator: "\n")
         func messages(_ prefix: String) -> [JSONValue] { lines.filter { $0["msg"]?.stringValue?.hasPrefix(prefix) == true } }
 
         let tapLines = messages("tap on door: ")
@@ -41,16 +51,16 @@ import TestSupport
 
         // Three failures for the same reason: one line; then the recovery says how long it took.
         let failures = messages("hook.1.webhook: delivery failed")
-        try #require(failures.count == 1, "\(run.stderr)")
+        try #require(failures.count == 1, "\(stderr)")
         #expect(failures[0]["level"] == "error")
         #expect(failures[0]["reason"]?.stringValue?.contains("HTTP 500") == true)
         #expect(failures[0]["action"] == "hook.1.webhook")
         let recoveries = messages("hook.1.webhook: recovered after ")
-        #expect(recoveries.count == 1, "\(run.stderr)")
+        #expect(recoveries.count == 1, "\(stderr)")
         #expect(recoveries.first?["level"] == "info")
 
         // Successes are debug lines: neither the shell command nor the delivered webhook says anything.
-        #expect(!run.stderr.contains("shell command finished"))
+        #expect(!stderr.contains("shell command finished"))
         #expect(messages("hook.0.shell").isEmpty)
         #expect(await server.waitForRequests(4).count == 4)
     }
@@ -110,17 +120,13 @@ import TestSupport
         }
         let first = arrival(uid: "04a1")
         let taps = [first, gesture("tag.tapped", from: first), gesture("tag.held", from: first), gesture("tag.removed", from: first)]
-        let events = try scratch.write("events.jsonl", taps.map { $0.serialized() + "\n" }.joined())
-        let run = try await ToolRun(
-            BuiltProducts.tagrouter.path, ["run", "--config", config, "--events-from", events, "--log-format", "json"], directory: scratch.path)
-        #expect(run.status == 0, "\(run.stderr)")
-        let lines = run.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+        let lines = try await Self.routed(taps, config: config).logLines()
         let gestures = lines.filter { $0["event_id"] != nil && $0["level"] == "info" }
         #expect(gestures.map { $0["msg"]?.stringValue ?? "" } == [
             "tap on door: ntag215 04a1 → no route matched",
             "tag.tapped on door: ntag215 04a1 → no route matched",
             "tag.held on door: ntag215 04a1 → held",
-        ], "\(run.stderr)")
+        ], "\(lines)")
         #expect(gestures.map { $0["event"] } == ["tag.arrived", "tag.tapped", "tag.held"])
     }
 
@@ -138,13 +144,11 @@ import TestSupport
               - name: all
                 actions: [{ log: x }]
             """)
-        let daemon = try TagrouterProcess(["run", "--config", file, "--log-format", "json"], directory: scratch.path)
-        defer { daemon.stop() }
-        try await daemon.stderr(containing: "mqtt subscribed")
-        daemon.signal(SIGTERM)
-        #expect(try await daemon.exitStatus() == 0)
-        // The process has ended: every SUBACK of the connection came long before.
-        #expect(daemon.stderr.filter { $0.contains(#""msg":"mqtt subscribed""#) }.count == 1, "\(daemon.stderr)")
+        let daemon = try TestDaemon(configFile: file)
+        try await daemon.log(containing: "mqtt subscribed")
+        try await daemon.stop()
+        // The daemon has stopped: every SUBACK of the connection came long before.
+        #expect(daemon.logLines().filter { $0["msg"] == "mqtt subscribed" }.count == 1, "\(daemon.logLines())")
     }
 
     /// Every kind of action succeeding: at info level the taps are all a user reads; at debug
@@ -172,25 +176,22 @@ import TestSupport
                   - log: "tap {{tag.uid}}"
             """)
         let taps = [arrival(uid: "04a1", uri: "https://example.com/door"), arrival(uid: "04a2", uri: "https://example.com/door")]
-        let events = try scratch.write("events.jsonl", taps.map { $0.serialized() + "\n" }.joined())
-        let run = try await ToolRun(
-            BuiltProducts.tagrouter.path, ["run", "--config", config, "--events-from", events, "--log-format", "json", "--log-level", "debug"],
-            directory: scratch.path)
-        #expect(run.status == 0, "\(run.stderr)")
-        let lines = run.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+        let daemon = try await Self.routed(taps, config: config)
+        let lines = daemon.logLines(from: .debug)
+        let stderr = lines.map { $0.serialized() }.joined(separator: "\n")
         let actions = ["all.0.mqtt", "all.1.shell", "all.2.open", "all.3.webhook", "all.4.exec", "all.5.log"]
         let stopped = try #require(lines.last { $0["msg"] == "stopped" })
         for action in actions {
             #expect(stopped["actions"]?[action]?["delivered"] == 2, "\(action): \(String(describing: stopped["actions"]?[action]))")
             let delivered = lines.filter { $0["msg"]?.stringValue == "\(action): delivered" }
-            #expect(delivered.count == 2 && delivered.allSatisfy { $0["level"] == "debug" }, "\(action)\n\(run.stderr)")
+            #expect(delivered.count == 2 && delivered.allSatisfy { $0["level"] == "debug" }, "\(action)\n\(stderr)")
         }
         // What info level shows about the taps: their two lines, and nothing an action said.
         let infoAboutTaps = lines.filter { $0["level"] != "debug" && ($0["event_id"] != nil || $0["stderr"] != nil) }
         #expect(infoAboutTaps.map { $0["msg"]?.stringValue ?? "" } == Array(repeating: "tap on door: ntag215 04a1 https://example.com/door → all", count: 1)
-            + ["tap on door: ntag215 04a2 https://example.com/door → all"], "\(run.stderr)")
-        #expect(!lines.contains { $0["level"] != "debug" && actions.contains($0["action"]?.stringValue ?? "") }, "\(run.stderr)")
-        #expect(run.stdout == "tap 04a1\ntap 04a2\n")
+            + ["tap on door: ntag215 04a2 https://example.com/door → all"], "\(stderr)")
+        #expect(!lines.contains { $0["level"] != "debug" && actions.contains($0["action"]?.stringValue ?? "") }, "\(stderr)")
+        #expect(daemon.output == ["tap 04a1", "tap 04a2"])
     }
 
     /// The broker is down while taps come in: the events wait in the spool without a line
@@ -209,26 +210,32 @@ import TestSupport
                 actions:
                   - mqtt: { topic: "back/{{tag.uid}}", qos: 1, payload: "{{id}}", retry: { attempts: 1, backoff: 100ms, max_backoff: 200ms } }
             """)
-        let daemon = try TagrouterProcess(["run", "--config", config, "--events-from", "-", "--log-format", "json", "--log-level", "debug"], directory: scratch.path)
-        defer { daemon.stop() }
+        let daemon = try TestDaemon(configFile: config)
+        // The sum of `count` over the log lines with `message` for the action.
+        func reported(_ message: String) -> Int {
+            daemon.logLines(from: .debug).reduce(0) { sum, line in
+                guard line["msg"]?.stringValue?.contains(message) == true, line["action"] == "all.0.mqtt", case .int(let count)? = line["count"] else { return sum }
+                return sum + Int(count)
+            }
+        }
         let taps = (1...5).map { arrival(uid: String(format: "08%02x", $0)) }
-        for tap in taps { daemon.send(tap) }
+        for tap in taps { try await daemon.send(tap) }
         // All five are on disk, and the first has given up its attempts: the outage has begun.
-        try #require(await eventually { daemon.reported("written ahead to the spool", action: "all.0.mqtt") >= 5 }, "\(daemon.stderr.joined(separator: "\n"))")
-        try await daemon.stderr(containing: "all.0.mqtt: event kept in the spool for later")
+        try #require(await eventually { reported("written ahead to the spool") >= 5 }, "\(daemon.logLines(from: .debug))")
+        try await daemon.log(containing: "all.0.mqtt: event kept in the spool for later")
         try await broker.start()
         _ = try await subscriber.waitUntil("every tap") { Set($0.map(\.text)).isSuperset(of: taps.compactMap { $0["id"]?.stringValue }) }
-        let recovery = try JSONValue.parse(try await daemon.stderr(containing: "all.0.mqtt: recovered after"))
+        let recovery = JSONValue.object(try await daemon.log(containing: "all.0.mqtt: recovered after").json)
         daemon.closeInput()
-        #expect(try await daemon.exitStatus() == 0)
+        try await daemon.finished()
 
         let message = try #require(recovery["msg"]?.stringValue)
         #expect(message.hasSuffix("; 5 spooled events delivered"), "\(message)")
         #expect(recovery["level"] == "info")
         #expect(recovery["count"] == 5)
-        let lines = daemon.stderr.compactMap { try? JSONValue.parse($0) }
+        let lines = daemon.logLines(from: .debug)
         let attention = lines.filter { $0["action"] == "all.0.mqtt" && $0["level"] != "debug" }
-        #expect(attention.map { $0["msg"]?.stringValue ?? "" } == [message], "no line per event while the broker was known down\n\(daemon.stderr.joined(separator: "\n"))")
+        #expect(attention.map { $0["msg"]?.stringValue ?? "" } == [message], "no line per event while the broker was known down\n\(lines)")
         #expect(lines.filter { $0["msg"]?.stringValue?.hasPrefix("no MQTT broker on 127.0.0.1:\(broker.port)") == true }.count == 1)
     }
 }

@@ -12,11 +12,11 @@ import Testing
         let scratch = Scratch()
         defer { scratch.remove() }
         let daemon = try TestDaemon(config: RunCommandTests.config, stateDirectory: scratch.path + "/state")
-        daemon.send(arrival(uid: "04a224b2", uri: "spotify:track:1"))
-        daemon.send(arrival(uid: "0411", uri: "spotify:album:2", reader: "desk"))
-        daemon.send(arrival(uid: "04-a2-24-b2"))
+        try await daemon.send(arrival(uid: "04a224b2", uri: "spotify:track:1"))
+        try await daemon.send(arrival(uid: "0411", uri: "spotify:album:2", reader: "desk"))
+        try await daemon.send(arrival(uid: "04-a2-24-b2"))
         let unmatched = arrival(uid: "0499")
-        daemon.send(unmatched)
+        try await daemon.send(unmatched)
         daemon.closeInput()
         try await daemon.finished()
         let lines = daemon.output
@@ -37,13 +37,13 @@ import Testing
     @Test func readersThatAreNotRunAreNotInTheStatus() async throws {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let daemon = try TestDaemon(config: "readers: [{ name: hall, device: auto }]\nroutes: [{name: a, actions: [log]}]", stateDirectory: scratch.path + "/state")
-        daemon.send(arrival(uid: "01", reader: "hall"))
+        let file = try scratch.write("tagrouter.yaml", "readers: [{ name: hall, device: auto }]\nroutes: [{name: a, actions: [log]}]\nstate_dir: \(scratch.path)/state\n")
+        let events = try scratch.write("events.jsonl", arrival(uid: "01", reader: "hall").serialized() + "\n")
+        let daemon = try TestDaemon(configFile: file, eventsFrom: events, readers: true)
         try await daemon.output(count: 1)
         let status = daemon.daemon.observer.status
         #expect(status.readers.isEmpty)
         #expect(status.problems.isEmpty, "\(status.problems)")
-        daemon.closeInput()
         try await daemon.finished()
     }
 
@@ -52,19 +52,19 @@ import Testing
         defer { scratch.remove() }
         let file = try scratch.write("tagrouter.yaml", "routes: [{name: a, actions: [{log: \"A {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n")
         let daemon = try TestDaemon(configFile: file)
-        daemon.send(arrival(uid: "01"))
+        try await daemon.send(arrival(uid: "01"))
         #expect(try await daemon.output(count: 1) == ["A 01"])
 
         _ = try scratch.write("tagrouter.yaml", "routes: [{name: b, actions: [{lgo: {}}]}]\n")
         let rejected = try #require(Self.problems(await daemon.reload()))
         #expect(rejected.contains { $0.contains("tagrouter.yaml:1:30: routes[0].actions[0]: unknown action 'lgo' (did you mean 'log'?)") }, "\(rejected)")
         #expect(daemon.daemon.observer.status.configRejected != nil, "status says the file on disk is broken")
-        daemon.send(arrival(uid: "02"))
+        try await daemon.send(arrival(uid: "02"))
         #expect(try await daemon.output(count: 2) == ["A 01", "A 02"])
 
         _ = try scratch.write("tagrouter.yaml", "routes: [{name: b, actions: [{log: \"B {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n")
         #expect(Self.problems(await daemon.reload()) == nil)
-        daemon.send(arrival(uid: "03"))
+        try await daemon.send(arrival(uid: "03"))
         #expect(try await daemon.output(count: 3) == ["A 01", "A 02", "B 03"])
         try await daemon.stop()
     }
@@ -98,8 +98,8 @@ import Testing
         let scratch = Scratch()
         defer { scratch.remove() }
         let daemon = try TestDaemon(config: "routes: [{name: r, actions: [{log: \"did {{tag.uid}}\"}]}]\n", stateDirectory: scratch.path + "/state", dryRun: true)
-        daemon.send(arrival(uid: "07"))
-        daemon.send(arrival(uid: "08"))
+        try await daemon.send(arrival(uid: "07"))
+        try await daemon.send(arrival(uid: "08"))
         daemon.closeInput()
         try await daemon.finished()
         #expect(daemon.output.isEmpty)

@@ -53,7 +53,7 @@ import Testing
         var options = DaemonOptions(config: try ConfigFile(explicit: file))
         options.control = (control, true)
         let daemon = try TestDaemon(options)
-        daemon.send(arrival(uid: "01"))
+        try await daemon.send(arrival(uid: "01"))
         #expect(try await daemon.output(count: 1) == ["A 01"])
         var client = try ControlClient(path: control, name: "test")
         defer { client.close() }
@@ -68,7 +68,7 @@ import Testing
         _ = try scratch.write("tagrouter.yaml", "routes: [{name: b, actions: [{log: \"B {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n")
         let reloaded = try client.request(JSONObject(["command": "reload"]))
         #expect(reloaded["reloaded"]?["routes"] == 1, "\(reloaded)")
-        daemon.send(arrival(uid: "02"))
+        try await daemon.send(arrival(uid: "02"))
         #expect(try await daemon.output(count: 2) == ["A 01", "B 02"])
         try await daemon.stop()
     }

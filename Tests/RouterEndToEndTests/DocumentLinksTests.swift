@@ -79,9 +79,10 @@ enum MarkdownText {
         return lines
     }
 
-    /// Inline links `[text](target)`, targets without a title.
+    /// Inline links `[text](target)`, targets without a title. (A line without `](` has none: the pattern,
+    /// slow in a debug build, only reads the lines that may.)
     static func links(in text: String) -> [Link] {
-        proseLines(text).flatMap { number, line in
+        proseLines(text).filter { $0.text.contains("](") }.flatMap { number, line in
             line.matches(of: /\]\(([^)\s]+)\)/).map { Link(target: String($0.output.1), line: number) }
         }
     }
@@ -91,7 +92,8 @@ enum MarkdownText {
     static func anchors(in text: String) -> [String] {
         var seen: [String: Int] = [:]
         var anchors: [String] = []
-        for (_, line) in proseLines(text) {
+        // Only a heading or an `<a` tag makes an anchor: the patterns read no other line.
+        for (_, line) in proseLines(text) where line.hasPrefix("#") || line.contains("<a ") {
             anchors += line.matches(of: /<a (?:id|name)="([^"]+)"/).map { String($0.output.1) }
             guard let heading = line.wholeMatch(of: /#{1,6} +(.*)/)?.output.1 else { continue }
             let plain = heading.replacing(/\[([^\]]*)\]\([^)]*\)/) { $0.output.1 }.lowercased()
@@ -105,7 +107,8 @@ enum MarkdownText {
 
     /// Paths into this repository named in the prose (`docs/…`, `config/…`, `scripts/…`), without globs or placeholders.
     static func repositoryPaths(in text: String) -> [Mention] {
-        proseLines(text).flatMap { number, line in
+        let roots = ["docs/", "config/", "scripts/", "packaging/"]
+        return proseLines(text).filter { line in roots.contains { line.text.contains($0) } }.flatMap { number, line in
             line.matches(of: /(?:^|[^\w.\/-])((?:docs|config|scripts|packaging)\/[\w.\/-]*\w)/).compactMap { match -> Mention? in
                 let path = String(match.output.1)
                 let next = line[match.range.upperBound...].first

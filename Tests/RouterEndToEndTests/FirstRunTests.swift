@@ -23,7 +23,7 @@ import TestSupport
             """)
         // In process: what the log says at info, as `run` would print it.
         let daemon = try TestDaemon(configFile: file)
-        for uid in ["01", "02", "03"] { daemon.send(arrival(uid: uid)) }
+        for uid in ["01", "02", "03"] { try await daemon.send(arrival(uid: uid)) }
         #expect(try await daemon.output(count: 3) == ["tap 01", "tap 02", "tap 03"])
         daemon.closeInput()
         try await daemon.finished()

@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -28,6 +29,20 @@ import Testing
             #expect(synopsis.contains(option), "the usage line does not name \(option)")
         }
         #expect(help.stdout.contains("MQTT broker on localhost:1883"))
+    }
+
+    /// docs/guide/command-line.md shows what the tool prints (a block whose first line is `$ tagrouter …`): it must be what it prints.
+    @Test func theCommandLineGuidesTranscriptsAreWhatTheToolPrints() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let guide = try String(contentsOfFile: root + "/docs/guide/command-line.md", encoding: .utf8)
+        let transcripts = guide.components(separatedBy: "```\n").enumerated().filter { $0.offset % 2 == 1 && $0.element.hasPrefix("$ tagrouter ") }.map(\.element)
+        #expect(!transcripts.isEmpty)
+        for transcript in transcripts {
+            let lines = transcript.split(separator: "\n", maxSplits: 1)
+            let arguments = lines[0].dropFirst("$ tagrouter ".count).split(separator: " ").map(String.init)
+            let run = try await Self.tagrouter(arguments)
+            #expect(run.stdout + run.stderr == (lines.count > 1 ? String(lines[1]) : ""), "`\(lines[0])` prints another text than the guide shows")
+        }
     }
 
     @Test func anArgumentErrorIsOneLineAndAPointerToTheHelp() async throws {

@@ -77,7 +77,7 @@ import Testing
         defer { scratch.remove() }
         let config = "routes: [{name: a, actions: [{log: \"A {{tag.uid}}\"}]}]\nstate_dir: \(scratch.path)/state\n"
         let daemon = try TestDaemon(configFile: try scratch.write("tagrouter.yaml", config))
-        daemon.send(arrival(uid: "00"))
+        try await daemon.send(arrival(uid: "00"))
         var expected = ["A 00"]
         #expect(try await daemon.output(count: 1) == expected, "running before the first reload")
         for (number, hostile) in Self.cases.enumerated() {
@@ -85,7 +85,7 @@ import Testing
             let rejected = try #require(DaemonRoutingTests.problems(await daemon.reload()), "\(hostile.name) was loaded")
             #expect(rejected.contains { $0.contains("tagrouter.yaml:\(hostile.problem)") }, "\(hostile.name): \(rejected)")
             let uid = String(format: "%02x", number + 1)
-            daemon.send(arrival(uid: uid))
+            try await daemon.send(arrival(uid: uid))
             expected.append("A \(uid.uppercased())")
             #expect(try await daemon.output(count: expected.count) == expected)
         }

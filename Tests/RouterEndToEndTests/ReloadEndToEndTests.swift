@@ -52,7 +52,7 @@ struct ReloadEndToEndTests {
         let kept = daemon.daemon.runningConfig.loadedPlugins
         #expect(kept.map(\.name) == ["log", "mqtt"] || kept.map(\.name) == ["mqtt", "log"], "\(kept.map(\.name))")
         #expect(kept.first { $0.name == "mqtt" } === first.first { $0.name == "mqtt" }, "the mqtt plugin is kept")
-        daemon.send(arrival(uid: "0401"))
+        try await daemon.send(arrival(uid: "0401"))
         try await subscriber.waitFor("the event after the reload") { $0.topic == "reload/0401" }
         #expect(availability() == ["online"], "no offline, no second online")
 
@@ -60,7 +60,7 @@ struct ReloadEndToEndTests {
         _ = try scratch.write("tagrouter.yaml", config(keepalive: "30s"))
         #expect(DaemonRoutingTests.problems(await daemon.reload()) == nil)
         #expect(daemon.daemon.runningConfig.loadedPlugins.first { $0.name == "mqtt" } !== first.first { $0.name == "mqtt" }, "a new mqtt plugin")
-        daemon.send(arrival(uid: "0402"))
+        try await daemon.send(arrival(uid: "0402"))
         try await subscriber.waitFor("the event after the second reload") { $0.topic == "reload/0402" }
         #expect(availability() == ["online", "offline", "online"])
 
@@ -87,7 +87,7 @@ struct ReloadEndToEndTests {
             try handle.write(contentsOf: Data(text.utf8))
             try handle.close()
         }
-        daemon.send(arrival(uid: "00"))
+        try await daemon.send(arrival(uid: "00"))
         var expected = ["a 00"]
         #expect(try await daemon.output(count: 1) == expected)
         let whole = config("b")
@@ -99,7 +99,7 @@ struct ReloadEndToEndTests {
             try saveInPlace(half)
             let rejected = try #require(DaemonRoutingTests.problems(await daemon.reload()))
             #expect(rejected.contains { $0.contains(problem) }, "\(rejected)")
-            daemon.send(arrival(uid: "0\(number + 1)"))
+            try await daemon.send(arrival(uid: "0\(number + 1)"))
             expected.append("a 0\(number + 1)")
             #expect(try await daemon.output(count: expected.count) == expected, "the running config routes every event")
         }
@@ -112,7 +112,7 @@ struct ReloadEndToEndTests {
         _ = try scratch.write("tagrouter.yaml", "")
         try saveInPlace(whole)
         #expect(DaemonRoutingTests.problems(await daemon.reload()) == nil)
-        daemon.send(arrival(uid: "09"))
+        try await daemon.send(arrival(uid: "09"))
         expected.append("b 09")
         #expect(try await daemon.output(count: expected.count) == expected)
         daemon.closeInput()

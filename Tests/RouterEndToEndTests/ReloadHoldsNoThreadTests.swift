@@ -31,13 +31,13 @@ struct ReloadHoldsNoThreadTests {
             }
         }
         try await writer.readerWaiting()
-        for number in 0..<events { daemon.send(arrival(uid: "0\(number)")) }
+        for number in 0..<events { try await daemon.send(arrival(uid: "0\(number)")) }
         #expect(try await daemon.output(count: events) == (0..<events).map { "a 0\($0)" })
         for outcome in await outcomes.value {
             guard case .reloaded = outcome else { Issue.record("a reload failed: \(outcome)"); continue }
         }
         #expect(writer.routedBeforeWriting == true, "the events were routed while the reloads waited for the file")
-        daemon.send(arrival(uid: "09"))
+        try await daemon.send(arrival(uid: "09"))
         #expect(try await daemon.output(count: events + 1).last == "b 09")
         daemon.closeInput()
         try await daemon.finished()

@@ -175,7 +175,7 @@ struct WriteAheadTests {
         let forged = try JSONValue.parse(
             #"{"event":"tag.arrived","id":"forged","reader":"door","tag":{"uid":"04aabbccddeeff","type":"ntag424","sun":{"verified":true,"counter":99}}}"#)
         let first = try TestDaemon(configFile: file)
-        for event in [tap, copy, forged] { first.send(event) }
+        for event in [tap, copy, forged] { try await first.send(event) }
         first.closeInput()
         try await first.finished()
         #expect(first.log.contains { $0.message.contains("3 events wait in the spool for the next start") }, "\(first.log.map(\.message))")
@@ -213,7 +213,7 @@ struct WriteAheadTests {
             """)
         // In process: the daemon's log is captured as entries.
         let daemon = try TestDaemon(configFile: file)
-        for event in Self.events.prefix(3) { daemon.send(event) }
+        for event in Self.events.prefix(3) { try await daemon.send(event) }
         _ = await server.waitForRequests(3)
         daemon.closeInput()
         try await daemon.finished()

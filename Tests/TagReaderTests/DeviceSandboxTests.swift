@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+import ReaderKeyboard
 import ReaderLibNFC
 @testable import TagReader
 
@@ -91,5 +92,34 @@ import ReaderLibNFC
         #expect(LibNFCDriver.deviceNode("pn532_uart:\(missing)") == nil)
         #expect(LibNFCDriver.deviceNode("acr122_usb") == nil)
         #expect(LibNFCDriver.deviceNode("pn532_uart:/dev/null") == DeviceNodePath(port: "/dev/null", path: "/dev/null"))
+    }
+}
+
+/// An input device (a keyboard-wedge reader's) is only read: its mode bits and a sandbox's `DeviceAllow=`
+/// are judged for reading, where a serial board's node needs reading and writing.
+extension DeviceSandboxTests {
+    /// `/dev/input/event3`: the input class's major number.
+    static let inputNode = DeviceSandbox.Node(character: true, major: 13, minor: 67)
+    static let inputDevices = "Character devices:\n 13 input\n188 ttyUSB\n"
+
+    @Test func aNodeReadOnlyIsJudgedForReadingAlone() {
+        // `crw-r----- root input`, an account in the input group.
+        #expect(DeviceModeBits.permits(mode: 0o20640, owner: 0, group: 104, user: 1000, groups: [104], needs: .read))
+        #expect(!DeviceModeBits.permits(mode: 0o20640, owner: 0, group: 104, user: 1000, groups: [104], needs: .readWrite))
+        #expect(!DeviceModeBits.permits(mode: 0o20600, owner: 0, group: 104, user: 1000, groups: [104], needs: .read))
+        let readOnly = DeviceSandbox(policy: .closed, allowed: ["char-input r"])
+        #expect(readOnly.admits(Self.inputNode, devices: Self.inputDevices, needs: .read))
+        #expect(!readOnly.admits(Self.inputNode, devices: Self.inputDevices, needs: .readWrite))
+        #expect(!DeviceSandbox(policy: .closed, allowed: ["char-input w"]).admits(Self.inputNode, devices: Self.inputDevices, needs: .read))
+    }
+
+    /// A keyboard reader names its input node (symlinks resolved) for the sandbox checks, to be read only.
+    @Test func aKeyboardReaderNamesItsInputNodeForReading() throws {
+        let link = NSTemporaryDirectory() + "keyboard-link-\(UUID().uuidString)"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/null")
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        #expect(KeyboardDriver.deviceNode("keyboard:" + link) == DeviceNodePath(port: link, path: "/dev/null", access: .read))
+        #expect(KeyboardDriver.deviceNode("keyboard:/dev/tagrouter-no-such-input") == nil)
+        #expect(DeviceSandbox.refusal(of: DeviceNodePath(port: "/dev/null", path: "/dev/null", access: .read)) == nil)
     }
 }

@@ -4,10 +4,14 @@ import TagCore
 import TagReader
 
 /// Collects a supervisor's events as they come, for tests to await with a
-/// deadline (failing, not hanging, when it passes).
+/// deadline (failing, not hanging, when it passes). `reader.waiting` events are kept
+/// apart (`waits`): under load a device can take a moment to open (a chip slow to
+/// answer, the lock of the test before being released), which is not what a test of
+/// the events after it is about.
 final class EventLog: Sendable {
     private final class Storage: Sendable {
         let events = Mutex<[TagEvent]>([])
+        let waits = Mutex<[TagEvent]>([])
         /// The supervisor's stream finished: every reader thread has ended.
         let finished = Atomic<Bool>(false)
     }
@@ -17,7 +21,13 @@ final class EventLog: Sendable {
     init(_ supervisor: ReaderSupervisor) {
         let storage = storage
         Task {
-            for await event in supervisor.events { storage.events.withLock { $0.append(event) } }
+            for await event in supervisor.events {
+                if event.kind == .readerWaiting {
+                    storage.waits.withLock { $0.append(event) }
+                } else {
+                    storage.events.withLock { $0.append(event) }
+                }
+            }
             storage.finished.store(true, ordering: .sequentiallyConsistent)
         }
     }
@@ -55,6 +65,9 @@ final class EventLog: Sendable {
     }
 
     var events: [TagEvent] { storage.events.withLock { $0 } }
+
+    /// The `reader.waiting` events so far.
+    var waits: [TagEvent] { storage.waits.withLock { $0 } }
 
     static func summary(_ events: [TagEvent]) -> [String] {
         events.map { event in [event.kind.rawValue, event.tag?.uid.hex].compactMap { $0 }.joined(separator: " ") }

@@ -8,7 +8,8 @@ import Testing
 @testable import ReaderKeyboard
 
 /// Keyboard-wedge readers: recorded evdev streams through the record decoder,
-/// the keystroke assembler, the card number formats and the session's scan model;
+/// the keystroke assembler, the card number formats and the shared scan loop
+/// over the keyboard's field transport;
 /// the device's open and grab against what this machine has (no /dev/uinput:
 /// a regular file is an input device to nothing, so EVIOCGRAB answers ENOTTY).
 @Suite struct KeyboardReaderTests {
@@ -91,55 +92,70 @@ import Testing
         return config
     }
 
-    /// A recorded stream written into a pipe and read as the reader reads its device:
-    /// the card arrives once, typed again it stays, and its removal is assumed
-    /// `exit_delay` after its number was last typed.
-    @Test func aCardArrivesOnceAndItsRemovalIsAssumedAfterTheExitDelay() throws {
-        var descriptors: [Int32] = [-1, -1]
-        #expect(pipe(&descriptors) == 0)
-        defer { close(descriptors[0]); close(descriptors[1]) }
-        let settings = KeyboardSettings()
-        var session = KeyboardSession(config: Self.reader(), settings: settings)
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        func feed(_ text: String, at instant: ContinuousClock.Instant) -> [TagEvent] {
-            let bytes = KeyboardStreams.bytes(KeyboardStreams.typing(text))
-            #expect(write(descriptors[1], bytes, bytes.count) == bytes.count)
-            var events: [TagEvent] = []
-            var read = 0
-            while read < bytes.count {
-                guard case .bytes(let chunk) = InputDevice.read(descriptors[0], timeout: .seconds(5), wake: -1, into: &buffer) else {
-                    Issue.record("the pipe gave no bytes")
-                    return events
-                }
-                read += chunk.count
-                events += session.received(chunk, at: instant)
-            }
-            return events
+    /// The shared scan loop over a keyboard field whose input is a pipe the test types into.
+    final class TypedField {
+        private let descriptors: (read: Int32, write: Int32)
+        private(set) var scan: FieldScan<KeyboardField>
+        private(set) var events: [TagEvent] = []
+
+        init(_ config: ReaderConfig) throws {
+            var descriptors: [Int32] = [-1, -1]
+            guard pipe(&descriptors) == 0 else { throw POSIXError(.EMFILE) }
+            self.descriptors = (descriptors[0], descriptors[1])
+            scan = FieldScan(config: config, transport: KeyboardField(config: config, settings: KeyboardSettings(), input: descriptors[0], wake: -1))
         }
-        let start = ContinuousClock.now
-        let arrived = feed("0077735090\n", at: start)
-        #expect(arrived.map(\.kind) == [.tagArrived])
-        #expect(arrived.first?.tag?.uid.hex == "04a224b2")
-        #expect(arrived.first?.json["ndef"] == .null)
-        #expect(feed("0077735090\n", at: start + .seconds(1)).isEmpty)
-        #expect(session.waitLimit == ReaderConfig.withDefaults(name: "x", device: "x").pollInterval)
-        #expect(session.pause(at: start + .milliseconds(2_900)).isEmpty)
-        let removed = session.pause(at: start + .seconds(3))
-        #expect(removed.map(\.kind) == [.tagRemoved])
-        #expect(removed.first?.removalAssumed == true)
-        #expect(removed.first?.json["removal_assumed"] == .bool(true))
-        #expect(removed.first?.dwellMs == 1000)
-        #expect(session.waitLimit == nil)
+
+        deinit {
+            close(descriptors.read)
+            close(descriptors.write)
+        }
+
+        /// The reader types `text` (whole, as one write).
+        func type(_ text: String) {
+            let bytes = KeyboardStreams.bytes(KeyboardStreams.typing(text))
+            #expect(write(descriptors.write, bytes, bytes.count) == bytes.count)
+        }
+
+        /// Looks at the field until `done` holds for the events so far (each look waits at most for the key
+        /// gap or the poll interval: call it only while something was typed or a tag counts as present).
+        func look(until done: ([String]) -> Bool) throws {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !done(EventLog.summary(events)) {
+                try #require(ContinuousClock.now < deadline, "timed out; events so far: \(EventLog.summary(events))")
+                try scan.step { events.append($0) }
+            }
+        }
+    }
+
+    /// A recorded stream written into a pipe and read as the reader reads its device: the card
+    /// arrives once, typed again it stays, and its removal is assumed `exit_delay` after its
+    /// number was last typed; another card typed meanwhile is a presence of its own.
+    @Test func aCardArrivesOnceAndItsRemovalIsAssumedAfterTheExitDelay() throws {
+        var config = Self.reader()
+        config.exitDelay = .milliseconds(300)
+        let field = try TypedField(config)
+        field.type("0077735090\n")
+        try field.look { $0.count == 1 }
+        #expect(field.events.first?.tag?.uid.hex == "04a224b2")
+        #expect(field.events.first?.json["ndef"] == .null)
+        field.type("0077735090\n")
+        field.type("0099999999\n")
+        try field.look { $0.count == 4 }
+        #expect(EventLog.summary(field.events) == ["tag.arrived 04a224b2", "tag.arrived 05f5e0ff", "tag.removed 04a224b2", "tag.removed 05f5e0ff"])
+        let removed = field.events.filter { $0.kind == .tagRemoved }
+        #expect(removed.allSatisfy { $0.removalAssumed && $0.json["removal_assumed"] == .bool(true) })
+        #expect(!field.events[0].removalAssumed)
     }
 
     /// With `hold`, a card typed once is a tap: its `tag.tapped` comes with the assumed removal.
-    @Test func withHoldACardTypedOnceIsATapMarkedAssumed() {
-        var session = KeyboardSession(config: Self.reader(hold: .seconds(1)), settings: KeyboardSettings())
-        let start = ContinuousClock.now
-        #expect(session.received(KeyboardStreams.bytes(KeyboardStreams.typing("0077735090\n"))[...], at: start).map(\.kind) == [.tagArrived])
-        let after = session.pause(at: start + .seconds(2))
-        #expect(after.map(\.kind) == [.tagTapped, .tagRemoved])
-        #expect(after.allSatisfy { $0.removalAssumed })
+    @Test func withHoldACardTypedOnceIsATapMarkedAssumed() throws {
+        var config = Self.reader(hold: .seconds(1))
+        config.exitDelay = .milliseconds(300)
+        let field = try TypedField(config)
+        field.type("0077735090\n")
+        try field.look { $0.count == 3 }
+        #expect(field.events.map(\.kind) == [.tagArrived, .tagTapped, .tagRemoved])
+        #expect(field.events.dropFirst().allSatisfy { $0.removalAssumed })
     }
 
     /// No /dev/uinput here: a regular file stands in for the device. It opens, and
@@ -152,8 +168,8 @@ import Testing
         #expect(KeyboardDriver.probe(path + "-missing") == .missing(path: path + "-missing"))
     }
 
-    /// The reader as the daemon runs it: a device that is no input device is a `reader.error` saying so, and it waits.
-    @Test func aReaderOnSomethingThatIsNoInputDeviceSaysSoInAReaderError() async throws {
+    /// The reader as the daemon runs it: a device that is no input device is a `reader.waiting` saying so, and it waits.
+    @Test func aReaderOnSomethingThatIsNoInputDeviceSaysSoInAReaderWaiting() async throws {
         let path = NSTemporaryDirectory() + "keyboard-\(UUID().uuidString)"
         try Data().write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -165,7 +181,7 @@ import Testing
             first = event
             break
         }
-        #expect(first?.kind == .readerError)
+        #expect(first?.kind == .readerWaiting)
         #expect(first?.message == "\(path): not an input device (EVIOCGRAB: not a tty); name its /dev/input/by-id/…-event-kbd link")
     }
 

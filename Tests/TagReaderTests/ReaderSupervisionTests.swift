@@ -68,11 +68,16 @@ import Testing
         let supervisor = ReaderSupervisor(readers: [ReaderLoopTests.config(link.connstring)], drivers: .underTest)
         defer { supervisor.stop() }
         let log = EventLog(supervisor)
+        // Said once, with why, while the device is not there (`status` shows the reader `waiting`).
+        let deadline = ContinuousClock.now + .seconds(20)
+        while log.waits.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(log.waits.map(\.message) == ["reader '\(link.connstring)' not found"])
         let sim = try PN532Simulator(pacing: .none)
         defer { sim.close() }
         sim.place(try ReaderLoopTests.ntag215(ReaderLoopTests.uidA, [.uri("https://example.com/a")]))
         try link.point(at: sim)
         #expect(try await log.kinds(2) == ["reader.connected", "tag.arrived 04a224b2c35e80"])
+        #expect(log.waits.count == 1)
     }
 
     @Test func severalReadersMergeIntoOneStream() async throws {

@@ -56,7 +56,7 @@ import Testing
 
     @Test func aTagLeftMidReadSaysSo() {
         let target = NFCTarget(uid: info.uid, atqa: [0x00, 0x44], sak: 0)
-        let event = TagReadout(target: target, ndefError: TagReadout.removedDuringRead).arrivedEvent(reader: "r").json
+        let event = TagReadout(info: target.info, ndefError: TagReadout.removedDuringRead).arrivedEvent(reader: "r").json
         #expect(event["ndef_error"] == "tag removed during read")
         #expect(event["ndef"] == .null)
     }

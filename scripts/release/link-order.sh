@@ -19,7 +19,11 @@ cat > "$work/tagrouter" <<EOF
 exec "$bin/tagrouter" "\$@"
 EOF
 chmod +x "$work/tagrouter"
-"$bin/e2e-bench" "$work/tagrouter" "${TAPS:-50}" >/dev/null 2>"$work/bench.log" || { cat "$work/bench.log" >&2; exit 1; }
+# The bench drives the Python bridge beside the daemon too (scripts/bench/e2e-mqtt.sh): the same venv.
+venv=.bench/bridge-venv
+if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv" >&2; fi
+"$venv/bin/python" -c "import nfc, paho.mqtt" 2>/dev/null || "$venv/bin/pip" install -q nfcpy==1.0.4 paho-mqtt==2.2.0 >&2
+"$bin/e2e-bench" "$work/tagrouter" "${TAPS:-50}" "$venv/bin/python" scripts/bench/nfcpy-bridge.py >/dev/null 2>"$work/bench.log" || { cat "$work/bench.log" >&2; exit 1; }
 # Functions of the binary itself (not of the shared libraries), first appearance first.
 nm --defined-only "$bin/tagrouter" | awk '$2 ~ /^[tTwW]$/ { print $3 }' | sort -u >"$work/defined"
 grep -oP '^c?fn=\(\d+\) \K.*' "$work/callgrind.out" | awk '!seen[$0]++' | grep -Fxf "$work/defined" >scripts/release/tagrouter.order

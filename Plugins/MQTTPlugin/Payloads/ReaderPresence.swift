@@ -33,7 +33,7 @@ struct ReaderPresence: Sendable, Equatable {
             present.removeAll { $0.uid == uid }
         case .readerDisconnected:
             present = []
-        case .readerConnected, .readerError:
+        case .readerConnected, .readerError, .readerWaiting:
             return false
         }
         lastEvent = event.json

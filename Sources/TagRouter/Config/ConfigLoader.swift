@@ -19,15 +19,18 @@ public struct ConfigLoader: Sendable {
     public let tagJobs: (any TagJobRunner)?
     /// Passed to plugins: where the `log` action writes.
     public let output: LineOutput
+    /// Passed to plugins: where they tell the readers how a tap ended (the daemon's board).
+    public let feedback: FeedbackBoard
 
     /// Instances a reload may keep instead of building anew (see `LoadedPlugin`).
     private var keptPlugins: [LoadedPlugin] = []
 
     public init(registry: PluginRegistry, environment: [String: String] = ProcessInfo.processInfo.environment, dryRun: Bool = false,
                 stateDirectory: String? = nil, missingSecretsAreWarnings: Bool = false, tagJobs: (any TagJobRunner)? = nil,
-                output: LineOutput = .standardOutput) {
+                output: LineOutput = .standardOutput, feedback: FeedbackBoard = FeedbackBoard()) {
         self.registry = registry
         self.output = output
+        self.feedback = feedback
         self.tagJobs = tagJobs
         self.environment = environment
         self.dryRun = dryRun
@@ -101,7 +104,8 @@ public struct ConfigLoader: Sendable {
         var sections: [String: ConfigValue] = [:]
         for plugin in registry.plugins { sections[plugin.name] = section(of: plugin, in: top) }
         let pluginContext = PluginContext(
-            stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers, tagJobs: tagJobs, sections: sections, output: output)
+            stateDirectory: stateDirectory(top), config: context, dryRun: dryRun, readers: readers, tagJobs: tagJobs, sections: sections, output: output,
+            feedback: feedback)
         let plugins = buildPlugins(top, pluginContext, &errors)
         let inputs = buildInputs(top, pluginContext, &errors)
         var routes: [Route] = []

@@ -8,6 +8,9 @@ public struct ReaderStatus: Sendable {
     public enum State: String, Sendable {
         /// Configured; no event from it yet.
         case starting
+        /// Its device has not opened since the reader started (`reader.waiting`): missing, not admitted
+        /// by a device sandbox, held by another process; `lastError` says why. The reader keeps looking.
+        case waiting
         case connected
         /// Gone (unplugged, lost); the reader loop is waiting for it to return.
         case disconnected
@@ -52,6 +55,9 @@ public struct ReaderStatus: Sendable {
         case .readerError:
             change(to: .error, at: event.time)
             lastError = Incident(event.message ?? "error", at: event.time)
+        case .readerWaiting:
+            change(to: .waiting, at: event.time)
+            lastError = Incident(event.message ?? "waiting for its device", at: event.time)
         case .tagArrived:
             tagsSeen += 1
             if let tag = event.tag { lastTag = Sighting(uid: tag.uid.hex, type: tag.type, time: event.time) }

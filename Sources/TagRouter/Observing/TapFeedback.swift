@@ -23,7 +23,7 @@ public final class TapFeedback: Sendable {
     private let watcher = Mutex<Int?>(nil)
     static let limit = 256
 
-    public init(observer: DaemonObserver, board: FeedbackBoard = .shared) {
+    public init(observer: DaemonObserver, board: FeedbackBoard) {
         self.observer = observer
         self.board = board
         let id = observer.watch { [weak self] record in self?.observe(record) }

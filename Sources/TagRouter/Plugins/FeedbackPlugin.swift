@@ -12,10 +12,12 @@ public struct FeedbackPlugin: ActionPlugin {
         Option("spool", .bool, default: "false", "write each event ahead to disk under `state_dir` first (off: a pattern shown late helps nobody)"),
     ])
 
-    public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) {}
+    private let board: FeedbackBoard
+
+    public init(section: ConfigValue, context: PluginContext) throws(ConfigErrors) { board = context.feedback }
 
     public func makeAction(_ options: ConfigValue, route: String) throws(ConfigErrors) -> any Action {
-        FeedbackAction(moment: options.choice("pattern"), reader: options.optionalString("reader"), board: .shared)
+        FeedbackAction(moment: options.choice("pattern"), reader: options.optionalString("reader"), board: board)
     }
 }
 

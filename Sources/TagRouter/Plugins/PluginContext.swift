@@ -21,10 +21,13 @@ public struct PluginContext: Sendable {
     public var inputIndex: Int?
     /// Where the `log` action writes its lines (the daemon's stdout unless its host gives another).
     public var output: LineOutput
+    /// Where a plugin tells a reader how a tap ended (the `feedback` action, MQTT feedback commands): the daemon's board.
+    public var feedback: FeedbackBoard
 
     public init(
         stateDirectory: String, config: ConfigContext = ConfigContext(), dryRun: Bool = false, readers: [ReaderConfig] = [],
-        tagJobs: (any TagJobRunner)? = nil, sections: [String: ConfigValue] = [:], output: LineOutput = .standardOutput
+        tagJobs: (any TagJobRunner)? = nil, sections: [String: ConfigValue] = [:], output: LineOutput = .standardOutput,
+        feedback: FeedbackBoard = FeedbackBoard()
     ) {
         self.stateDirectory = stateDirectory
         self.config = config
@@ -33,6 +36,7 @@ public struct PluginContext: Sendable {
         self.tagJobs = tagJobs
         self.sections = sections
         self.output = output
+        self.feedback = feedback
     }
 
     /// The section of plugin `name`; all defaults when this context has none for it (one made by a test).

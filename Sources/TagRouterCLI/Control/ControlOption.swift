@@ -5,12 +5,13 @@ import SystemKit
 
 /// `--control PATH`, shared by `run` and the commands that talk to it.
 enum ControlOption {
-    static let option = CommandOption("--control", value: "PATH", help: """
-        the daemon's control socket (default: $TAGROUTER_CONTROL; else `run` listens at
-        $RUNTIME_DIRECTORY/control.sock under systemd, $XDG_RUNTIME_DIR/tagrouter/control.sock
-        or /tmp/tagrouter-$UID/control.sock, and the other commands use the first of these
-        present after $XDG_RUNTIME_DIR's: the service's /run/tagrouter/control.sock, then /tmp's)
-        """)
+    static let option = ValueOption<String?>("--control", placeholder: "PATH", whenAbsent: """
+        $TAGROUTER_CONTROL; else `run` listens
+        at $RUNTIME_DIRECTORY/control.sock under systemd,
+        $XDG_RUNTIME_DIR/tagrouter/control.sock or /tmp/tagrouter-$UID/control.sock,
+        and the other commands use the first of these present after $XDG_RUNTIME_DIR's:
+        the service's /run/tagrouter/control.sock, then /tmp's
+        """, help: "the daemon's control socket")
 
     /// Where `run` listens: the path given, else the standard one. Only `run` listens;
     /// every other command finds the daemon with `clientPath`.

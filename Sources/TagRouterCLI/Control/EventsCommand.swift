@@ -1,6 +1,7 @@
 import DaemonControl
 import OrderedJSON
 import SystemKit
+import TagCore
 
 /// `tagrouter events`: the running daemon's events as they happen, each
 /// followed by its outcome, until interrupted.
@@ -8,25 +9,23 @@ enum EventsCommand: Command {
     static let name = "events"
     static let summary = "follow the running daemon's events and what each one did"
     static let about = """
-        Usage: tagrouter events [--reader R] [--route R] [--kind K] [--json] [--control PATH]
-
         Prints each event the running daemon routes as it happens, then its
         outcome: the routes it matched and, as each action ends, its result and
         time. When no route matched, the condition that failed in each route
         (the verdicts of `tagrouter check-config --explain`). Runs until Ctrl-C.
         """
-    static let readerOption = CommandOption("--reader", value: "R", help: "only events of reader R")
-    static let routeOption = CommandOption("--route", value: "R", help: "only events that matched route R (and its actions)")
-    static let kindOption = CommandOption("--kind", value: "K", help: "only events of kind K (tag.arrived, tag.removed, reader.connected…)")
+    static let readerOption = ValueOption<String?>("--reader", placeholder: "NAME", help: "only events of this reader")
+    static let routeOption = ValueOption<String?>("--route", placeholder: "NAME", help: "only events that matched this route (and its actions)")
+    static let kindOption = ValueOption<TagEvent.Kind?>("--kind", help: "only events of this kind")
     static let jsonOption = CommandOption("--json", help: "one JSON object per line, as the daemon sends them (docs/control.md)")
-    static let options = [readerOption, routeOption, kindOption, jsonOption, ControlOption.option]
+    static let options: [any DeclaredOption] = [readerOption, routeOption, kindOption, jsonOption, ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments
         var filters = JSONObject()
         filters["reader"] = try arguments.value(of: readerOption).map(JSONValue.string)
         filters["route"] = try arguments.value(of: routeOption).map(JSONValue.string)
-        filters["kind"] = try arguments.value(of: kindOption).map(JSONValue.string)
+        filters["kind"] = try arguments.value(of: kindOption).map { .string($0.rawValue) }
         let json = arguments.flag(jsonOption)
         let (path, _) = try ControlOption.clientPath(&arguments)
         try arguments.finish()

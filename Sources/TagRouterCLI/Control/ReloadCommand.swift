@@ -6,13 +6,11 @@ enum ReloadCommand: Command {
     static let name = "reload"
     static let summary = "reload the running daemon's config and print the result"
     static let about = """
-        Usage: tagrouter reload [--control PATH]
-
         Asks the running daemon to load its config file again (as SIGHUP does) and
         prints the result: "reloaded: 2 readers, 7 routes", or every problem at
         file:line:col and exit status 65 — the running config then stays.
         """
-    static let options = [ControlOption.option]
+    static let options: [any DeclaredOption] = [ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

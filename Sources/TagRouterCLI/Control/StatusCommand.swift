@@ -8,8 +8,6 @@ enum StatusCommand: Command {
     static let name = "status"
     static let summary = "show the running daemon: readers, routes, actions, MQTT; exit 2 when degraded"
     static let about = """
-        Usage: tagrouter status [--json] [--control PATH]
-
         Asks the running daemon how it is: uptime; the config file and when it was
         loaded; each reader (state, device, since when, tags seen, last tag, last
         error); each route (matches); each action (delivered, failed, dropped,
@@ -21,7 +19,7 @@ enum StatusCommand: Command {
         connection is down) — for scripts and monitoring.
         """
     static let jsonOption = CommandOption("--json", help: "print the daemon's answer as one JSON object")
-    static let options = [jsonOption, ControlOption.option]
+    static let options: [any DeclaredOption] = [jsonOption, ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

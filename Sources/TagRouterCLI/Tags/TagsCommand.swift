@@ -36,7 +36,7 @@ enum TagsCommand: Command {
     static let nameOption = CommandOption("--name", value: "NAME", help: "learn: the tag's name (instead of asking)")
     static let groupsOption = CommandOption("--groups", value: "A,B", help: "learn: its groups, comma-separated (instead of asking)")
     static let timeoutOption = CommandOption("--timeout", value: "SECONDS", help: "how long to wait for a tag (default 60)")
-    static let options = [configOption, readerOption, nameOption, groupsOption, timeoutOption, ControlOption.option]
+    static let options: [any DeclaredOption] = [configOption, readerOption, nameOption, groupsOption, timeoutOption, ControlOption.option]
 
     static func run(_ arguments: Arguments) async throws(CLIError) {
         var arguments = arguments

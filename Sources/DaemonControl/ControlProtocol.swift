@@ -12,7 +12,7 @@ public enum ControlProtocol {
 
     /// The commands the daemon answers.
     public enum Command: String, Sendable, CaseIterable {
-        case status, events, reload, write, read
+        case status, events, reload, write, read, name, rename, forget
     }
 
     static func reply(_ members: KeyValuePairs<String, JSONValue>) -> String {

@@ -10,7 +10,8 @@ import TagRouter
 /// The daemon's control socket as a service: a thread blocked in `accept`,
 /// one thread per connection up to `ControlLimits` (each peer checked with `SO_PEERCRED` first),
 /// answering `status`, `events` and `reload` from the observer and the
-/// daemon's reload, and `write` and `read` through the daemon's readers. On cancellation it hangs up on every client, joins the
+/// daemon's reload, `write` and `read` through the daemon's readers, and `name`, `rename` and `forget`
+/// through the daemon's tags. On cancellation it hangs up on every client, joins the
 /// threads and removes the socket file.
 public final class ControlServer: Service {
     public let path: String
@@ -23,16 +24,17 @@ public final class ControlServer: Service {
 
     /// Listens at `path` (mode 0660, its folder made 0750 when missing) now, so
     /// a daemon that cannot serve control fails before it starts.
-    /// `jobs`: the readers `write` and `read` go to (nil: the daemon has none, as with `--events-from`).
+    /// `jobs`: the readers `write` and `read` go to (nil: the daemon has none, as with `--events-from`);
+    /// `tagNames`: what `name`, `rename` and `forget` change (nil: the config is no file).
     public init(
         path: String, observer: DaemonObserver, policy: PeerPolicy = PeerPolicy(), limits: ControlLimits = ControlLimits(),
-        jobs: (any TagJobRunner)? = nil, reload: @escaping @Sendable () -> ReloadOutcome
+        jobs: (any TagJobRunner)? = nil, tagNames: TagNamesEditor? = nil, reload: @escaping @Sendable () -> ReloadOutcome
     ) throws(ControlError) {
         try ControlSocketPath.prepareFolder(of: path)
         self.path = path
         self.limits = limits
         listener = try UnixSocket.listen(at: path, mode: 0o660)
-        sessionContext = ControlSession.Context(observer: observer, policy: policy, limits: limits, jobs: jobs, reload: reload)
+        sessionContext = ControlSession.Context(observer: observer, policy: policy, limits: limits, jobs: jobs, reload: reload, tagNames: tagNames)
     }
 
     public func run() async {

@@ -18,6 +18,7 @@ struct ControlSession {
         let limits: ControlLimits
         let jobs: (any TagJobRunner)?
         let reload: @Sendable () -> ReloadOutcome
+        let tagNames: TagNamesEditor?
     }
 
     /// Records kept for a watching client that reads slowly.
@@ -71,6 +72,8 @@ struct ControlSession {
                 return watch(EventFilter(request), lines: &lines)
             case .write, .read:
                 guard socket.write(tagJob(request, command, peer: peer, lines: &lines)) else { return }
+            case .name, .rename, .forget:
+                guard socket.write(editTagNames(request, command, peer: peer)) else { return }
             }
         }
     }
@@ -100,6 +103,20 @@ struct ControlSession {
             result = .refused(error)
         }
         return JSONValue.object(result.json).serialized() + "\n"
+    }
+
+    /// Names, renames or forgets a tag in the daemon's tags, with the daemon's rights, for a peer the policy
+    /// admitted (a member of its group may not write the service's folder itself).
+    private func editTagNames(_ request: JSONValue, _ command: ControlProtocol.Command, peer: PeerCredentials) -> String {
+        guard let editor = context.tagNames else {
+            return TagNamesProblem.usage("this daemon's config is not a file: there are no tags to change").reply
+        }
+        do throws(TagNamesProblem) {
+            let edit = try TagNamesEdit(request, command)
+            return try editor(edit, "control pid \(peer.pid) (uid \(peer.uid))").get().reply
+        } catch {
+            return error.reply
+        }
     }
 
     private func reload() -> String {

@@ -48,7 +48,6 @@ enum RunCommand: Command {
         let control = try ControlOption.listeningPath(&arguments)
         options.control = control
         options.signals = signals
-        options.tagNamer = { PageTagNamer(config: $0, reload: $1) }
         options.loaded = { [file = options.config] in file.printWarnings($0) }
         try arguments.finish()
         if !control.explicit, let other = ControlOption.otherDaemon(besides: control.path) {

@@ -77,12 +77,16 @@ public final class Daemon: Sendable {
             .init("router", routing, stop: .drain),
         ]
         if let sound = parts.sound { members.append(.init("sound", sound)) }
-        if let control = options.control, let server = try Self.controlServer(control, observer: observer, jobs: parts.readers?.jobs, reload: { reload.waiting() }) {
+        // The live page and `tags learn`/`rename`/`forget` (through the control socket) change the named tags the way
+        // `tags` does itself, with the daemon's rights, then reload as SIGHUP does.
+        let namer = file.path.map { DaemonTagNamer(config: $0, reload: { reload.waiting() }) }
+        var tagNames: TagNamesEditor?
+        if let namer { tagNames = { edit, origin in namer.edit(edit, origin: origin) } }
+        if let control = options.control,
+            let server = try Self.controlServer(control, observer: observer, jobs: parts.readers?.jobs, tagNames: tagNames, reload: { reload.waiting() }) {
             members.append(.init("control", server))
         }
         if let metrics = config.metrics {
-            // The page names tags the way `tagrouter tags learn` does, then reloads as SIGHUP does.
-            let namer = file.path.flatMap { path in options.tagNamer.map { $0(path, { reload.waiting() }) } }
             do throws(HTTPError) { members.append(.init("metrics", try MetricsService(metrics, observer: observer, namer: namer))) } catch { throw .runtime(error.description) }
         }
         if let signals = options.signals { members.append(.init("signals", DaemonSignals(signals: signals, reload: { _ = await reload() }))) }
@@ -175,10 +179,11 @@ public final class Daemon: Sendable {
     /// The control socket's server; when the standard path cannot be used the
     /// daemon runs without one (and says so), when a given `--control` cannot, it does not start.
     private static func controlServer(
-        _ control: (path: String, explicit: Bool), observer: DaemonObserver, jobs: ReaderJobBoard?, reload: @escaping @Sendable () -> ReloadOutcome
+        _ control: (path: String, explicit: Bool), observer: DaemonObserver, jobs: ReaderJobBoard?, tagNames: TagNamesEditor?,
+        reload: @escaping @Sendable () -> ReloadOutcome
     ) throws(DaemonError) -> ControlServer? {
         do {
-            let server = try ControlServer(path: control.path, observer: observer, jobs: jobs, reload: reload)
+            let server = try ControlServer(path: control.path, observer: observer, jobs: jobs, tagNames: tagNames, reload: reload)
             Log.info("control socket ready", JSONObject(["path": .string(control.path)]))
             return server
         } catch {

@@ -1,13 +1,9 @@
 import DaemonControl
-import DaemonHTTP
 import TagRouter
 
 /// How a `Daemon` is set up by its host: what `tagrouter run`'s options say, and
 /// what a test gives instead of the process's signals and stdout.
 public struct DaemonOptions: Sendable {
-    /// Makes the live page's "name this tag" for the config file at a path; it reloads with the closure it is given.
-    public typealias TagNamerMaker = @Sendable (_ configFile: String, _ reload: @escaping @Sendable () -> ReloadOutcome) -> any TagNamer
-
     /// The config (a file, or a text).
     public var config: ConfigFile
     /// Log what each action would do instead of doing it (`--dry-run`).
@@ -30,8 +26,6 @@ public struct DaemonOptions: Sendable {
     public var signals: AsyncStream<Int32>?
     /// Tell systemd how the daemon is (`NOTIFY_SOCKET`, when it is set).
     public var notifiesSystemd = true
-    /// The live page's tag naming (only for a config file).
-    public var tagNamer: TagNamerMaker?
     /// Called with the config once it is loaded, before anything is built from it or starts (the events file
     /// checked, the control socket bound, readers and plugins run): `run` prints the config's warnings there,
     /// first, also when the start then fails.

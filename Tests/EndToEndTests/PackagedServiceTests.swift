@@ -72,14 +72,16 @@ struct PackagedServiceTests {
     /// The documented way to name tags on a stock install: root runs `tags learn`, which finds the
     /// service where `status` does, and the tags file the service reads stays the service's
     /// (owner and mode kept), so the reload that follows succeeds.
-    @Test func rootLearnsATagForTheServiceAndTheTagsFileStaysTheServices() async throws {
-        guard getuid() == 0 else { return }
-        let service = try await PackagedService(config: """
+    /// The packaged config's way to keep names: a tags file in the service's own folder (the service's, mode 0750;
+    /// the file 0640), which only the service and root may write.
+    static func namingService() async throws -> PackagedService {
+        try await PackagedService(config: """
             state_dir: HOME/state
             readers: [{ name: front-door, device: "DEVICE", cooldown: 0s, exit_delay: 200ms }]
             tags: { file: HOME/state/tags.yaml }
             routes:
               - { name: taps, match: { event: tag.arrived }, actions: [{ log: "tap {{tag.name}}" }] }
+              - { name: gone, match: { event: tag.removed }, actions: [{ log: "gone {{tag.uid}}" }] }
             """, prepare: { home in
                 let state = home + "/state"
                 try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
@@ -89,6 +91,11 @@ struct PackagedServiceTests {
                 chown(state + "/tags.yaml", PackagedService.service, PackagedService.service)
                 chmod(state + "/tags.yaml", 0o640)
             })
+    }
+
+    @Test func rootLearnsATagForTheServiceAndTheTagsFileStaysTheServices() async throws {
+        guard getuid() == 0 else { return }
+        let service = try await Self.namingService()
         defer { service.stop() }
         let tags = service.home + "/state/tags.yaml"
         let learn = try service.start(["tags", "learn", "--name", "door-key", "--timeout", "20"])
@@ -118,6 +125,48 @@ struct PackagedServiceTests {
         let reload = try await service.run(["reload"])
         #expect(reload.status == 65, "\(reload.stdout)\(reload.stderr)")
         #expect(reload.stderr.contains("cannot read the tags file \(tags): permission denied to user "), "\(reload.stdout)\(reload.stderr)")
+    }
+
+    /// A member of the service's group may not write the service's folder, where the names live; the service writes
+    /// them for it: `tags learn`, `rename` and `forget` ask the daemon over the control socket, which keeps its
+    /// rules (a stranger is refused; a name with a control character too), and the next tap carries the name.
+    @Test func aMemberOfTheServicesGroupNamesTagsThroughTheService() async throws {
+        guard getuid() == 0 else { return }
+        let service = try await Self.namingService()
+        defer { service.stop() }
+        let tags = service.home + "/state/tags.yaml"
+        let member = (uid: Self.member, groups: [Self.service])
+        let learn = try service.start(as: member.uid, groups: member.groups, ["tags", "learn", "--name", "door-key", "--groups", "family", "--timeout", "20"])
+        try await service.daemon.waitForStderr(containing: "read requested; waiting for a tag")
+        try await service.request(Self.blank)
+        let end = try await learn.termination()
+        let said = (learn.stdout + learn.stderr).map(\.text)
+        #expect(end.status == .exited(0), "\(said)")
+        #expect(said.contains("added 'door-key' (04a224b2c35e80) to \(tags)") && said.contains("The daemon reloaded its config."), "\(said)")
+        try await service.daemon.waitForStderr(containing: "named tags changed through the control socket")
+        let attributes = try FileManager.default.attributesOfItem(atPath: tags)
+        #expect(attributes[.ownerAccountID] as? Int == Int(Self.service) && attributes[.posixPermissions] as? Int == 0o640, "\(attributes)")
+        #expect(try String(contentsOfFile: tags, encoding: .utf8).contains(#"name: "door-key", uid: "04a224b2c35e80", groups: ["family"]"#))
+
+        // The name is on the next tap. The learnt tag, lifted, is the same presence until exit_delay after it was last
+        // seen; another tag's removal, reported exit_delay after that tag was last seen (later), shows it has ended.
+        try await service.request(#"{"op":"remove"}"#)
+        try await service.request(#"{"op":"place","type":"ntag213","uid":"04000000000001","records":[{"text":"hi","lang":"en"}]}"#)
+        try await service.daemon.waitForStdout(containing: "tap ")
+        try await service.request(#"{"op":"remove"}"#)
+        try await service.daemon.waitForStdout(containing: "gone 04000000000001")
+        try await service.request(Self.blank)
+        try await service.daemon.waitForStdout(containing: "tap door-key")
+
+        let rename = try await service.run(as: member.uid, groups: member.groups, ["tags", "rename", "door-key", "front-door-key"])
+        #expect(rename.status == 0 && rename.stdout.contains("renamed 'door-key' to 'front-door-key' in \(tags)"), "\(rename.stdout)\(rename.stderr)")
+        let controls = try await service.run(as: member.uid, groups: member.groups, ["tags", "rename", "front-door-key", "door\u{1B}[31m"])
+        #expect(controls.status == 64 && controls.stderr.contains("holds a control or formatting character"), "\(controls.stdout)\(controls.stderr)")
+        let stranger = try await service.run(as: PackagedService.stranger, ["tags", "forget", "front-door-key", "--config", service.config])
+        #expect(stranger.status != 0, "\(stranger.stdout)\(stranger.stderr)")
+        let forget = try await service.run(as: member.uid, groups: member.groups, ["tags", "forget", "front-door-key"])
+        #expect(forget.status == 0 && forget.stdout.contains("forgot 'front-door-key' in \(tags)"), "\(forget.stdout)\(forget.stderr)")
+        #expect(try !String(contentsOfFile: tags, encoding: .utf8).contains("door-key"))
     }
 
     /// One reader on the simulator, every tap logged: the service as the two tests below need it.

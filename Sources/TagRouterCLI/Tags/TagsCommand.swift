@@ -9,8 +9,8 @@ import TagRouterDaemon
 
 /// `tagrouter tags learn|list|rename|forget`: naming tags by tapping them. `learn`
 /// reads the next tag through the running daemon, says what it is and whether the
-/// config knows it, asks a name and groups, writes them into the tags the config uses
-/// (`TagsFile`: comments and order kept) and reloads the daemon.
+/// config knows it, asks a name and groups, and has the names written into the tags
+/// the config uses (`TagNames`: by the daemon, or here when none runs on that config).
 enum TagsCommand: Command {
     static let name = "tags"
     static let summary = "learn a tag by tapping it; list, rename or forget named tags"
@@ -20,8 +20,10 @@ enum TagsCommand: Command {
         writes it to the tags the config uses — its `tags:` block, or the file
         `tags: {file: …}` names — keeping the file's comments and order, and reloads
         the daemon. A known tag is renamed. --name and --groups skip the questions.
-        rename and forget change the file the same way and reload. The live page
-        offers learn on its tap cards too (`metrics.allow_naming`, docs/http.md).
+        rename and forget change the file the same way and reload. When the config
+        is the running daemon's, the daemon writes the change with its own rights
+        (a member of the service's group names tags in its folder); else this does.
+        The live page offers learn on its tap cards too (`metrics.allow_naming`, docs/http.md).
         """
     static let configOption = ValueOption<String?>(
         "--config", "-c", placeholder: "FILE", whenAbsent: "the running daemon's, else the usual search", help: "the config")
@@ -51,31 +53,29 @@ enum TagsCommand: Command {
         let words = arguments.positionals()
         try arguments.finish()
         guard let action = words.first else { throw .usage("tags needs learn, list, rename or forget; see `tagrouter tags --help`") }
-        let config = try configPath(explicitConfig, control: control.path)
-        let tags = try TagsFile(config: config)
+        let (config, daemons) = try configPath(explicitConfig, control: control.path)
+        let tags: TagsFile
+        do throws(TagNamesProblem) { tags = try TagsFile(config: config) } catch { throw CLIError(error) }
+        let names = TagNames(tags: tags, control: control.path, throughDaemon: daemons)
         switch (action, words.count) {
         case ("list", 1):
             for entry in tags.entries { print(TerminalText.escaped(line(entry))) }
             if tags.entries.isEmpty { print("no named tags in \(tags.path)") }
-            return
         case ("rename", 3):
-            try tags.write(try tags.renaming(words[1], to: words[2]))
-            print(TerminalText.escaped("renamed '\(words[1])' to '\(words[2])' in \(tags.path)"))
+            try names.change(.rename(words[1], to: words[2]))
         case ("forget", 2):
-            try tags.write(try tags.forgetting(words[1]))
-            print(TerminalText.escaped("forgot '\(words[1])' in \(tags.path)"))
+            try names.change(.forget(words[1]))
         case ("learn", 1):
-            guard try learn(tags, reader: reader, name: givenName, groups: givenGroups, control: control, timeout: timeout) else { return }
+            try learn(names, reader: reader, name: givenName, groups: givenGroups, control: control, timeout: timeout)
         default:
             throw .usage("tags \(words.joined(separator: " ")): expected `learn`, `list`, `rename OLD NEW` or `forget NAME`")
         }
-        try reload(control.path)
     }
 
-    /// Reads a tag, asks, writes; false when nothing was written.
+    /// Reads a tag through the daemon, asks, and names it.
     private static func learn(
-        _ tags: TagsFile, reader: String?, name: String?, groups: String?, control: (path: String, explicit: Bool), timeout: Duration
-    ) throws(CLIError) -> Bool {
+        _ names: TagNames, reader: String?, name: String?, groups: String?, control: (path: String, explicit: Bool), timeout: Duration
+    ) throws(CLIError) {
         print("Place a tag on the reader…")
         guard let reply = try DaemonTagJob.ask("read", JSONObject(["present": true]), control: (control.path, true), reader: reader, device: nil, timeout: timeout),
             let uidText = reply.value(atPath: "event.tag.uid")?.stringValue, let uid = TagUID(uidText)
@@ -83,19 +83,15 @@ enum TagsCommand: Command {
         let event = reply["event"] ?? .null
         var shown = "\(uid.hex) (\(event.value(atPath: "tag.type")?.plainText ?? "unknown type"))"
         if let uri = event["uri"]?.stringValue { shown += " \(uri)" } else if let text = event["text"]?.stringValue { shown += " \(JSONValue.string(text).serialized())" }
-        let known = tags.name(of: uid)
+        let known = names.tags.name(of: uid)
         print("Tag: " + TerminalText.escaped(shown))
         print(known.map { "Known as '\(TerminalText.escaped($0))'." } ?? "Not known yet.")
         guard let name = name ?? ask(known == nil ? "Name: " : "New name (Enter keeps '\(known!)'): "), !name.isEmpty, name != known else {
             print("Nothing written.")
-            return false
+            return
         }
         let groupText = known != nil ? "" : groups ?? ask("Groups (comma-separated, Enter for none): ") ?? ""
-        let naming = try tags.naming(uid, as: name, groups: TagsFile.groups(groupText))
-        guard let text = naming.text else { return false }
-        try tags.write(text)
-        print(TerminalText.escaped(naming.message))
-        return true
+        try names.change(.name(uid, as: name, groups: TagsFile.groups(groupText)))
     }
 
     /// One line of `tags list`: the name, its UIDs and tag ids, its groups.
@@ -115,26 +111,33 @@ enum TagsCommand: Command {
         return readLine().map { $0.trimmingWhitespace() }
     }
 
-    /// The config given, else the running daemon's, else the usual search.
-    private static func configPath(_ explicit: String?, control: String) throws(CLIError) -> String {
-        if let explicit { return explicit }
+    /// The config given, else the running daemon's, else the usual search; and whether it is the running daemon's.
+    private static func configPath(_ explicit: String?, control: String) throws(CLIError) -> (path: String, daemons: Bool) {
+        var daemons: String?
         if case let (client, reply)? = try? ControlOption.ask(control, as: "tagrouter tags", "status") {
             client.close()
-            if let file = reply.value(atPath: "status.config.file")?.stringValue, file.hasPrefix("/") || FileManager.default.fileExists(atPath: file) { return file }
+            if let file = reply.value(atPath: "status.config.file")?.stringValue, file.hasPrefix("/") || FileManager.default.fileExists(atPath: file) { daemons = file }
         }
+        if let explicit { return (explicit, daemons.map { Self.sameFile(explicit, $0) } ?? false) }
+        if let daemons { return (daemons, true) }
         guard let path = try ConfigFile.named(nil).path else { throw .usage("no config file found; give one with --config") }
-        return path
+        return (path, false)
     }
 
-    /// Asks the running daemon to reload and prints how that went; a refusal is bad data (exit 65).
-    private static func reload(_ control: String) throws(CLIError) {
-        guard case let (client, reply)? = try? ControlOption.ask(control, as: "tagrouter tags", "reload") else {
-            print("No daemon answers at \(control): the change applies when it starts.")
-            return
+    private static func sameFile(_ one: String, _ other: String) -> Bool {
+        var first = stat()
+        var second = stat()
+        return stat(one, &first) == 0 && stat(other, &second) == 0 && first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
+}
+
+extension CLIError {
+    /// The command line's failure for a change of the named tags that was refused.
+    init(_ problem: TagNamesProblem) {
+        switch problem {
+        case .usage(let message): self = .usage(message)
+        case .data(let message): self = .data(message)
+        case .runtime(let message): self = .runtime(message)
         }
-        client.close()
-        guard reply["reloaded"] == nil else { return print("The daemon reloaded its config.") }
-        if case .array(let problems)? = reply["problems"] { for problem in problems { printToStderr(problem.plainText) } }
-        throw .data("the daemon refused the changed config and keeps the previous one")
     }
 }

@@ -1,3 +1,4 @@
+import DaemonControl
 import FoundationEssentials
 import Glibc
 import OrderedJSON
@@ -9,20 +10,20 @@ import TagRouter
 /// comments, order and style: the config's own `tags:` block, or the file that
 /// `tags: {file: …}` names. Entries are added as one flow line
 /// (`  - { name: "door-key", uid: "04a224b2c35e80", groups: ["family"] }`) after the last entry.
-struct TagsFile {
+public struct TagsFile {
     /// The file edited: the config itself, or its tags file.
-    let path: String
+    public let path: String
     let lines: [String]
     /// The list's entries (nil: there is no list yet).
     private let list: ConfigNode?
     /// The `tags:` key of the config (nil: the list is a file of its own, or there is none).
     private let key: ConfigNode.Entry?
     /// True when the list lives in the config file itself (or will, having none).
-    let isInline: Bool
+    public let isInline: Bool
 
     /// Finds the list `config` uses. A `tags:` written as a one-line flow list with entries is refused:
     /// it cannot take a line of its own.
-    init(config: String) throws(CLIError) {
+    public init(config: String) throws(TagNamesProblem) {
         let text = try Self.read(config)
         let root = try Self.parse(text, file: config)
         let entry = root.entries?.last { $0.key == "tags" }
@@ -50,10 +51,10 @@ struct TagsFile {
     }
 
     /// The entries' nodes, in file order.
-    var entries: [ConfigNode] { list?.elements ?? [] }
+    public var entries: [ConfigNode] { list?.elements ?? [] }
 
     /// The text with an entry for `name` added after the last entry (a name `check(newName:)` refuses is refused).
-    func adding(name: String, uid: TagUID, groups: [String]) throws(CLIError) -> String {
+    func adding(name: String, uid: TagUID, groups: [String]) throws(TagNamesProblem) -> String {
         try check(newName: name)
         var entry = "{ name: \(Self.quoted(name)), uid: \(Self.quoted(uid.hex))"
         if !groups.isEmpty { entry += ", groups: [\(groups.map(Self.quoted).joined(separator: ", "))]" }
@@ -81,7 +82,7 @@ struct TagsFile {
     }
 
     /// The text with the entry named `old` called `new` (a name `check(newName:)` refuses is refused).
-    func renaming(_ old: String, to new: String) throws(CLIError) -> String {
+    public func renaming(_ old: String, to new: String) throws(TagNamesProblem) -> String {
         let entry = try self.entry(named: old)
         try check(newName: new)
         guard let name = entry["name"] else { throw .data("\(entry.mark): the tag '\(old)' has no name to change") }
@@ -94,7 +95,7 @@ struct TagsFile {
     }
 
     /// The text without the entry named `name` (its comments above stay).
-    func forgetting(_ name: String) throws(CLIError) -> String {
+    public func forgetting(_ name: String) throws(TagNamesProblem) -> String {
         let entry = try self.entry(named: name)
         let index = entries.firstIndex { $0.mark == entry.mark } ?? 0
         var lines = lines
@@ -105,7 +106,7 @@ struct TagsFile {
     /// Writes `text` in place of the file (`FileReplacement`), keeping its owner, group and mode: `sudo tagrouter
     /// tags learn` leaves the service's tags file the service's. A tags file made by the first name gets its
     /// folder's owner and group, mode 0640 (the service's own folder, /var/lib/tagrouter: the service reads it).
-    func write(_ text: String) throws(CLIError) {
+    public func write(_ text: String) throws(TagNamesProblem) {
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let ownership = FileReplacement.Ownership.of(path) ?? .new(in: folder.isEmpty ? "/" : folder, mode: 0o640)
         do throws(FileReplacement.Problem) {
@@ -115,7 +116,7 @@ struct TagsFile {
         }
     }
 
-    private func entry(named name: String) throws(CLIError) -> ConfigNode {
+    private func entry(named name: String) throws(TagNamesProblem) -> ConfigNode {
         guard let entry = entries.first(where: { $0["name"]?.scalar == name }) else {
             let known = entries.compactMap { $0["name"]?.scalar }
             throw .usage("no tag named '\(name)' in \(path)" + (known.isEmpty ? "" : "; the tags there: \(known.joined(separator: ", "))"))
@@ -173,12 +174,12 @@ struct TagsFile {
     /// A YAML scalar for `text`: JSON's double-quoted string, which YAML reads as the same text.
     static func quoted(_ text: String) -> String { JSONValue.string(text).serialized() }
 
-    private static func read(_ path: String) throws(CLIError) -> String {
+    private static func read(_ path: String) throws(TagNamesProblem) -> String {
         guard let bytes = FileBytes.read(path: path) else { throw .usage("cannot read \(path): \(FileBytes.whyUnreadable(path) ?? "read failed")") }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func parse(_ text: String, file: String) throws(CLIError) -> ConfigNode {
+    private static func parse(_ text: String, file: String) throws(TagNamesProblem) -> ConfigNode {
         do throws(ConfigErrors) {
             return try YAMLParser.parse(text, file: file)
         } catch {

@@ -72,7 +72,8 @@ final class PCSCReader: ReaderThread {
                 context = try PCSCContext()
                 readers = try context.readers()
             } catch {
-                report.waiting("pcscd not reachable", detail: error.description, emit: emit)
+                let refused = error.refusedAction != nil
+                report.waiting(refused ? "pcscd refused this reader's user through polkit" : "pcscd not reachable", detail: error.description, emit: emit)
                 pause(backoff.next())
                 continue
             }

@@ -42,8 +42,8 @@ struct PCSCRefusalEndToEndTests {
             BuiltProducts.tagrouter.path, ["run", "--config", config, "--log-format", "json", "--control", setup.directory + "/control.sock"],
             environment: ["PCSCLITE_CSOCK_NAME": socket], directory: setup.directory)
         defer { daemon.signal(SIGTERM) }
-        try await daemon.waitForStderr(containing: "pcscd not reachable")
-        let line = daemon.stderr.first { $0.text.contains("pcscd not reachable") }?.text ?? ""
+        // The headline names the refusal too (it said "pcscd not reachable", which sends one looking for pcscd).
+        let line = try await daemon.waitForStderr(containing: "pcscd refused this reader's user through polkit; waiting for it").text
         #expect(line.contains("pcscd refused user ") && line.contains("(uid \(geteuid())) through polkit (action org.debian.pcsc-lite.access_pcsc"), "\(line)")
         #expect(line.contains("/usr/share/polkit-1/rules.d/60-tagrouter-pcscd.rules"), "\(line)")
     }

@@ -119,15 +119,11 @@ public final class SUNCounterStore: Sendable {
         var object = JSONObject(reservingCapacity: counters.count)
         for (uid, counter) in counters.sorted(by: { $0.key < $1.key }) { object.member(uid, .int(Int64(counter))) }
         let bytes = Array(JSONValue.object(object).serialized().utf8)
-        let temporary = path + ".tmp"
-        unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw SUNStoreError(path: temporary, problem: "cannot be created (\(String(cString: strerror(errno))))") }
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard written == bytes.count, synced, rename(temporary, path) == 0
-        else { throw SUNStoreError(path: path, problem: "cannot be written (\(String(cString: strerror(errno))))") }
+        do {
+            try FileReplacement.write(bytes, to: path, ownership: .init(owner: geteuid(), group: getegid(), mode: 0o600))
+        } catch {
+            throw SUNStoreError(path: path, problem: "cannot be written (\(error))")
+        }
         syncFolder(of: path)
     }
 }

@@ -61,7 +61,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let victim = folder + "/victim"
         try "keep".write(toFile: victim, atomically: true, encoding: .utf8)
-        symlink(victim, folder + "/sun-counters.json.tmp")
+        symlink(victim, folder + "/sun-counters.json.tagrouter-new")
         #expect(try checkpoint().check(arrival()).tag?.sun?.verified == true)
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep")
     }
@@ -99,7 +99,7 @@ import Testing
     @Test func aFailedWriteAheadIsNamed() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let checkpoint = try checkpoint()
-        try FileManager.default.createDirectory(atPath: folder + "/sun-counters.json.tmp", withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: folder + "/sun-counters.json.tagrouter-new", withIntermediateDirectories: false)
         #expect(checkpoint.check(arrival()).tag?.sun?.failure == .counterNotStored)
     }
 }

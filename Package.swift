@@ -150,7 +150,7 @@ let releaseLinkLayout = [
     "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/release/tagrouter.order", "-Xlinker", "--no-warn-symbol-ordering",
     "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
     "-Xlinker", "--no-export-dynamic",
-    "-L\(Context.packageDirectory)/scripts/release/static-libstdc++",
+    "-L\(Context.packageDirectory)/scripts/release/static-cxx",
 ]
 
 /// The daemon as a library: the plugin registry, the config file and its embedded default, the service group, one

@@ -2,7 +2,8 @@
 # The whole product, end to end, against the release build: `tagrouter simulate`
 # (paced, 115200 baud as shipped) → `tagrouter run` → mosquitto on a free loopback
 # port → mosquitto_sub. Place → MQTT message at the subscriber (median, p99 over
-# TAPS taps) and the daemon's resident memory after them, beside libnfc's own
+# TAPS taps) and the daemon's resident memory after them (where it is: anonymous,
+# its own file, shared libraries; E2E_SMAPS=FILE keeps its smaps), beside libnfc's own
 # nfc-poll detection plus a fresh mosquitto_pub's latency to the same subscriber,
 # and a Python nfcpy + paho-mqtt bridge (scripts/bench/nfcpy-bridge.py, in
 # .bench/bridge-venv from PyPI) tapped the same way, measured in the same run

@@ -56,5 +56,7 @@ def released(tag):
 
 
 print("ready", flush=True)
-while frontend.connect(rdwr={"on-connect": arrived, "on-release": released}):
-    pass
+# connect() returns False after a reader error (an answer late on a loaded machine; nfcpy logs it to a NullHandler),
+# which ended the bridge without a word: it keeps going, as a bridge run as a service would be restarted.
+while True:
+    frontend.connect(rdwr={"on-connect": arrived, "on-release": released})

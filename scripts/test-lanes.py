@@ -9,7 +9,7 @@ the groups are chosen and where a new test goes.
 
 The groups below partition the suite: a test belongs to the first group whose regular expression matches
 its name (`Target.Suite/test()`), and the last lane takes every test no group names, so a new test always
-runs. Lanes start longest first (by the seconds noted below) and TEST_LANES (default 3) run at once. Each
+runs. Lanes start longest first (by the seconds noted below) and TEST_LANES (default 4) run at once. Each
 lane's output goes to .build/test-lanes/<group>.log; a failed lane's log is printed whole.
 
 Everything a test starts must end with that test. The test helpers put `TAGROUTER_TEST=<test id>` in the
@@ -34,17 +34,18 @@ import time
 # (name, regular expression, seconds its lane took beside 3 others on a loaded machine): a test belongs to the
 # first group that matches it, so a group taken out of a larger one comes before it.
 GROUPS = [
-    ("reader-behaviour", r"^TagReaderTests\.ReaderBehaviourTests/", 29),
-    ("tag-reader", r"^TagReaderTests\.", 60),
-    ("router-end-to-end", r"^RouterEndToEndTests\.", 67),
-    ("end-to-end-pages", r"^EndToEndTests\.(LivePageEndToEndTests|DemoTests)/", 35),
-    ("end-to-end", r"^EndToEndTests\.", 62),
-    ("action-plugins", r"^ActionPluginTests\.", 45),
-    ("packaging", r"^PackagingTests\.", 80),
-    ("mqtt-plugin", r"^MQTTPluginTests\.", 18),
+    ("reader-behaviour", r"^TagReaderTests\.ReaderBehaviourTests/", 35),
+    ("reader-loop", r"^TagReaderTests\.(ReaderLoopTests|SUNEndToEndTests|ReaderSupervisionTests|LibNFCDriverListTests)/", 34),
+    ("tag-reader", r"^TagReaderTests\.", 34),
+    ("router-end-to-end", r"^RouterEndToEndTests\.", 40),
+    ("end-to-end-pages", r"^EndToEndTests\.(LivePageEndToEndTests|DemoTests)/", 31),
+    ("end-to-end", r"^EndToEndTests\.", 40),
+    ("action-plugins", r"^ActionPluginTests\.", 28),
+    ("packaging", r"^PackagingTests\.", 36),
+    ("mqtt-plugin", r"^MQTTPluginTests\.", 30),
 ]
 # Every test no group names (the in-process suites, mostly), and the seconds its lane took.
-REST, REST_SECONDS = "rest", 75
+REST, REST_SECONDS = "rest", 28
 # How long a test's processes have to end after the test did, before they are named and stopped: the helpers
 # wait for their children in `deinit`, so this only covers what a test started by other means.
 GRACE = 5
@@ -203,7 +204,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     logs = os.path.join(root, ".build", "test-lanes")
     os.makedirs(logs, exist_ok=True)
-    width = int(os.environ.get("TEST_LANES", "3"))
+    width = int(os.environ.get("TEST_LANES", "4"))
     if width < 1:
         sys.exit("TEST_LANES must be 1 or more")
     binary = os.path.join(subprocess.run(["swift", "build", "--show-bin-path"], cwd=root, check=True, capture_output=True,

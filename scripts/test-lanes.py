@@ -34,18 +34,20 @@ import time
 # (name, regular expression, seconds its lane took beside 3 others on a loaded machine): a test belongs to the
 # first group that matches it, so a group taken out of a larger one comes before it.
 GROUPS = [
-    ("reader-behaviour", r"^TagReaderTests\.ReaderBehaviourTests/", 35),
-    ("reader-loop", r"^TagReaderTests\.(ReaderLoopTests|SUNEndToEndTests|ReaderSupervisionTests|LibNFCDriverListTests)/", 34),
-    ("tag-reader", r"^TagReaderTests\.", 34),
-    ("router-end-to-end", r"^RouterEndToEndTests\.", 40),
-    ("end-to-end-pages", r"^EndToEndTests\.(LivePageEndToEndTests|DemoTests)/", 31),
-    ("end-to-end", r"^EndToEndTests\.", 40),
-    ("action-plugins", r"^ActionPluginTests\.", 28),
-    ("packaging", r"^PackagingTests\.", 36),
-    ("mqtt-plugin", r"^MQTTPluginTests\.", 30),
+    ("reader-behaviour", r"^TagReaderTests\.ReaderBehaviourTests/", 22),
+    ("reader-loop", r"^TagReaderTests\.(ReaderLoopTests|SUNEndToEndTests|ReaderSupervisionTests|LibNFCDriverListTests)/", 31),
+    ("tag-reader", r"^TagReaderTests\.", 26),
+    ("router-end-to-end", r"^RouterEndToEndTests\.", 41),
+    ("end-to-end-pages", r"^EndToEndTests\.(LivePageEndToEndTests|DemoTests)/", 26),
+    ("end-to-end-mqtt", r"^EndToEndTests\.(MQTT\w*|Replay\w*|KilledRouterTests|SharedSubscriptionTests|InputRefusals\w*"
+     r"|ProtectedWrite\w*|WriteThroughDaemonTests)/", 25),
+    ("end-to-end", r"^EndToEndTests\.", 30),
+    ("action-plugins", r"^ActionPluginTests\.", 35),
+    ("packaging", r"^PackagingTests\.", 25),
+    ("mqtt-plugin", r"^MQTTPluginTests\.", 35),
 ]
 # Every test no group names (the in-process suites, mostly), and the seconds its lane took.
-REST, REST_SECONDS = "rest", 28
+REST, REST_SECONDS = "rest", 35
 # How long a test's processes have to end after the test did, before they are named and stopped: the helpers
 # wait for their children in `deinit`, so this only covers what a test started by other means.
 GRACE = 5

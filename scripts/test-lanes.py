@@ -37,7 +37,9 @@ GROUPS = [
     ("reader-behaviour", r"^TagReaderTests\.ReaderBehaviourTests/", 22),
     ("reader-loop", r"^TagReaderTests\.(ReaderLoopTests|SUNEndToEndTests|ReaderSupervisionTests|LibNFCDriverListTests)/", 33),
     ("tag-reader", r"^TagReaderTests\.", 27),
-    ("router-end-to-end", r"^RouterEndToEndTests\.", 44),
+    ("router-delivery", r"^RouterEndToEndTests\.(WriteAheadTests|ReloadEndToEndTests|FirstRunTests|SecretTests|BrokerKillTests"
+     r"|ShutdownTests|ActivityLogTests)/", 24),
+    ("router-end-to-end", r"^RouterEndToEndTests\.", 20),
     ("end-to-end-pages", r"^EndToEndTests\.(LivePageEndToEndTests|DemoTests)/", 27),
     ("end-to-end-mqtt", r"^EndToEndTests\.(MQTT\w*|Replay\w*|KilledRouterTests|SharedSubscriptionTests|InputRefusals\w*"
      r"|ProtectedWrite\w*|WriteThroughDaemonTests)/", 26),

@@ -26,7 +26,7 @@ mkdir -p "$build" "$crashes"
 flags=(-O -sanitize=fuzzer,address -use-ld=lld -parse-as-library -swift-version 6 -I "$build")
 for module_map in Sources/C*/module.modulemap; do flags+=(-I "$(dirname "$module_map")"); done
 
-# The modules each module imports among these (Package.swift's dependencies).
+# The modules each module imports among these: its Package.swift dependencies, C libraries aside (FuzzModuleMapTests checks).
 declare -A imports=(
   [OrderedJSON]="" [NDEF]="OrderedJSON" [SystemKit]="OrderedJSON" [Lifecycle]="SystemKit OrderedJSON"
   [TagCore]="OrderedJSON" [TagRuntime]="TagCore OrderedJSON SystemKit Lifecycle" [TagCrypto]=""

@@ -23,7 +23,7 @@ build=.build/fuzz
 crashes=fuzz-corpus/crashes
 mkdir -p "$build" "$crashes"
 
-flags=(-O -sanitize=fuzzer,address -use-ld=lld -parse-as-library -swift-version 6 -I "$build")
+flags=(-O -sanitize=fuzzer,address -use-ld=lld -parse-as-library -swift-version 6 -package-name tagrouter -I "$build")
 for module_map in Sources/C*/module.modulemap; do flags+=(-I "$(dirname "$module_map")"); done
 
 # The modules each module imports among these: its Package.swift dependencies, C libraries aside (FuzzModuleMapTests checks).

@@ -59,7 +59,7 @@ public struct JSONKey {
 /// the caller picks the members it wants by name and reads the rest as values.
 /// The same parser as `JSONValue.parse`: the same errors at the same offsets.
 public struct JSONReader {
-    fileprivate var parser: JSONParser
+    var parser: JSONParser
 
     /// Reads the document in `utf8` with `body`, which must read one value; only
     /// white space may follow it.
@@ -97,7 +97,7 @@ public struct JSONReader {
 }
 
 /// A recursive-descent parser over UTF-8 bytes; depth is bounded by `JSONValue.maximumDepth`.
-fileprivate struct JSONParser {
+struct JSONParser {
     let input: UnsafeBufferPointer<UInt8>
     var position = 0
     var depth = 0
@@ -289,7 +289,7 @@ fileprivate struct JSONParser {
 
     /// Moves past the bytes of a string that end nothing and need no escape (most
     /// of every string), eight at a time while it can; false when one was not ASCII.
-    private mutating func skipPlainBytes() -> Bool {
+    mutating func skipPlainBytes() -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let quotes = ones &* UInt64(UInt8(ascii: "\"")), backslashes = ones &* UInt64(UInt8(ascii: "\\"))
         /// True when some byte of `word` is zero (exact as to whether, not which).

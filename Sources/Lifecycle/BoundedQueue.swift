@@ -56,7 +56,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
 
         @usableFromInline init() {}
 
-        @usableFromInline var count: Int { live.count + waiting.count }
+        @inlinable var count: Int { live.count + waiting.count }
 
         /// The oldest live element, else the oldest waiting one (then a waiting sender moves in).
         @inlinable mutating func popFirst(capacity: Int) -> Element? {
@@ -103,7 +103,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
             thread.signal()
         }
 
-        @usableFromInline mutating func newID() -> Int {
+        @inlinable mutating func newID() -> Int {
             defer { nextID += 1 }
             return nextID
         }
@@ -171,7 +171,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     /// `send` for a producer on a thread of its own (a blocking reader of a
     /// file): blocks the thread until there is room. False when the queue was
     /// finished (the consumer has gone): the producer stops.
-    public func sendBlocking(_ element: Element) -> Bool {
+    @inlinable public func sendBlocking(_ element: Element) -> Bool {
         let handoff = Handoff()
         let decided = state.withLock { state -> Bool? in
             let id = state.newID()
@@ -275,11 +275,13 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
 }
 
 /// How a thread blocked in `sendBlocking` learns whether its element went in.
-private final class Handoff: Sendable {
-    let ready = DispatchSemaphore(value: 0)
-    let added = Atomic<Bool>(false)
+@usableFromInline final class Handoff: Sendable {
+    @usableFromInline let ready = DispatchSemaphore(value: 0)
+    @usableFromInline let added = Atomic<Bool>(false)
 
-    func resume(_ added: Bool) {
+    @usableFromInline init() {}
+
+    @usableFromInline func resume(_ added: Bool) {
         self.added.store(added, ordering: .releasing)
         ready.signal()
     }

@@ -45,10 +45,14 @@ let runtime: [Target] = [
     .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "SystemKit"]),
 ]
 
-/// The vocabulary every layer shares: tag events and UIDs, reader settings, feedback, tag jobs, the event buffer.
+/// The vocabulary every layer shares, values only (TagCore): tag events and UIDs, reader settings, feedback, tag jobs.
+/// What runs between the layers, on that vocabulary (TagRuntime): the event buffer, the feedback board, a tag job
+/// awaited, a password read from its file.
 let core: [Target] = [
-    .target(name: "TagCore", dependencies: ["OrderedJSON", "SystemKit", "Lifecycle"]),
+    .target(name: "TagCore", dependencies: ["OrderedJSON"]),
     .testTarget(name: "TagCoreTests", dependencies: ["TagCore", "OrderedJSON"]),
+    .target(name: "TagRuntime", dependencies: ["TagCore", "OrderedJSON", "SystemKit", "Lifecycle"]),
+    .testTarget(name: "TagRuntimeTests", dependencies: ["TagRuntime", "TagCore"]),
 ]
 
 /// Life under systemd: sd_notify (ready, status, watchdog) and native journal entries.
@@ -64,14 +68,14 @@ let systemd: [Target] = [
 let tags: [Target] = [
     .target(name: "TagKit", dependencies: ["NDEF"]),
     .target(name: "PN532Sim", dependencies: ["TagKit", "NDEF", "SystemKit", "SecureTags", "OrderedJSON"]),
-    .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "SecureTags", "TagRouter"]),
+    .target(name: "TagReader", dependencies: ["TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagRuntime", "SecureTags", "TagRouter"]),
     .testTarget(name: "TagKitTests", dependencies: ["TagKit", "NDEF"]),
     .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "TagKit", "NDEF", "SecureTags", "TagCore", "OrderedJSON", "TestSupport", "Harness"]),
     .testTarget(
         name: "TagReaderTests",
         dependencies: [
             "TagReader", "ReaderLibNFC", "ReaderPCSC", "ReaderKeyboard", "PN532Sim", "TagKit", "NDEF", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore",
-            "SecureTags", "TagRouter", "TagRouterDaemon", "TestSupport", "Harness",
+            "TagRuntime", "SecureTags", "TagRouter", "TagRouterDaemon", "TestSupport", "Harness",
         ]),
     .executableTarget(name: "reader-bench", dependencies: ["PN532Sim", "TagKit", "NDEF", "Harness", "BenchSupport"], path: "Benchmarks/ReaderBench"),
 ]
@@ -102,9 +106,9 @@ let secureTags: [Target] = [
 
 /// Routing: config, matching, templates, queues, delivery, the plugin protocol.
 let routing: [Target] = [
-    .target(name: "TagRouter", dependencies: ["OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "SecureTags", "CYAML"]),
-    .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "SecureTags"]),
-    .executableTarget(name: "router-bench", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "TagCore", "BenchSupport"], path: "Benchmarks/RouterBench"),
+    .target(name: "TagRouter", dependencies: ["OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagRuntime", "SecureTags", "CYAML"]),
+    .testTarget(name: "TagRouterTests", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagRuntime", "SecureTags"]),
+    .executableTarget(name: "router-bench", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "TagCore", "TagRuntime", "BenchSupport"], path: "Benchmarks/RouterBench"),
     .testTarget(
         name: "RouterEndToEndTests",
         dependencies: ["OrderedJSON", "TagRouter", "TagRouterDaemon", "DaemonTesting", "DaemonControl", "TestSupport", "Harness"]),
@@ -116,12 +120,12 @@ let control: [Target] = [
     .testTarget(name: "DaemonControlTests", dependencies: ["DaemonControl", "TagRouter", "OrderedJSON", "TagCore"]),
     /// Prometheus metrics and the live page on a local HTTP listener (libmicrohttpd).
     .target(name: "DaemonHTTP", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "CMicroHTTPD"], resources: [.embedInCode("Resources/live.html")]),
-    .testTarget(name: "DaemonHTTPTests", dependencies: ["DaemonHTTP"]),
+    .testTarget(name: "DaemonHTTPTests", dependencies: ["DaemonHTTP", "TagRouter"]),
 ]
 
 /// The action plugins, one target each, all on TagRouter's `ActionPlugin` protocol.
 let plugins: [Target] = [
-    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "NDEF", "CMosquitto", "TagCrypto"], path: "Plugins/MQTTPlugin"),
+    .target(name: "MQTTPlugin", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagRuntime", "NDEF", "CMosquitto", "TagCrypto"], path: "Plugins/MQTTPlugin"),
     .target(name: "ChildProcess", dependencies: ["SystemKit"]),
     .target(name: "ShellPlugin", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "TagCore", "ChildProcess"], path: "Plugins/ShellPlugin"),
     .target(name: "OpenURLPlugin", dependencies: ["TagRouter", "OrderedJSON", "SystemKit", "ChildProcess"], path: "Plugins/OpenURLPlugin"),
@@ -135,7 +139,7 @@ let plugins: [Target] = [
             "TagCore", "PN532Sim", "TagReader", "TagKit", "NDEF", "MQTTPlugin", "TagRouterDaemon", "TestSupport",
         ]),
     .executableTarget(name: "mqtt-bench", dependencies: ["MQTTPlugin", "Lifecycle"], path: "Benchmarks/MQTTBench"),
-    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagRouterDaemon", "OrderedJSON", "Lifecycle", "TagCore", "SystemKit", "ChildProcess", "TestSupport", "Harness", "mqtt-bench"]),
+    .testTarget(name: "MQTTPluginTests", dependencies: ["MQTTPlugin", "TagRouter", "TagRouterDaemon", "OrderedJSON", "Lifecycle", "TagCore", "TagRuntime", "SystemKit", "ChildProcess", "TestSupport", "Harness", "mqtt-bench"]),
 ]
 
 /// How the release `tagrouter` is linked, for a smaller resident set (docs/development/memory.md): lld places the functions the
@@ -154,7 +158,7 @@ let daemon: [Target] = [
     .target(
         name: "TagRouterDaemon",
         dependencies: [
-            "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagReader", "ReaderLibNFC", "ReaderPCSC", "ReaderKeyboard", "TagRouter",
+            "OrderedJSON", "SystemKit", "Lifecycle", "TagCore", "TagRuntime", "TagReader", "ReaderLibNFC", "ReaderPCSC", "ReaderKeyboard", "TagRouter",
             "MQTTPlugin", "ShellPlugin", "OpenURLPlugin", "WebhookPlugin", "ExecPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
         ],
         resources: [.embedInCode("Resources/tagrouter.yaml")]),
@@ -167,7 +171,7 @@ let executable: [Target] = [
     .executableTarget(
         name: "TagRouterCLI",
         dependencies: [
-            "OrderedJSON", "SystemKit", "Lifecycle", "NDEF", "TagCore", "TagKit", "PN532Sim", "TagReader", "TagRouter", "TagRouterDaemon",
+            "OrderedJSON", "SystemKit", "Lifecycle", "NDEF", "TagCore", "TagRuntime", "TagKit", "PN532Sim", "TagReader", "TagRouter", "TagRouterDaemon",
             "MQTTPlugin", "DaemonControl", "DaemonHTTP", "ChildProcess", "Systemd",
         ],
         resources: [.embedInCode("Resources/demo.yaml")],

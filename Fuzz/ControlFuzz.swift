@@ -18,7 +18,7 @@ struct ImpatientReader: TagJobRunner {
 
 let context = ControlSession.Context(
     observer: DaemonObserver(), policy: PeerPolicy(), limits: ControlLimits(connections: 4, idle: .seconds(5)), jobs: ImpatientReader(),
-    reload: { .rejected(problems: ["tagrouter.yaml:1:1: fuzz"]) })
+    reload: { .rejected(problems: ["tagrouter.yaml:1:1: fuzz"]) }, tagNames: nil)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

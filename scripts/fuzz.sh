@@ -23,15 +23,15 @@ build=.build/fuzz
 crashes=fuzz-corpus/crashes
 mkdir -p "$build" "$crashes"
 
-flags=(-O -sanitize=fuzzer,address -use-ld=lld -parse-as-library -swift-version 6 -I "$build")
+flags=(-O -sanitize=fuzzer,address -use-ld=lld -parse-as-library -swift-version 6 -package-name tagrouter -I "$build")
 for module_map in Sources/C*/module.modulemap; do flags+=(-I "$(dirname "$module_map")"); done
 
-# The modules each module imports among these (Package.swift's dependencies).
+# The modules each module imports among these: its Package.swift dependencies, C libraries aside (FuzzModuleMapTests checks).
 declare -A imports=(
   [OrderedJSON]="" [NDEF]="OrderedJSON" [SystemKit]="OrderedJSON" [Lifecycle]="SystemKit OrderedJSON"
-  [TagCore]="OrderedJSON SystemKit Lifecycle" [TagCrypto]="" [SecureTags]="TagCrypto TagCore SystemKit OrderedJSON"
-  [TagRouter]="OrderedJSON SystemKit Lifecycle TagCore SecureTags" [ChildProcess]="SystemKit"
-  [MQTTPlugin]="TagRouter OrderedJSON SystemKit Lifecycle TagCore NDEF TagCrypto"
+  [TagCore]="OrderedJSON" [TagRuntime]="TagCore OrderedJSON SystemKit Lifecycle" [TagCrypto]=""
+  [SecureTags]="TagCrypto TagCore SystemKit OrderedJSON" [TagRouter]="OrderedJSON SystemKit Lifecycle TagCore TagRuntime SecureTags"
+  [ChildProcess]="SystemKit" [MQTTPlugin]="TagRouter OrderedJSON SystemKit Lifecycle TagCore TagRuntime NDEF TagCrypto"
   [ShellPlugin]="TagRouter OrderedJSON SystemKit TagCore ChildProcess" [OpenURLPlugin]="TagRouter OrderedJSON SystemKit ChildProcess"
   [WebhookPlugin]="TagRouter OrderedJSON SystemKit TagCrypto" [ExecPlugin]="TagRouter OrderedJSON SystemKit Lifecycle TagCore ChildProcess"
 )
@@ -113,6 +113,7 @@ build_router_modules() {
   build_module SystemKit Sources/SystemKit
   build_module Lifecycle Sources/Lifecycle
   build_module TagCore Sources/TagCore
+  build_module TagRuntime Sources/TagRuntime
   build_module TagCrypto Sources/TagCrypto
   build_module SecureTags Sources/SecureTags
   build_module TagRouter Sources/TagRouter
@@ -124,7 +125,7 @@ prepare_config() {
   build_module NDEF Sources/NDEF  # the MQTT plugin encodes NDEF for `write` requests
   local plugins=(MQTTPlugin ShellPlugin OpenURLPlugin WebhookPlugin ExecPlugin)
   for plugin in "${plugins[@]}"; do build_module "$plugin" "Plugins/$plugin"; done
-  link_fuzzer config-fuzz ConfigFuzz.swift OrderedJSON SystemKit Lifecycle NDEF TagCore TagCrypto SecureTags TagRouter ChildProcess "${plugins[@]}"
+  link_fuzzer config-fuzz ConfigFuzz.swift OrderedJSON SystemKit Lifecycle NDEF TagCore TagRuntime TagCrypto SecureTags TagRouter ChildProcess "${plugins[@]}"
   local corpus=$1
   for file in config/examples/*.yaml config/tagrouter.yaml Sources/TagRouterDaemon/Resources/tagrouter.yaml; do
     [ -f "$file" ] && cp "$file" "$corpus/seed-$(basename "$file")"
@@ -138,7 +139,7 @@ prepare_config() {
 
 prepare_template() {
   build_router_modules
-  link_fuzzer template-fuzz TemplateFuzz.swift OrderedJSON SystemKit Lifecycle TagCore TagCrypto SecureTags TagRouter
+  link_fuzzer template-fuzz TemplateFuzz.swift OrderedJSON SystemKit Lifecycle TagCore TagRuntime TagCrypto SecureTags TagRouter
   local corpus=$1
   seed "$corpus" 'p/{{text}}'
   seed "$corpus" '{{ tag.uid | upper }}-{{ndef.records.0.text|default: "none"}}'
@@ -163,7 +164,7 @@ prepare_control() {
   build_router_modules
   build_module NDEF Sources/NDEF
   # DaemonControl and the entry point form one module (the entry point serves a ControlSession).
-  link_as_one_module control-fuzz DaemonControl ControlFuzz.swift Sources/DaemonControl OrderedJSON SystemKit Lifecycle NDEF TagCore TagCrypto SecureTags TagRouter -- -lyaml -lcrypto
+  link_as_one_module control-fuzz DaemonControl ControlFuzz.swift Sources/DaemonControl OrderedJSON SystemKit Lifecycle NDEF TagCore TagRuntime TagCrypto SecureTags TagRouter -- -lyaml -lcrypto
   local corpus=$1
   seed "$corpus" $'{"protocol":1,"client":"fuzz"}\n{"command":"status"}\n{"command":"reload"}\n'
   seed "$corpus" $'{"command":"write","reader":"door","message_hex":"d1010b5502676f6f676c652e636f6d","timeout_s":0.1}\n'
@@ -177,7 +178,7 @@ prepare_mqttin() {
   build_router_modules
   build_module NDEF Sources/NDEF
   # The plugin's sources and the entry point form one module (the entry point reaches the input's internals).
-  link_as_one_module mqttin-fuzz MQTTInputFuzz MQTTInputFuzz.swift Plugins/MQTTPlugin OrderedJSON SystemKit Lifecycle NDEF TagCore TagCrypto SecureTags TagRouter -- -lmosquitto -lcrypto
+  link_as_one_module mqttin-fuzz MQTTInputFuzz MQTTInputFuzz.swift Plugins/MQTTPlugin OrderedJSON SystemKit Lifecycle NDEF TagCore TagRuntime TagCrypto SecureTags TagRouter -- -lmosquitto -lcrypto
   local corpus=$1
   local event='{"event":"tag.arrived","id":"e-1","time":"2026-01-01T00:00:00Z","reader":"door","tag":{"uid":"04a224b2","type":"ntag215","name":"annas-key","groups":["kids"]}}'
   seed "$corpus" $'\x00'"$event"$'\x00fleet/pi-1/door/tag.arrived'
@@ -192,7 +193,7 @@ prepare_command() {
   build_router_modules
   build_module NDEF Sources/NDEF
   # The entry point reaches MQTTWriteCommands' internals.
-  link_as_one_module command-fuzz MQTTPlugin CommandFuzz.swift Plugins/MQTTPlugin OrderedJSON SystemKit Lifecycle NDEF TagCore TagCrypto SecureTags TagRouter -- -lyaml -lmosquitto -lcrypto
+  link_as_one_module command-fuzz MQTTPlugin CommandFuzz.swift Plugins/MQTTPlugin OrderedJSON SystemKit Lifecycle NDEF TagCore TagRuntime TagCrypto SecureTags TagRouter -- -lyaml -lmosquitto -lcrypto
   local corpus=$1 token=fuzz-command-token-0123456789
   seed "$corpus" '{"token":"'$token'","ha_tag":true,"timeout":60,"id":"kitchen-1"}'
   seed "$corpus" '{"token":"'$token'","records":[{"uri":"spotify:album:1"},{"text":"Abbey Road","lang":"en-GB"},{"mime":"text/plain","data":"hi"},{"json":{"room":"hall"}},{"aar":"com.spotify.music"},{"external":"example.com:t","data":"x"}]}'

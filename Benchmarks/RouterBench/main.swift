@@ -4,6 +4,7 @@ import OrderedJSON
 import SystemKit
 import TagCore
 import TagRouter
+import TagRuntime
 
 // router-bench: routing throughput through 100 routes with the `log` action
 // writing to /dev/null (the daemon's event buffer in front, as in `tagrouter run`),

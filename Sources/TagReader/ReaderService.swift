@@ -1,5 +1,6 @@
 import Lifecycle
 import TagCore
+import TagRuntime
 
 /// Every configured reader as one service: `run()` starts one thread per reader
 /// (made by the driver its device belongs to),

@@ -3,6 +3,7 @@ import OrderedJSON
 import Synchronization
 import SystemKit
 import TagCore
+import TagRuntime
 
 /// The configured readers as the daemon's source: one `ReaderService` per
 /// reader, offering its events to the buffer (a reader never waits: a full

@@ -2,6 +2,7 @@ import Lifecycle
 import OrderedJSON
 import SystemKit
 import TagCore
+import TagRuntime
 
 /// The configured readers as one stream of events, for commands that print
 /// events (`tagrouter read`/`watch`) and for tests: their threads

@@ -1,6 +1,7 @@
 import Lifecycle
 import Synchronization
 import TagCore
+import TagRuntime
 
 /// The dedicated threads of a set of readers, started at once: one per reader,
 /// made by the driver its device belongs to, watched by a `ReaderMonitor`.

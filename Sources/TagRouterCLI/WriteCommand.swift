@@ -6,6 +6,7 @@ import TagCore
 import TagKit
 import TagReader
 import TagRouterDaemon
+import TagRuntime
 
 /// `tagrouter write`: write an NDEF message to a tag
 enum WriteCommand: Command {

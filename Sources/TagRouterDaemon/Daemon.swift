@@ -6,6 +6,7 @@ import SystemKit
 import TagCore
 import TagReader
 import TagRouter
+import TagRuntime
 
 /// The tagrouter daemon as a value a host runs: `tagrouter run`, or a test in
 /// process. `init` loads the config and builds every part (a bad config, an

@@ -1,5 +1,6 @@
 import Lifecycle
 import TagCore
+import TagRuntime
 
 /// The daemon's event sources as one service: runs them side by side and, once
 /// they have all ended (the input ended, or the shutdown stopped them: each

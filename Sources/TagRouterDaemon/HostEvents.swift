@@ -1,5 +1,6 @@
 import Lifecycle
 import TagCore
+import TagRuntime
 
 /// Events the host hands its daemon in its own process (a test, a program that embeds the daemon): one more
 /// source beside the readers and inputs, on their path into the daemon's bounded `EventBuffer`. `send` is an

@@ -4,6 +4,7 @@ import OrderedJSON
 import Synchronization
 import SystemKit
 import TagCore
+import TagRuntime
 
 /// Plays each reader's `feedback.sound` files on this machine, for every
 /// reader (libnfc ones, which have no LED or buzzer call, too): the outcome

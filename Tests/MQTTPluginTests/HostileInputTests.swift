@@ -4,6 +4,7 @@ import Lifecycle
 import OrderedJSON
 import TagCore
 import TagRouter
+import TagRuntime
 import TestSupport
 import Testing
 @testable import MQTTPlugin

@@ -5,6 +5,7 @@ import OrderedJSON
 import SystemKit
 import TagCore
 import TagRouter
+import TagRuntime
 import TestSupport
 import Testing
 @testable import MQTTPlugin

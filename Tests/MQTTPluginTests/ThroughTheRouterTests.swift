@@ -4,6 +4,7 @@ import OrderedJSON
 import Synchronization
 import TagCore
 import TagRouter
+import TagRuntime
 import TestSupport
 import Testing
 @testable import MQTTPlugin

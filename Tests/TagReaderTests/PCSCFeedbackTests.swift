@@ -3,6 +3,7 @@ import NDEF
 import PN532Sim
 import TagCore
 import TagKit
+import TagRuntime
 import Testing
 import TestSupport
 

@@ -1,6 +1,7 @@
 import Foundation
 import Lifecycle
 import TagCore
+import TagRuntime
 import Testing
 
 @testable import TagRouter

@@ -1,5 +1,6 @@
 import Foundation
 import TagCore
+import TagRuntime
 import Testing
 
 @testable import TagRouter

@@ -44,7 +44,7 @@ fi
 package=$(realpath "$package")
 # The swift.org build of the binary, for the check of its runtime under the unit.
 release=${BOOT_TEST_RELEASE:-$(realpath .build/release/tagrouter 2>/dev/null || true)}
-if [ -z "${BOOT_TEST_RELEASE:-}" ] && { [ -z "$release" ] || [ -n "$(find Package.swift Sources Plugins -newer "$release" -print -quit)" ]; }; then
+if [ -z "${BOOT_TEST_RELEASE:-}" ] && { [ -z "$release" ] || [ -n "$(find Package.swift Sources Plugins Readers -newer "$release" -print -quit)" ]; }; then
     echo "== the swift.org release build (scripts/build-release.sh)"
     scripts/build-release.sh --product tagrouter >&2
     release=$(realpath .build/release/tagrouter)

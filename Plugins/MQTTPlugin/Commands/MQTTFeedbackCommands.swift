@@ -1,6 +1,7 @@
 import OrderedJSON
 import SystemKit
 import TagCore
+import TagRuntime
 
 /// `mqtt: {commands: {token_file: …}}` also listens on `<base_topic>/<reader>/feedback`:
 /// `{"token": …, "pattern": "success"}` — any moment of `readers[].feedback` (`arrival`,

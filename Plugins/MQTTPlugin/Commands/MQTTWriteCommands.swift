@@ -1,5 +1,6 @@
 import OrderedJSON
 import TagCore
+import TagRuntime
 
 /// `mqtt: {commands: {token_file: …}}`: the daemon listens on `<base_topic>/<reader>/write`
 /// for each reader, writes the next tag placed on that reader, and answers on

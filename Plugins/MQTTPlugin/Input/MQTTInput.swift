@@ -3,6 +3,7 @@ import Lifecycle
 import SystemKit
 import TagCore
 import TagRouter
+import TagRuntime
 
 /// The `mqtt` input: events from the broker of the `mqtt:` section — other
 /// tagrouter nodes, Tasmota readers, anything that publishes UIDs — through the

@@ -1,5 +1,4 @@
 import OrderedJSON
-import Synchronization
 
 /// A request to a running reader to reach one tag: read it, or write an NDEF
 /// message to it, read it back and verify. The reader's thread takes it between
@@ -91,26 +90,4 @@ public struct TagJobHandle: Sendable {
     public init(cancel: @escaping @Sendable () -> Void) { withdraw = cancel }
 
     public func cancel() { withdraw() }
-}
-
-extension TagJobRunner {
-    /// `submit`, awaited; cancelling the task withdraws a job still waiting for a tag.
-    public func run(_ job: TagJob, reader: String?) async -> TagJobResult {
-        let handle = SubmittedHandle()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let submitted = submit(job, reader: reader) { continuation.resume(returning: $0) }
-                handle.slot.withLock { $0 = submitted }
-                if Task.isCancelled { submitted.cancel() }
-            }
-        } onCancel: {
-            handle.slot.withLock { $0 }?.cancel()
-        }
-    }
-}
-
-/// The handle of a job being run, shared by the task and its cancellation handler: a class, since
-/// Swift 6.0 (Debian 13's) rejects a local `Mutex` captured by both closures.
-private final class SubmittedHandle: Sendable {
-    let slot = Mutex<TagJobHandle?>(nil)
 }

@@ -1,4 +1,3 @@
-import SystemKit
 /// The password an NTAG 213/215/216 is protected with and the PACK the tag answers
 /// it with (docs/protected-tags.md), from a private file: 12 hex digits, the 4
 /// password bytes then the 2 PACK bytes in the order they cross the air, spaces or
@@ -15,19 +14,6 @@ public struct TagPassword: Sendable, Equatable, CustomStringConvertible {
         guard let bytes = TagUID(oneLine)?.bytes, bytes.count == 6 else { return nil }
         password = Array(bytes[0..<4])
         pack = Array(bytes[4..<6])
-    }
-
-    /// The password in the private file at `path` (regular, mode 600, owned by this user).
-    public init(file path: String) throws(PrivateFile.Problem) {
-        let example = "`openssl rand -hex 6 > \(path) && chmod 600 \(path)`"
-        guard let bytes = try PrivateFile(path: path, what: "password").read(limit: 256, requireOwner: true) else {
-            throw PrivateFile.Problem(message: "cannot read the password file '\(path)' (missing, a directory, or not readable by this user); "
-                + "put the password in it: 12 hex digits, PWD then PACK (\(example))")
-        }
-        guard let password = TagPassword(text: String(decoding: bytes, as: UTF8.self)) else {
-            throw PrivateFile.Problem(message: "'\(path)' must hold 12 hex digits: the 4-byte password then the 2-byte PACK (\(example))")
-        }
-        self = password
     }
 
     /// The 12 hex digits, for the control socket's `password_hex` (never for a log).

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import SystemKit
 import TagCore
+import TagRuntime
 
 /// Reads a config file into a `RouterConfig`: YAML → nodes → checked against the
 /// specs (the top level, readers, routes, matches, and each plugin's own) →

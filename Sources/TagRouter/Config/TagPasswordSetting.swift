@@ -1,5 +1,6 @@
 import SystemKit
 import TagCore
+import TagRuntime
 
 /// The top-level `tag_password_file`: the NTAG 213/215/216 password (and PACK) the
 /// daemon protects tags with when a write request asks for `protect`, and writes

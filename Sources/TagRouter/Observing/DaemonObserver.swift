@@ -2,6 +2,7 @@ import FoundationEssentials
 import Lifecycle
 import Synchronization
 import TagCore
+import TagRuntime
 
 /// The one place the running daemon reports to: the routing loop (each event
 /// and the routes it matched), the action workers (each delivery's result),

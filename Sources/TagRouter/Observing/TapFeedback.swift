@@ -1,5 +1,6 @@
 import Synchronization
 import TagCore
+import TagRuntime
 
 /// Tells each reader how its taps ended, for the LEDs and buzzer a person at the
 /// door sees: it watches the daemon's live records and posts to the reader's

@@ -3,6 +3,7 @@ import Lifecycle
 import OrderedJSON
 import SystemKit
 import TagCore
+import TagRuntime
 
 /// The `events` input (and `run --events-from FILE`): JSON-lines events from a
 /// file (`-` for stdin). A file can wait, so it is read only as fast as the

@@ -1,4 +1,5 @@
 import TagCore
+import TagRuntime
 
 /// The built-in `feedback` action, for routes that want their own: shows one
 /// of the reader's `readers[].feedback` patterns (`- feedback: success`) on the

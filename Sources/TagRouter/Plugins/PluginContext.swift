@@ -1,4 +1,5 @@
 import TagCore
+import TagRuntime
 
 /// What a plugin may need to know about the run it is built for.
 public struct PluginContext: Sendable {

@@ -1,5 +1,6 @@
 import Lifecycle
 import TagCore
+import TagRuntime
 
 /// A kind of event source that is not a local reader — an events file, later
 /// an MQTT subscription — listed once in the registry beside the action

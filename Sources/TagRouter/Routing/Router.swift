@@ -3,6 +3,7 @@ import OrderedJSON
 import SecureTags
 import SystemKit
 import TagCore
+import TagRuntime
 
 /// Routes events to actions: tries the compiled routes in order (the first
 /// match wins unless it says `continue: true`) and hands each matching action

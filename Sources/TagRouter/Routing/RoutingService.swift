@@ -3,6 +3,7 @@ import OrderedJSON
 import Synchronization
 import SystemKit
 import TagCore
+import TagRuntime
 
 /// The router as the daemon's service across reloads: one `Router` at a time
 /// on the event buffer. `reload(to:)` stops the running router from taking

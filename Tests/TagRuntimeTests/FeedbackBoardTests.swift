@@ -1,5 +1,6 @@
 import Synchronization
 import TagCore
+import TagRuntime
 import Testing
 
 /// The board that carries a tap's outcome to whatever shows it for a reader.

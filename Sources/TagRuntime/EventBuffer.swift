@@ -2,6 +2,7 @@ import Lifecycle
 import OrderedJSON
 import Synchronization
 import SystemKit
+import TagCore
 
 /// The daemon's one bounded buffer between the event sources and the router,
 /// in two lanes of `event_buffer` events (a `BoundedQueue`). A live source (a

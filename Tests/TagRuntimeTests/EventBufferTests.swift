@@ -1,6 +1,7 @@
 import Testing
 
 import TagCore
+import TagRuntime
 
 @Suite struct EventBufferTests {
     @Test func aLiveSourceDropsTheOldestAndCountsIt() async {

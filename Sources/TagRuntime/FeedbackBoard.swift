@@ -1,4 +1,5 @@
 import Synchronization
+import TagCore
 
 /// Where the router tells a reader how a tap ended: whatever shows feedback
 /// for a reader (its LEDs and buzzer, the host's sound) registers a sink under

@@ -51,6 +51,12 @@ public final class EventBuffer: Sendable {
         await queue.send(Entry(event: event, canWait: true, acceptance: acceptance))
     }
 
+    /// `send` for a source that reads on a thread of its own (an events file): blocks
+    /// the thread until there is room. False when the buffer is finished.
+    public func sendBlocking(_ event: TagEvent) -> Bool {
+        queue.sendBlocking(Entry(event: event, canWait: true, acceptance: nil))
+    }
+
     /// The next event for the router; nil once finished and empty, when the
     /// caller is cancelled, or once `until` is open (a reload hands over: from
     /// the moment it opens, every event waits for the next router).

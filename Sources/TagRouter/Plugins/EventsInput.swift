@@ -47,49 +47,50 @@ public struct EventsInput: SourcePlugin {
     public func run(into buffer: EventBuffer) async throws {
         let stream: UnsafeMutablePointer<FILE>? = path == "-" ? fdopen(dup(STDIN_FILENO), "r") : fopen(path, "r")
         guard let stream else { throw Unreadable(description: "cannot read events from '\(path)': \(String(cString: strerror(errno)))") }
-        await EventsFile(stream).forEach { await buffer.send($0) }
+        await EventsFile(stream).send(into: buffer)
         if !Task.isCancelled { Log.info("end of events", JSONObject(["path": .string(path)])) }
     }
 }
 
 /// An events file read and parsed by a thread of its own (blocking reads stay
-/// off the task pool), at most `readAhead` events ahead of their consumer.
+/// off the task pool), which sends each event straight into the event buffer.
 private final class EventsFile: @unchecked Sendable {
     private let file: UnsafeMutablePointer<FILE>
-    private let readAhead = 256
 
     init(_ file: UnsafeMutablePointer<FILE>) { self.file = file }
 
-    /// Hands `body` the events in file order until it returns false or the input
-    /// ends. The thread ends, closing the file, at the end of the input or after
-    /// `body` stopped (once its current read returns).
-    func forEach(_ body: (TagEvent) async -> Bool) async {
-        let events = BoundedQueue<TagEvent>(capacity: readAhead)
+    /// Sends the events into `buffer` in file order, waiting for room there, and
+    /// returns at the end of the input, once the buffer is finished, or when the
+    /// caller is cancelled. The thread ends, closing the file, at the end of the
+    /// input or of the buffer, or after a cancellation at its next line.
+    func send(into buffer: EventBuffer) async {
+        let (ended, stop) = (Latch(), Latch())
         DedicatedThread.start(name: "tagrouter events-from") { [self] in
-            defer { fclose(file) }
+            defer {
+                fclose(file)
+                ended.open()
+            }
             var lineNumber = 0
-            let ended = forEachLine { line in
+            forEachLine { line in
                 lineNumber += 1
+                if stop.isOpen { return false }
                 if line.allSatisfy(Self.isWhitespace) { return true }
                 do {
-                    // False once the consumer has stopped: the thread ends.
-                    return events.sendBlocking(try TagEvent(jsonUTF8: line))
+                    // False once the buffer is finished (the router has gone): the thread ends.
+                    return buffer.sendBlocking(try TagEvent(jsonUTF8: line))
                 } catch {
                     Log.error("event line skipped", JSONObject(["line": .int(Int64(lineNumber)), "reason": .string("\(error)")]))
                 }
                 return true
             }
-            if ended { events.finish() }
         }
-        defer { events.finish() }
-        for await event in events {
-            guard await body(event) else { return }
-        }
+        await ended.wait()  // the input or the buffer ended, or the caller is cancelled
+        stop.open()
     }
 
     /// Hands `body` each line's bytes without its newline, parsed in place (no
-    /// String per line), until `body` returns false (then false) or the input ends.
-    private func forEachLine(_ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+    /// String per line), until `body` returns false or the input ends.
+    private func forEachLine(_ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
         var buffer: UnsafeMutablePointer<CChar>?
         var capacity = 0
         defer { free(buffer) }
@@ -98,9 +99,8 @@ private final class EventsFile: @unchecked Sendable {
                 let end = length > 0 && bytes[length - 1] == UInt8(ascii: "\n") ? length - 1 : length
                 return body(UnsafeBufferPointer(start: bytes, count: end))
             }
-            if !keep { return false }
+            if !keep { return }
         }
-        return true
     }
 
     /// ASCII white space: space, tab, line feed, vertical tab, form feed, carriage return.

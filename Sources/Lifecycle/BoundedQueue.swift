@@ -182,6 +182,29 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         return handoff.added.load(ordering: .acquiring)
     }
 
+    /// `sendBlocking` for several elements, in order: as many as there is room for
+    /// go in under one lock (a waiting consumer is woken once, not per element),
+    /// the rest one at a time as room appears. False when the queue was finished
+    /// before all were added.
+    @inlinable public func sendBlocking(contentsOf elements: [Element]) -> Bool {
+        let added = state.withLock { state -> Int? in
+            if state.finished { return nil }
+            var added = 0
+            if let first = elements.first, let consumer = state.takeConsumer() {
+                consumer.resume(returning: first)
+                added = 1
+            }
+            while added < elements.count, state.waiting.count < capacity, state.senders.isEmpty {
+                state.waiting.append(elements[added])
+                added += 1
+            }
+            state.wakeConsumerThread()
+            return added
+        }
+        guard let added else { return false }
+        return elements[added...].allSatisfy(sendBlocking)
+    }
+
     /// The next element, live ones first, waiting for one; nil when finished and
     /// empty, when the calling task is cancelled, or once `until` is open — checked
     /// under the queue's lock, so once the latch is open no element reaches this

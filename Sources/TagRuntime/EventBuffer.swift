@@ -51,10 +51,12 @@ public final class EventBuffer: Sendable {
         await queue.send(Entry(event: event, canWait: true, acceptance: acceptance))
     }
 
-    /// `send` for a source that reads on a thread of its own (an events file): blocks
-    /// the thread until there is room. False when the buffer is finished.
-    public func sendBlocking(_ event: TagEvent) -> Bool {
-        queue.sendBlocking(Entry(event: event, canWait: true, acceptance: nil))
+    /// `send` for a source that reads on a thread of its own (an events file), for
+    /// the events it has at hand, in order: blocks the thread until there is room
+    /// for them all (the router is woken once for those that fit at once). False
+    /// when the buffer is finished.
+    public func sendBlocking(_ events: [TagEvent]) -> Bool {
+        queue.sendBlocking(contentsOf: events.map { Entry(event: $0, canWait: true, acceptance: nil) })
     }
 
     /// The next event for the router; nil once finished and empty, when the

@@ -51,6 +51,26 @@ import Testing
         #expect(try await Self.waitFor { !Self.isOpen(path) })
     }
 
+    /// Lines are read in blocks: a line longer than a block (64 KiB), lines across
+    /// blocks, more lines than are sent at once (64), and a last line without its
+    /// newline all arrive whole and in order.
+    @Test func longLinesLinesAcrossReadsAndALastLineWithoutNewlineArrive() async throws {
+        let long = String(repeating: "é-long ", count: 20_000)
+        let longLine = #"{"event":"tag.arrived","id":"long","reader":"r","text":"\#(long)"}"#
+        var lines = (0..<300).map(Self.line)
+        lines.insert(longLine, at: 150)
+        let path = NSTemporaryDirectory() + "tagrouter-events-input-" + UUID().uuidString + ".jsonl"
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let buffer = EventBuffer(capacity: 16)
+        let reading = Task { try await EventsInput(path: path).run(into: buffer) }
+        var events: [TagEvent] = []
+        while events.count < 301, let entry = await buffer.next() { events.append(entry.event) }
+        try await reading.value
+        #expect(events.map(\.id) == (0..<150).map { "e\($0)" } + ["long"] + (150..<300).map { "e\($0)" })
+        #expect(events[150].text == long)
+    }
+
     /// Cancelled while its thread waits for room (or is about to), the input returns at
     /// once; its thread ends, closing the file, by the time the buffer ends, and nothing more goes in.
     @Test func aCancelledInputReturnsAndItsThreadEndsWithTheBuffer() async throws {

@@ -39,7 +39,7 @@ test: deps
 	@# (a stale one would test an old program; an unchanged tree skips this slow step).
 	@[ -x .build/release/tagrouter ] && [ -z "$$(find Package.swift Sources Plugins Readers -newer .build/release/tagrouter -print -quit)" ] \
 	  || scripts/build-release.sh --product tagrouter
-	@# The suite mostly waits on simulators, brokers and daemons: TEST_LANES (default 3) processes side by side,
+	@# The suite mostly waits on simulators, brokers and daemons: TEST_LANES (default 4) processes side by side,
 	@# each running its group of tests one at a time (scripts/test-lanes.py, docs/development/testing.md).
 	scripts/test-lanes.py
 

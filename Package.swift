@@ -146,10 +146,15 @@ let plugins: [Target] = [
 /// daemon runs first in `.text` (scripts/release/tagrouter.order, written by scripts/release/link-order.sh), so they
 /// share a few pages instead of pulling in code around them page by page; relative relocations are packed (DT_RELR)
 /// instead of a megabyte of `.rela.dyn` read at every start. A symbol the list names that no longer exists is skipped.
+/// `--no-export-dynamic` undoes the `-export-dynamic` of the static Swift runtime's link arguments: nothing looks up the
+/// executable's ~6,300 Swift symbols by name, and their 500 kB dynamic symbol table was read at every library symbol lookup.
+/// The `-L` folder holds a `libstdc++.so` that names GCC's `libstdc++.a`: the runtime's `-lstdc++` links it statically.
 let releaseLinkLayout = [
     "-use-ld=lld",
     "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/release/tagrouter.order", "-Xlinker", "--no-warn-symbol-ordering",
     "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+    "-Xlinker", "--no-export-dynamic",
+    "-L\(Context.packageDirectory)/scripts/release/static-cxx",
 ]
 
 /// The daemon as a library: the plugin registry, the config file and its embedded default, the service group, one

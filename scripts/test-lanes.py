@@ -9,7 +9,7 @@ the groups are chosen and where a new test goes.
 
 The groups below partition the suite: a test belongs to the first group whose regular expression matches
 its name (`Target.Suite/test()`), and the last lane takes every test no group names, so a new test always
-runs. Lanes start longest first (by the seconds noted below) and TEST_LANES (default 3) run at once. Each
+runs. Lanes start longest first (by the seconds noted below) and TEST_LANES (default 4) run at once. Each
 lane's output goes to .build/test-lanes/<group>.log; a failed lane's log is printed whole.
 
 Everything a test starts must end with that test. The test helpers put `TAGROUTER_TEST=<test id>` in the
@@ -34,17 +34,22 @@ import time
 # (name, regular expression, seconds its lane took beside 3 others on a loaded machine): a test belongs to the
 # first group that matches it, so a group taken out of a larger one comes before it.
 GROUPS = [
-    ("reader-behaviour", r"^TagReaderTests\.ReaderBehaviourTests/", 29),
-    ("tag-reader", r"^TagReaderTests\.", 60),
-    ("router-end-to-end", r"^RouterEndToEndTests\.", 67),
-    ("end-to-end-pages", r"^EndToEndTests\.(LivePageEndToEndTests|DemoTests)/", 35),
-    ("end-to-end", r"^EndToEndTests\.", 62),
-    ("action-plugins", r"^ActionPluginTests\.", 45),
-    ("packaging", r"^PackagingTests\.", 80),
-    ("mqtt-plugin", r"^MQTTPluginTests\.", 18),
+    ("reader-behaviour", r"^TagReaderTests\.ReaderBehaviourTests/", 22),
+    ("reader-loop", r"^TagReaderTests\.(ReaderLoopTests|SUNEndToEndTests|ReaderSupervisionTests|LibNFCDriverListTests)/", 33),
+    ("tag-reader", r"^TagReaderTests\.", 27),
+    ("router-delivery", r"^RouterEndToEndTests\.(WriteAheadTests|ReloadEndToEndTests|FirstRunTests|SecretTests|BrokerKillTests"
+     r"|ShutdownTests|ActivityLogTests)/", 24),
+    ("router-end-to-end", r"^RouterEndToEndTests\.", 20),
+    ("end-to-end-pages", r"^EndToEndTests\.(LivePageEndToEndTests|DemoTests)/", 27),
+    ("end-to-end-mqtt", r"^EndToEndTests\.(MQTT\w*|Replay\w*|KilledRouterTests|SharedSubscriptionTests|InputRefusals\w*"
+     r"|ProtectedWrite\w*|WriteThroughDaemonTests)/", 26),
+    ("end-to-end", r"^EndToEndTests\.", 30),
+    ("action-plugins", r"^ActionPluginTests\.", 31),
+    ("packaging", r"^PackagingTests\.", 23),
+    ("mqtt-plugin", r"^MQTTPluginTests\.", 35),
 ]
 # Every test no group names (the in-process suites, mostly), and the seconds its lane took.
-REST, REST_SECONDS = "rest", 75
+REST, REST_SECONDS = "rest", 37
 # How long a test's processes have to end after the test did, before they are named and stopped: the helpers
 # wait for their children in `deinit`, so this only covers what a test started by other means.
 GRACE = 5
@@ -159,11 +164,13 @@ def left_by(test_id, lane):
             for pid, (command, _) in sorted(found.items())]
 
 
-def follow_events(path, lane, done, report):
+def follow_events(path, lane, done, report, timed):
     """Reads lane `lane`'s Swift Testing event stream at `path` until the event `done` is set and the stream is read
-    to its end, and calls `report` with the lines of `left_by` for each test that ended."""
+    to its end, and calls `report` with the lines of `left_by` for each test that ended, and `timed` with
+    (seconds, lane, test name) for each test function that ended."""
     pending = b""
     handle = None
+    functions, started = set(), {}
     while True:
         running = not done.is_set()
         if handle is None and os.path.exists(path):
@@ -176,9 +183,17 @@ def follow_events(path, lane, done, report):
                 record = json.loads(line)
             except ValueError:
                 continue
+            if record.get("kind") == "test" and record.get("payload", {}).get("kind") == "function":
+                functions.add(record["payload"].get("id"))
             payload = record.get("payload", {}) if record.get("kind") == "event" else {}
-            if payload.get("kind") == "testEnded" and payload.get("testID"):
-                report(left_by(payload["testID"], lane))
+            test_id = payload.get("testID")
+            if payload.get("kind") == "testStarted" and test_id in functions:
+                started[test_id] = payload.get("instant", {}).get("absolute")
+            if payload.get("kind") == "testEnded" and test_id:
+                if started.get(test_id) is not None:
+                    # The name without its source location: `Target.Suite/test()`, as the groups match it.
+                    timed((payload["instant"]["absolute"] - started.pop(test_id), lane, test_id.rsplit("/", 1)[0]))
+                report(left_by(test_id, lane))
         if not running and not chunk:
             break
         if not chunk:
@@ -203,7 +218,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     logs = os.path.join(root, ".build", "test-lanes")
     os.makedirs(logs, exist_ok=True)
-    width = int(os.environ.get("TEST_LANES", "3"))
+    width = int(os.environ.get("TEST_LANES", "4"))
     if width < 1:
         sys.exit("TEST_LANES must be 1 or more")
     binary = os.path.join(subprocess.run(["swift", "build", "--show-bin-path"], cwd=root, check=True, capture_output=True,
@@ -225,6 +240,11 @@ def main():
     stopping = threading.Event()
 
     leaks = []
+    durations = []
+
+    def timed(entry):
+        with lock:
+            durations.append(entry)
 
     def report(lines):
         with lock:
@@ -241,7 +261,7 @@ def main():
                    "--event-stream-output-path", events, "--event-stream-version", "0", *selection]
         begin = time.monotonic()
         done = threading.Event()
-        follower = threading.Thread(target=follow_events, args=(events, name, done, report), daemon=True)
+        follower = threading.Thread(target=follow_events, args=(events, name, done, report, timed), daemon=True)
         with open(log, "w") as out:
             out.write("$ " + " ".join(command) + "\n")
             out.flush()
@@ -296,6 +316,13 @@ def main():
         time.sleep(0.2)
 
     adopted = stop_leftovers()
+    # Every test that ran, slowest first (seconds, lane, name): what to balance the groups by, and the list of
+    # names to compare when tests are merged or moved. The slowest are printed.
+    durations.sort(reverse=True)
+    with open(os.path.join(logs, "durations.tsv"), "w") as table:
+        table.writelines(f"{seconds:.3f}\t{lane}\t{test}\n" for seconds, lane, test in durations)
+    print("\nslowest tests (all in .build/test-lanes/durations.tsv): " + "; ".join(
+        f"{test} {seconds:.1f} s ({lane})" for seconds, lane, test in durations[:5]), flush=True)
     if leaks or adopted:
         print(f"\n{len(leaks) + adopted} process(es) outlived their test (named above): "
               "docs/development/testing.md says how to find the cause.", flush=True)

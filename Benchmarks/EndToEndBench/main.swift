@@ -11,18 +11,22 @@ import Harness
 // takes to get a message to the subscriber — a shell pipeline doing the same job;
 // and a Python bridge as users write one (scripts/bench/nfcpy-bridge.py: nfcpy
 // polling the same simulator, paho-mqtt publishing to the same broker), its
-// latency, CPU per tap and memory measured as the daemon's are.
+// latency, CPU per tap and memory measured as the daemon's are. The daemon's resident memory is broken down from
+// /proc/PID/smaps (anonymous, its own file, shared libraries); E2E_SMAPS=FILE keeps a copy of that smaps.
+// Without PYTHON and BRIDGE_SCRIPT only the daemon is tapped, with no baseline (scripts/release/link-order.sh
+// records the daemon's functions that way).
 // Prints a Markdown table; progress goes to stderr.
 //
-// Usage: e2e-bench TAGROUTER_BINARY TAPS PYTHON BRIDGE_SCRIPT
+// Usage: e2e-bench TAGROUTER_BINARY TAPS [PYTHON BRIDGE_SCRIPT]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.count == 4, let taps = Int(arguments[1]), taps > 0 else {
-    FileHandle.standardError.write(Data("usage: e2e-bench TAGROUTER_BINARY TAPS PYTHON BRIDGE_SCRIPT\n".utf8))
+guard arguments.count == 2 || arguments.count == 4, let taps = Int(arguments[1]), taps > 0 else {
+    FileHandle.standardError.write(Data("usage: e2e-bench TAGROUTER_BINARY TAPS [PYTHON BRIDGE_SCRIPT]\n".utf8))
     exit(64)
 }
 // Absolute: the tools run in a scratch directory.
-let binary = arguments[0], python = URL(fileURLWithPath: arguments[2]).path, bridgeScript = URL(fileURLWithPath: arguments[3]).path
+let binary = arguments[0]
+let bridgeTool = arguments.count == 4 ? (python: URL(fileURLWithPath: arguments[2]).path, script: URL(fileURLWithPath: arguments[3]).path) : nil
 /// The bridge's taps: each of nfcpy's takes a few hundred milliseconds, so at most 200 (the issue's figure).
 let bridgeTaps = min(taps, 200)
 let tagrouter = URL(fileURLWithPath: binary).path  // absolute: the tools run in a scratch directory
@@ -53,6 +57,8 @@ struct Tapped {
     var latency: (median: Double, p99: Double)
     var cpuPerTap: Double
     var residentMiB: Double
+    /// Where the resident pages are, read at the same moment as `residentMiB`.
+    var pages: ResidentPages?
 }
 
 /// Taps `count` times (place, wait for the `arrived` message, remove, wait for the `removed` one) on the reader
@@ -74,7 +80,9 @@ func tapped(
         if index % 20 == 0 { note("\(name): \(index) taps, last \(latencies[index - 1])") }
     }
     let cpuPerTap = milliseconds((process.cpuTime ?? .zero) - cpuBefore) / Double(count)
-    return Tapped(latency: percentiles(latencies), cpuPerTap: cpuPerTap, residentMiB: Double(process.residentKiB ?? 0) / 1024)
+    return Tapped(
+        latency: percentiles(latencies), cpuPerTap: cpuPerTap, residentMiB: Double(process.residentKiB ?? 0) / 1024,
+        pages: ResidentPages(pid: process.pid))
 }
 
 /// Runs everything; locals, so the broker, subscriber and processes are stopped when it returns or throws.
@@ -102,7 +110,11 @@ func measure() async throws -> String {
             match: { event: tag.removed }
             actions: [{ mqtt: { topic: "bench/removed/{{reader}}", qos: 1 } }]
         """.write(toFile: config, atomically: true, encoding: .utf8)
-    let daemon = try RunningTool(tagrouter, ["run", "--config", config, "--log-format", "json"], environment: libnfcEnvironment, directory: directory)
+    // A control socket of its own: on the default path, a daemon already running elsewhere on the machine would send this
+    // one down another start-up path (a warning, no socket), with other code and other memory.
+    let daemon = try RunningTool(
+        tagrouter, ["run", "--config", config, "--log-format", "json", "--control", directory + "/control.sock"],
+        environment: libnfcEnvironment, directory: directory)
     try await subscriber.waitFor("the daemon online") { $0.topic == "bench/status" && $0.text == "online" }
 
     // tagrouter: place → message, then remove → tag.removed message, TAPS times.
@@ -112,6 +124,20 @@ func measure() async throws -> String {
     daemon.signal(SIGTERM)
     let daemonEnd = try await daemon.termination()
     guard daemonEnd.status == .exited(0) else { throw TestFailure(description: "tagrouter run ended \(daemonEnd.status)") }
+    if let path = ProcessInfo.processInfo.environment["E2E_SMAPS"], let smaps = ours.pages?.smaps {
+        try smaps.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+    let breakdown = ours.pages?.breakdown ?? "—"
+    guard let bridgeTool else {
+        return """
+            | figure (\(taps) taps, no baseline) | tagrouter run (`mqtt`, QoS 1) |
+            | --- | --- |
+            | place → message at the subscriber, median / p99 | \(format(ours.latency)) |
+            | resident memory (VmRSS) after the taps | \(String(format: "%.1f MiB", ours.residentMiB)) |
+            | … where it is (`/proc/PID/smaps`) | \(breakdown) |
+            | CPU per tap | \(String(format: "%.2f ms", ours.cpuPerTap)) |
+            """
+    }
 
     // Baseline 1: nfc-poll (started afresh for each tap, as a script would) on the same simulator.
     var detections: [Duration] = []
@@ -142,7 +168,8 @@ func measure() async throws -> String {
     note("mosquitto_pub: \(baselineRuns) publishes")
 
     // Baseline 3: the nfcpy + paho-mqtt bridge on the same simulator and broker, tapped as the daemon was.
-    let bridge = try RunningTool(python, [bridgeScript, try simulatorPath(link), "127.0.0.1", String(broker.port), "bench/bridge"], directory: directory)
+    let bridge = try RunningTool(
+        bridgeTool.python, [bridgeTool.script, try simulatorPath(link), "127.0.0.1", String(broker.port), "bench/bridge"], directory: directory)
     try await bridge.waitForStdout(containing: "ready", timeout: .seconds(30))
     let theirs = try await tapped(bridge, "nfcpy bridge", bridgeTaps, connection, subscriber, arrived: "bench/bridge/arrived", removed: "bench/bridge/removed")
     bridge.signal(SIGTERM)
@@ -161,6 +188,7 @@ func measure() async throws -> String {
         | … nfc-poll, placed → tag printed | — | — | | \(format(detection)) |
         | … mosquitto_pub started → message at the subscriber | — | — | | \(format(publish)) |
         | resident memory (VmRSS) after the taps | \(String(format: "%.1f MiB", ours.residentMiB)) | \(String(format: "%.1f MiB", theirs.residentMiB)) | \(ratio(ours.residentMiB, theirs.residentMiB)) | nfc-poll alone (no MQTT): \(String(format: "%.1f MiB", Double(pollResidentKiB) / 1024)) |
+        | … where it is (`/proc/PID/smaps`) | \(breakdown) | \(theirs.pages?.breakdown ?? "—") | | |
         | CPU per tap (user + system, place → message → removal → message) | \(String(format: "%.2f ms", ours.cpuPerTap)) | \(String(format: "%.2f ms", theirs.cpuPerTap)) | \(ratio(ours.cpuPerTap, theirs.cpuPerTap)) | — |
         """
 }

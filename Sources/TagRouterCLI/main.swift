@@ -46,11 +46,25 @@ if arguments.contains("--help") || arguments.contains("-h") {
     print(command.usage)
     exit(0)
 }
-do {
-    try await command.run(Arguments(arguments, accepting: command.options))
-    exit(0)
-} catch {
-    printToStderr("error: " + TerminalText.escaped(error.message, keepingLineBreaks: true))
-    if case .usage = error { printToStderr("see `tagrouter \(command.name) --help`") }
-    exit(error.exitStatus)
+
+/// Runs `command` on `arguments` to its end and exits with its status.
+func runToExit(_ command: any Command.Type, _ arguments: [String]) async -> Never {
+    do {
+        try await command.run(Arguments(arguments, accepting: command.options))
+        exit(0)
+    } catch {
+        printToStderr("error: " + TerminalText.escaped(error.message, keepingLineBreaks: true))
+        if case .usage = error { printToStderr("see `tagrouter \(command.name) --help`") }
+        exit(error.exitStatus)
+    }
 }
+
+// The command runs in a task and every way it ends calls `exit`; the main thread only waits. (An `await` up here would
+// make this an async main, whose main thread Dispatch ends with `pthread_exit`: that unwinds the thread's stack through
+// ~0.5 MB of the binary's unwind tables, which then stay resident in every daemon; docs/development/memory.md.)
+// It waits with no signal blocked, as Dispatch's thread did: the pool's threads block signals, and a process started by
+// one of them inherits that mask, so the main thread is where SIGTERM, SIGHUP and SIGINT reach their handlers.
+Task.detached { [command, arguments] in await runToExit(command, arguments) }
+var noSignalBlocked = sigset_t()
+sigemptyset(&noSignalBlocked)
+while true { sigsuspend(&noSignalBlocked) }

@@ -156,8 +156,10 @@ import Testing
         let flooding = Latch()
         let running = Task {
             try await plugin.whileRunning {
-                // Four times what may wait unread: the pipe is full and read as fast as lines are taken.
-                #expect(await eventually(within: 60) { written() >= 16 << 20 }, "the plugin did not get to flood")
+                // More than may wait unread (ChildOptions.bufferedBytes, 4 MiB) plus the most a pipe holds (1 MiB,
+                // fs.pipe-max-size) and a line: the flood gets this far only while lines are taken from a full pipe.
+                // (It was 16 MiB: the same proof, three times the reading.)
+                #expect(await eventually(within: 60) { written() >= (4 << 20) + (1 << 20) + (1 << 16) }, "the plugin did not get to flood")
                 flooding.open()
             }
             stopped.open()

@@ -45,6 +45,7 @@ struct HTTPLimitsEndToEndTests {
         for page in refused {
             try page.readUntilClosed()
             #expect(page.text.contains("16 live pages are open, the most this listener serves at once"), "\(page.text)")
+            #expect(page.text.contains("\r\nRetry-After: 10\r\n"), "\(page.text)")
         }
 
         // A scrape and the status still answer.

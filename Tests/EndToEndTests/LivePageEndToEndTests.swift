@@ -91,7 +91,8 @@ struct LivePageEndToEndTests {
     }
 
     /// Past the listener's 16 live pages a page used to wait for a connection that never came; now it says
-    /// why, keeps trying, and goes live once another page leaves.
+    /// why, keeps trying every `Retry-After` (10 s: HTTPLimitsEndToEndTests checks the header), and goes live
+    /// once another page leaves. The browser's timers run ten times faster, so the retry comes after 1 s.
     @Test func aPagePastTheCapSaysWhyAndGetsInWhenAnotherLeaves() async throws {
         let setup = try Setup()
         defer { setup.remove() }
@@ -108,8 +109,10 @@ struct LivePageEndToEndTests {
             try page.read(until: "event: status")
         }
         let browser = try await Browser()
+        try await browser.hastenTimers(by: 10)
         try await browser.open("http://\(address)/")
         try await browser.wait(for: "#notice", holding: "16 live pages are open, the most this listener serves at once", visible: true)
+        try await browser.wait(for: "#notice", holding: "trying again every 10 s", visible: true)
         try await browser.wait(for: "#live", holding: "busy")
         pages[0].hangUp()
         try await browser.wait(for: "#live", holding: "live", timeout: .seconds(30))

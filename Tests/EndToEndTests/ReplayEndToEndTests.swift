@@ -93,13 +93,15 @@ struct ReplayEndToEndTests {
     }
 
     /// Two routers share the events (`$share`) and cannot see each other's records: a copy is
-    /// routed at most once by each within `max_age`, and by neither after it — 30 s by default
-    /// (it was 5 minutes: a copy then reached the other router long after the tap).
+    /// routed at most once by each within `max_age`, and by neither after it. The default is 30 s
+    /// (it was 5 minutes: a copy then reached the other router long after the tap; SectionDefaultsTests
+    /// checks the value); here 6 s, so the test waits 5 s for it to pass rather than 11.
     @Test func twoSharedRoutersRouteAReplayAtMostOnceEachAndNeverAfterMaxAge() async throws {
         let broker = try await MosquittoBroker()
         let (setupA, setupB) = (try Setup(), try Setup())
         defer { setupA.remove(); setupB.remove() }
-        let inputs = #"  - mqtt: {topic: "$share/routers/fleet/+/+/tag.arrived", keys: {node-a: KEYFILE}}"#
+        let maxAge = 6.0
+        let inputs = #"  - mqtt: {topic: "$share/routers/fleet/+/+/tag.arrived", keys: {node-a: KEYFILE}, max_age: 6s}"#
         let routers = [
             try setupA.daemon(config: try Self.routerConfig(setupA, name: "router-a", port: broker.port, inputs: inputs)),
             try setupB.daemon(config: try Self.routerConfig(setupB, name: "router-b", port: broker.port, inputs: inputs)),
@@ -128,12 +130,13 @@ struct ReplayEndToEndTests {
         let within = routed("fresh")
         #expect(within.allSatisfy { $0 <= 1 } && within.reduce(0, +) >= 1, "each router routes it at most once: \(within)")
 
-        // Past max_age: a tap 20 s old is routed once; once 30 s have passed since it, copies go nowhere.
-        let time = Date().addingTimeInterval(-20)
+        // Past max_age: a tap 2 s old is routed once (it has 4 s to arrive); once max_age has passed since it,
+        // copies go nowhere.
+        let time = Date().addingTimeInterval(-2)
         let old = try Self.capturedTap("old", time: time)
         try await publish(old, 1, round: "original")
         #expect(routed("old").reduce(0, +) == 1, "the tap itself: \(routed("old"))")
-        #expect(await eventually(within: 30) { Date().timeIntervalSince(time) > 31 }, "max_age is over")
+        #expect(await eventually(within: 30) { Date().timeIntervalSince(time) > maxAge + 1 }, "max_age is over")
         try await publish(old, 7, round: "after")
         #expect(routed("old").reduce(0, +) == 1, "no copy is routed after max_age: \(routed("old"))")
     }

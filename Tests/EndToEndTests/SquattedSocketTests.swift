@@ -41,6 +41,16 @@ struct SquattedSocketTests {
 
     static var isRoot: Bool { getuid() == 0 }
 
+    /// `unshare` arguments that run a command in a mount namespace of its own where the standard places of
+    /// the machine's daemons (/run/tagrouter, /tmp/tagrouter-UID) are empty: `run` without `--control` will
+    /// not start beside a daemon answering there, and another worktree's or a benchmark's may be.
+    static let apartFromTheMachinesDaemons = ["--mount", "--propagation", "private", "--", "/bin/sh", "-c", """
+        for folder in /run/tagrouter /tmp/tagrouter-$(id -u); do
+            if [ -d "$folder" ]; then mount -t tmpfs -o mode=0700 tmpfs "$folder" || exit 1; fi
+        done
+        exec "$@"
+        """, "sh"]
+
     /// The fake listening at `path`, recording into `received`: as uid 65534 when `stranger`;
     /// bound as this user but listening as 65534 when `becomesStranger`.
     func startFake(at path: String, received: String, stranger: Bool, becomesStranger: Bool = false) async throws -> RunningTool {
@@ -91,8 +101,9 @@ struct SquattedSocketTests {
             readers: [{ name: door, device: "pn532_uart:\(setup.link)" }]
             routes: [{ name: up, match: { event: reader.connected }, actions: [{ log: "connected {{reader}}" }] }]
             """.write(toFile: config, atomically: true, encoding: .utf8)
+        let run = [BuiltProducts.tagrouter.path, "run", "--config", config, "--log-format", "json"]
         let daemon = try RunningTool(
-            BuiltProducts.tagrouter.path, ["run", "--config", config, "--log-format", "json"],
+            Self.isRoot ? "/usr/bin/unshare" : run[0], Self.isRoot ? Self.apartFromTheMachinesDaemons + run : Array(run.dropFirst()),
             environment: ["XDG_RUNTIME_DIR": tmp, "RUNTIME_DIRECTORY": "", "TAGROUTER_CONTROL": "", "LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"],
             directory: setup.directory)
         try await daemon.waitForStderr(containing: "running without a control socket")

@@ -10,6 +10,9 @@ one JSON reply per line on stdout ({"ready": true} first, once the browser runs)
   {"op": "type", "css": C, "text": T}     clear the field C and type T
   {"op": "click", "css": C}
   {"op": "screenshot", "path": P}
+  {"op": "hasten-timers", "factor": F}
+        from the next page opened on, its setTimeout waits 1/F of what it asks (a page's own retry after
+        `Retry-After: 10`, taken in 1 s): the page's logic runs as written, on a faster clock
   {"op": "quit"}
 """
 import json
@@ -63,6 +66,11 @@ def handle(driver, command):
         driver.find_element(By.CSS_SELECTOR, command["css"]).click()
     elif op == "screenshot":
         driver.save_screenshot(command["path"])
+    elif op == "hasten-timers":
+        factor = float(command["factor"])
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
+            "const pageSetTimeout = window.setTimeout;"
+            f"window.setTimeout = (handler, delay, ...rest) => pageSetTimeout(handler, (delay || 0) / {factor}, ...rest);")})
     elif op != "quit":
         return {"ok": False, "error": f"unknown op {op}"}
     return {"ok": True}

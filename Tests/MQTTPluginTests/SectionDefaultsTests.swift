@@ -70,6 +70,7 @@ import Testing
         #expect(input.format.rawValue == (try Self.declared(MQTTInput.spec, "format")))
         #expect(input.dedup == (try Self.duration(MQTTInput.spec, "dedup")))
         #expect(input.intake.maxAge == (try Self.duration(MQTTInput.spec, "max_age")))
+        #expect(input.intake.maxAge == .seconds(30), "docs/security.md and docs/fleet.md say 30 s")
         #expect(input.connection.settings.host == (try Self.declared(MQTTSection.spec, "host")))
         #expect(input.connection.settings.port == Int(try Self.declared(MQTTSection.spec, "port")))
     }

@@ -114,8 +114,10 @@ struct WriteAheadTests {
         defer { scratch.remove() }
         let broker = try await MosquittoBroker()
         let failing = try await HTTPTestServer([.init(status: 500)])  // nothing is delivered: every batch stays on disk
+        // shutdown_timeout: the deliveries that keep failing are left in the spool after 1 s at SIGTERM, not 5.
         let file = try scratch.write("tagrouter.yaml", """
             state_dir: \(scratch.path)/state
+            shutdown_timeout: 1s
             readers: []
             mqtt: { host: 127.0.0.1, port: \(broker.port), client_id: central }
             inputs: [{ mqtt: { topic: "fleet/+/+/tag.arrived", trust: broker } }]

@@ -203,12 +203,16 @@ extension ReaderLoopTests {
         defer { supervisor.stop() }
         let log = EventLog(supervisor)
         try await log.wait(for: 1)
+        let placed = Date()
         sim.place(try Self.ntag215(Self.uidA, [.uri(TagEvent.homeAssistantTagPrefix + "front-door")]))
         try await log.wait(for: 3)
         let arrived = log.events[1], held = log.events[2]
         #expect(held.kind == .tagHeld)
+        // The hold counts from when the scan first saw the tag: after `placed`, before the arrival's time (stamped
+        // once the tag is read, which took over 50 ms under load and made a bound from the arrival fail).
+        #expect(held.time.timeIntervalSince(placed) > 0.29, "held \(held.time.timeIntervalSince(placed)) s after the tag was placed")
         let lateness = held.time.timeIntervalSince(arrived.time) - 0.3
-        #expect(lateness > -0.05 && lateness < 1, "held \(lateness) s after the hold fell due")
+        #expect(lateness < 1, "held \(lateness) s after the hold fell due")
         sim.removeAll()
         try await log.wait(for: 4)
         sim.place(try Self.ntag215(Self.uidB, [.text("b")]))

@@ -213,10 +213,14 @@ extension Spool {
         let spool = Spool(directory: path)
         _ = spool.recover()
         _ = try spool.append(deliveries(1))
-        // Copies of that one-entry batch under the names of the ones after it (written without an fsync each).
-        let batch = try Data(contentsOf: URL(fileURLWithPath: path + "/00000000000000000001.json"))
+        // Copies of that one-entry batch under the names of the ones after it, written with write(2) and no fsync
+        // each (Foundation's `Data.write` syncs every file: 3,000 of them took 11-18 s of waiting on the disk).
+        let batch = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path + "/00000000000000000001.json")))
         for sequence in 2...count {
-            try batch.write(to: URL(fileURLWithPath: path + "/" + String(format: "%020d", sequence) + ".json"))
+            let file = open(path + "/" + String(format: "%020d", sequence) + ".json", O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            try #require(file >= 0)
+            defer { close(file) }
+            try #require(batch.withUnsafeBytes { write(file, $0.baseAddress, $0.count) } == batch.count)
         }
         let restarted = Spool(directory: path)
         #expect(restarted.recover() == [1...UInt64(count)])

@@ -95,4 +95,4 @@ trixie_dev_packages=(
 
 # The libraries the product links (readelf -d … | grep NEEDED) as trixie names them: what dpkg-shlibdeps
 # reads for an arm64 package, and what an arm64 root has before the package goes in.
-trixie_runtime_packages=(libc6 libgcc-s1 libstdc++6 libnfc6 libusb-0.1-4 libmosquitto1 libssl3t64 libyaml-0-2 libpcsclite1)
+trixie_runtime_packages=(libc6 libgcc-s1 libnfc6 libusb-0.1-4 libmosquitto1 libssl3t64 libyaml-0-2 libpcsclite1)

@@ -87,10 +87,14 @@ public final class ControlSocketServer: Sendable {
             let count = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return }
+            // Only the bytes just read can hold a newline: searching all of `pending` after each read was
+            // quadratic in a long line (seconds for a mebibyte).
+            var searched = pending.count
             pending += buffer.prefix(count)
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            while let newline = pending[searched...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
+                searched = 0
                 guard !line.allSatisfy(\.isWhitespace) else { continue }
                 guard send(control.respond(to: line), to: client) else { return }
             }

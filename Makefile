@@ -35,10 +35,11 @@ demo: build
 ## The whole suite: unit, integration (libnfc + simulator, mosquitto, HTTP) and end to end.
 test: deps
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
-	@# Tests/PackagingTests package the release binary: rebuild it when missing or older than a source file
-	@# (a stale one would test an old program; an unchanged tree skips this slow step).
-	@[ -x .build/release/tagrouter ] && [ -z "$$(find Package.swift Sources Plugins Readers -newer .build/release/tagrouter -print -quit)" ] \
-	  || scripts/build-release.sh --product tagrouter
+	@# Tests/PackagingTests package the release binary: rebuild it when missing or older than a source file or
+	@# than the release link's order and scripts, which swift build does not track: the stale binary goes first,
+	@# so it is linked again (a stale one would test an old program; an unchanged tree skips this slow step).
+	@[ -x .build/release/tagrouter ] && [ -z "$$(find Package.swift Sources Plugins Readers scripts/release scripts/build-release.sh -newer .build/release/tagrouter -print -quit)" ] \
+	  || { rm -f .build/release/tagrouter; scripts/build-release.sh --product tagrouter; }
 	@# The suite mostly waits on simulators, brokers and daemons: TEST_LANES (default 4) processes side by side,
 	@# each running its group of tests one at a time (scripts/test-lanes.py, docs/development/testing.md).
 	scripts/test-lanes.py

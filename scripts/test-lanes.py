@@ -35,21 +35,21 @@ import time
 # first group that matches it, so a group taken out of a larger one comes before it.
 GROUPS = [
     ("reader-behaviour", r"^TagReaderTests\.ReaderBehaviourTests/", 22),
-    ("reader-loop", r"^TagReaderTests\.(ReaderLoopTests|SUNEndToEndTests|ReaderSupervisionTests|LibNFCDriverListTests)/", 33),
-    ("tag-reader", r"^TagReaderTests\.", 27),
+    ("reader-loop", r"^TagReaderTests\.(ReaderLoopTests|SUNEndToEndTests|ReaderSupervisionTests|LibNFCDriverListTests)/", 31),
+    ("tag-reader", r"^TagReaderTests\.", 29),
     ("router-delivery", r"^RouterEndToEndTests\.(WriteAheadTests|ReloadEndToEndTests|FirstRunTests|SecretTests|BrokerKillTests"
-     r"|ShutdownTests|ActivityLogTests)/", 24),
-    ("router-end-to-end", r"^RouterEndToEndTests\.", 20),
+     r"|ShutdownTests|ActivityLogTests)/", 23),
+    ("router-end-to-end", r"^RouterEndToEndTests\.", 21),
     ("end-to-end-pages", r"^EndToEndTests\.(LivePageEndToEndTests|DemoTests)/", 27),
     ("end-to-end-mqtt", r"^EndToEndTests\.(MQTT\w*|Replay\w*|KilledRouterTests|SharedSubscriptionTests|InputRefusals\w*"
-     r"|ProtectedWrite\w*|WriteThroughDaemonTests)/", 26),
-    ("end-to-end", r"^EndToEndTests\.", 30),
-    ("action-plugins", r"^ActionPluginTests\.", 31),
-    ("packaging", r"^PackagingTests\.", 23),
+     r"|ProtectedWrite\w*|WriteThroughDaemonTests)/", 28),
+    ("end-to-end", r"^EndToEndTests\.", 33),
+    ("action-plugins", r"^ActionPluginTests\.", 28),
+    ("packaging", r"^PackagingTests\.", 30),
     ("mqtt-plugin", r"^MQTTPluginTests\.", 35),
 ]
 # Every test no group names (the in-process suites, mostly), and the seconds its lane took.
-REST, REST_SECONDS = "rest", 37
+REST, REST_SECONDS = "rest", 34
 # How long a test's processes have to end after the test did, before they are named and stopped: the helpers
 # wait for their children in `deinit`, so this only covers what a test started by other means.
 GRACE = 5

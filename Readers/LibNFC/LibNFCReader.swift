@@ -31,6 +31,8 @@ final class LibNFCReader: ReaderThread {
 
     /// Protocol errors in a row after which the device is reopened.
     static let protocolErrorLimit = 5
+    /// How many times the chip is re-initialised after a protocol error before it counts as lost.
+    static let recoveryAttempts = 3
 
     /// `present`: tags a previous reader of this device reported and did not remove (a reload changed its settings).
     init(
@@ -211,15 +213,23 @@ final class LibNFCReader: ReaderThread {
     }
 
     /// Re-initialises the chip after an error; the error when the device does not
-    /// answer that either (it says best why the device is lost).
+    /// answer that either (it says best why the device is lost). It tries up to
+    /// `recoveryAttempts` times: when the error was an answer that came too late (the
+    /// chip's ACK not read within libnfc's timeout: a simulated chip on a starved
+    /// host), that answer arrives during the first try and fails it, and libnfc drops
+    /// what waits on the line before the next.
     private func recover(_ device: NFCDevice, _ scan: inout FieldScan<LibNFCField>) -> NFCError? {
         device.lost = nil
         scan.transport.chipWasReset()
-        do {
-            try Self.prepare(device)
-            return nil
-        } catch {
-            return error
+        var failure: NFCError?
+        for _ in 1...Self.recoveryAttempts {
+            do {
+                try Self.prepare(device)
+                return nil
+            } catch {
+                failure = error
+            }
         }
+        return failure
     }
 }

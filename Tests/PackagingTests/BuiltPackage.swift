@@ -1,11 +1,13 @@
 import Foundation
 import Harness
+import Synchronization
 import TestSupport
 
 /// The Debian package as `make deb` builds it, built once per test run into a
 /// temporary folder from the release binary (`make test` builds that when it is
-/// missing), and unpacked there with `dpkg-deb -x`. Only its compression differs
-/// from `make deb`'s (gzip -1 rather than xz, which takes a minute).
+/// missing), and unpacked there with `dpkg-deb -x`; the folder goes when the test
+/// process exits. Only its compression differs from `make deb`'s (gzip -1 rather
+/// than xz, which takes a minute).
 struct BuiltPackage: Sendable {
     /// The `.deb` file.
     let file: String
@@ -26,6 +28,7 @@ struct BuiltPackage: Sendable {
             throw TestFailure(description: "\(releaseBinary) is missing: `make test` builds it, or run `make release`")
         }
         let folder = try TemporaryFolder.make("tagrouter-deb")
+        removedAtExit(folder)
         let build = try await Shell.run(
             BuiltProducts.packageRoot.appendingPathComponent("scripts/build-deb.sh").path, [],
             environment: ["BINARY": releaseBinary, "OUT": folder, "COMPRESSION": "gzip -z1"], timeout: .seconds(300))
@@ -36,6 +39,17 @@ struct BuiltPackage: Sendable {
         let root = folder + "/root"
         try await Shell.check("dpkg-deb", ["-x", file, root])
         return BuiltPackage(file: file, root: root)
+    }
+
+    /// The package's folder, removed when the test process exits: no test owns the shared package, and
+    /// each run left its 26 MB in /tmp.
+    private static let folder = Mutex<String?>(nil)
+
+    private static func removedAtExit(_ path: String) {
+        folder.withLock { $0 = path }
+        atexit {
+            if let path = BuiltPackage.folder.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        }
     }
 
     /// A field of the package's control file (`dpkg-deb -f`).

@@ -74,7 +74,9 @@ import Testing
             if !line.hasPrefix("#") && !line.isEmpty { seenContent = true }
             return seenContent && line.hasPrefix("# ") ? line.dropFirst(2) : line
         }
-        let file = try TemporaryFolder.make("tagrouter-config") + "/tagrouter.yaml"
+        let folder = try TemporaryFolder.make("tagrouter-config")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/tagrouter.yaml"
         try uncommented.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let check = try await Shell.run(package.root + "/usr/bin/tagrouter", ["check-config", file])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")

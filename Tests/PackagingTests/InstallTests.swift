@@ -22,6 +22,7 @@ import Testing
     /// `systemd-analyze verify` checks them as they would run: syntax, the binary, the man page.
     @Test func installsUnitsSystemdAcceptsAndUninstallsEverything() async throws {
         let prefix = try TemporaryFolder.make("tagrouter-prefix")
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
         let settings = ["PREFIX": prefix + "/usr", "SYSCONFDIR": prefix + "/etc", "BINARY": BuiltPackage.releaseBinary]
         try await Shell.check(Self.script, ["install"], environment: settings)
         let listed = try await Shell.check(Self.script, ["list"], environment: settings).split(separator: "\n").map { String($0.dropFirst(prefix.count)) }
@@ -30,6 +31,7 @@ import Testing
         let units = ["system/tagrouter.service", "user/tagrouter.service"].map { prefix + "/usr/lib/systemd/" + $0 }
         // A user manager needs a runtime directory of its own (the test may run without a login session).
         let runtime = try TemporaryFolder.make("tagrouter-runtime")
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: runtime)
         for unit in units {
             #expect(try String(contentsOfFile: unit, encoding: .utf8).contains("ExecStart=\(prefix)/usr/bin/tagrouter run"))

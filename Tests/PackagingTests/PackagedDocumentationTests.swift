@@ -78,6 +78,7 @@ import Testing
     /// installed names, others become text; code, absolute URLs and same-page anchors stay as they are.
     @Test func theLinkRewriteFollowsTheInstallListAndLeavesCodeAlone() async throws {
         let tree = try TemporaryFolder.make("tagrouter-doc-links")
+        defer { try? FileManager.default.removeItem(atPath: tree) }
         try FileManager.default.createDirectory(atPath: tree + "/docs/guide", withIntermediateDirectories: true)
         let page = """
             See [b](b.md#x), [`code` text](../../README.md) and ![img](pic.png).

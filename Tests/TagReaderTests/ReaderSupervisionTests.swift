@@ -165,6 +165,28 @@ extension ReaderSupervisionTests {
         // The garbled answer was dropped and the poll asked again on the same device.
         #expect(sim.counters.commands["InAutoPoll"] == 2)
     }
+
+    /// A host too busy to read the chip's ACK within libnfc's timeout (seen under load):
+    /// the late ACK and answer then arrive while the chip is being re-initialised, and
+    /// the first try fails on them. The reader stays on its device and reads the tag.
+    @Test func anAnswerThatComesTooLateIsRetriedInPlace() async throws {
+        let sim = try PN532Simulator(pacing: .none)
+        defer { sim.close() }
+        let link = try FreezableLink(to: sim.devicePath)
+        defer { link.close() }
+        var config = ReaderLoopTests.config("pn532_uart:" + link.devicePath)
+        // InListPassiveTarget has a timeout in libnfc (InAutoPoll waits for its ACK as long as it takes).
+        config.polling = .listPassive
+        let supervisor = ReaderSupervisor(readers: [config], drivers: .underTest)
+        defer { supervisor.stop() }
+        let log = EventLog(supervisor)
+        try await log.wait(for: 1)
+        // Past libnfc's 300 ms for InListPassiveTarget, and its ACK wait.
+        link.delayNextAnswer(by: .milliseconds(600))
+        sim.place(try ReaderLoopTests.ntag215(ReaderLoopTests.uidA, [.uri("https://example.com/a")]))
+        let events = try await log.wait(for: 2)
+        #expect(EventLog.summary(events) == ["reader.connected", "tag.arrived 04a224b2c35e80"])
+    }
 }
 
 extension ReaderSupervisionTests {

@@ -44,8 +44,10 @@ fi
 package=$(realpath "$package")
 # The swift.org build of the binary, for the check of its runtime under the unit.
 release=${BOOT_TEST_RELEASE:-$(realpath .build/release/tagrouter 2>/dev/null || true)}
-if [ -z "${BOOT_TEST_RELEASE:-}" ] && { [ -z "$release" ] || [ -n "$(find Package.swift Sources Plugins Readers -newer "$release" -print -quit)" ]; }; then
+if [ -z "${BOOT_TEST_RELEASE:-}" ] && { [ -z "$release" ] || [ -n "$(find Package.swift Sources Plugins Readers scripts/release scripts/build-release.sh -newer "$release" -print -quit)" ]; }; then
     echo "== the swift.org release build (scripts/build-release.sh)"
+    # swift build does not track the release link's order file: a stale binary is linked again.
+    rm -f .build/release/tagrouter
     scripts/build-release.sh --product tagrouter >&2
     release=$(realpath .build/release/tagrouter)
 fi

@@ -56,7 +56,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
 
         @usableFromInline init() {}
 
-        @usableFromInline var count: Int { live.count + waiting.count }
+        @inlinable var count: Int { live.count + waiting.count }
 
         /// The oldest live element, else the oldest waiting one (then a waiting sender moves in).
         @inlinable mutating func popFirst(capacity: Int) -> Element? {
@@ -103,7 +103,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
             thread.signal()
         }
 
-        @usableFromInline mutating func newID() -> Int {
+        @inlinable mutating func newID() -> Int {
             defer { nextID += 1 }
             return nextID
         }
@@ -171,7 +171,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     /// `send` for a producer on a thread of its own (a blocking reader of a
     /// file): blocks the thread until there is room. False when the queue was
     /// finished (the consumer has gone): the producer stops.
-    public func sendBlocking(_ element: Element) -> Bool {
+    @inlinable public func sendBlocking(_ element: Element) -> Bool {
         let handoff = Handoff()
         let decided = state.withLock { state -> Bool? in
             let id = state.newID()
@@ -180,6 +180,29 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         if let decided { return decided }
         handoff.ready.wait()
         return handoff.added.load(ordering: .acquiring)
+    }
+
+    /// `sendBlocking` for several elements, in order: as many as there is room for
+    /// go in under one lock (a waiting consumer is woken once, not per element),
+    /// the rest one at a time as room appears. False when the queue was finished
+    /// before all were added.
+    @inlinable public func sendBlocking(contentsOf elements: [Element]) -> Bool {
+        let added = state.withLock { state -> Int? in
+            if state.finished { return nil }
+            var added = 0
+            if let first = elements.first, let consumer = state.takeConsumer() {
+                consumer.resume(returning: first)
+                added = 1
+            }
+            while added < elements.count, state.waiting.count < capacity, state.senders.isEmpty {
+                state.waiting.append(elements[added])
+                added += 1
+            }
+            state.wakeConsumerThread()
+            return added
+        }
+        guard let added else { return false }
+        return elements[added...].allSatisfy(sendBlocking)
     }
 
     /// The next element, live ones first, waiting for one; nil when finished and
@@ -275,11 +298,13 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
 }
 
 /// How a thread blocked in `sendBlocking` learns whether its element went in.
-private final class Handoff: Sendable {
-    let ready = DispatchSemaphore(value: 0)
-    let added = Atomic<Bool>(false)
+@usableFromInline final class Handoff: Sendable {
+    @usableFromInline let ready = DispatchSemaphore(value: 0)
+    @usableFromInline let added = Atomic<Bool>(false)
 
-    func resume(_ added: Bool) {
+    @usableFromInline init() {}
+
+    @usableFromInline func resume(_ added: Bool) {
         self.added.store(added, ordering: .releasing)
         ready.signal()
     }

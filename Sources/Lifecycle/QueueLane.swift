@@ -7,7 +7,7 @@
 
     @usableFromInline init() {}
 
-    @usableFromInline var count: Int { buffer.count - head }
+    @inlinable var count: Int { buffer.count - head }
 
     @inlinable mutating func append(_ element: Element) { buffer.append(element) }
 

@@ -7,6 +7,8 @@ public protocol JSONMemberSink {
     mutating func member(_ key: String, _ value: JSONValue)
     /// Adds the member `key` with a string value, without building a `JSONValue`.
     mutating func member(_ key: String, string value: String)
+    /// Adds the member `key` with a value that may still be text (written as it is, or built for a tree).
+    mutating func member(_ key: String, _ value: LazyJSONValue)
     /// Adds the member `key` with `bytes` as a string of lowercase hex digits (`"d101"`).
     mutating func member(_ key: String, hex bytes: [UInt8])
     /// Adds the member `key`: an object whose members `body` gives.
@@ -17,6 +19,7 @@ public protocol JSONMemberSink {
 
 extension JSONMemberSink {
     public mutating func member(_ key: String, string value: String) { member(key, .string(value)) }
+    public mutating func member(_ key: String, _ value: LazyJSONValue) { member(key, value.value) }
     public mutating func member(_ key: String, hex bytes: [UInt8]) { member(key, .string(JSONWriter.hexString(bytes))) }
 }
 
@@ -51,6 +54,11 @@ extension JSONWriter {
         }
 
         public mutating func member(_ key: String, string value: String) {
+            writeKey(key)
+            writer.write(value)
+        }
+
+        public mutating func member(_ key: String, _ value: LazyJSONValue) {
             writeKey(key)
             writer.write(value)
         }

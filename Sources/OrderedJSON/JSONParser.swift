@@ -59,7 +59,7 @@ public struct JSONKey {
 /// the caller picks the members it wants by name and reads the rest as values.
 /// The same parser as `JSONValue.parse`: the same errors at the same offsets.
 public struct JSONReader {
-    fileprivate var parser: JSONParser
+    var parser: JSONParser
 
     /// Reads the document in `utf8` with `body`, which must read one value; only
     /// white space may follow it.
@@ -97,7 +97,7 @@ public struct JSONReader {
 }
 
 /// A recursive-descent parser over UTF-8 bytes; depth is bounded by `JSONValue.maximumDepth`.
-fileprivate struct JSONParser {
+struct JSONParser {
     let input: UnsafeBufferPointer<UInt8>
     var position = 0
     var depth = 0
@@ -288,19 +288,25 @@ fileprivate struct JSONParser {
     }
 
     /// Moves past the bytes of a string that end nothing and need no escape (most
-    /// of every string), eight at a time while it can; false when one was not ASCII.
-    private mutating func skipPlainBytes() -> Bool {
+    /// of every string), eight at a time while it can, stopping at the first byte
+    /// that ends the run; false when one it moved past was not ASCII.
+    mutating func skipPlainBytes() -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let quotes = ones &* UInt64(UInt8(ascii: "\"")), backslashes = ones &* UInt64(UInt8(ascii: "\\"))
-        /// True when some byte of `word` is zero (exact as to whether, not which).
-        func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        /// The high bit of each zero byte of `word`; the lowest one set is the first zero byte.
+        func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
         var seen: UInt64 = 0
         if let base = input.baseAddress {
             while position + 8 <= input.count {
                 let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
                 // A quote, a backslash or a control character (below 0x20, high bit clear) ends the run.
-                let control = (word &- ones &* 0x20) & ~word & highs
-                if hasZeroByte(word ^ quotes) || hasZeroByte(word ^ backslashes) || control != 0 { break }
+                let ends = zeroBytes(word ^ quotes) | zeroBytes(word ^ backslashes) | (word &- ones &* 0x20) & ~word & highs
+                if ends != 0 {
+                    let plain = ends.trailingZeroBitCount / 8  // the bytes before the first that ends the run (0…7)
+                    seen |= word & ((1 << (8 * UInt64(plain))) &- 1)
+                    position += plain
+                    return seen & highs == 0
+                }
                 seen |= word
                 position += 8
             }

@@ -53,6 +53,11 @@ public struct JSONWriter {
         buffer.append(byte)
     }
 
+    /// Appends raw bytes (JSON text already written) as they are.
+    mutating func append(raw bytes: UnsafeBufferPointer<UInt8>) {
+        buffer.append(bytes)
+    }
+
     /// Appends raw bytes (a rendered template) as they are.
     public mutating func append(raw text: String) {
         var text = text

@@ -51,7 +51,7 @@ extension TagEvent {
         // Without a tag only an `mqtt` input's Home Assistant tag id (`uri`) gives one.
         if let tagID { sink.member(Field.tagID, string: tagID) }
         if kind == .tagArrived {
-            sink.member(Field.ndef, ndef ?? .null)
+            sink.member(Field.ndef, storedNDEF ?? .value(.null))
             if let ndefError { sink.member(Field.ndefError, string: ndefError) }
             if let uri { sink.member(Field.uri, string: uri) }
             if let text { sink.member(Field.text, string: text) }
@@ -81,7 +81,9 @@ extension TagEvent {
 
     /// Reads one event from a line of JSON as UTF-8 bytes (an events file's line, read
     /// without making a String), untrusted. The event object and its `tag` are read member by
-    /// member, never built as objects: only the values format v1 keeps are made.
+    /// member, never built as objects: only the values format v1 keeps are made. `ndef` is
+    /// kept as its text when that is how it is written (`JSONReader.lazyValue()`), built when
+    /// something looks inside it.
     public init(jsonUTF8: UnsafeBufferPointer<UInt8>) throws(EventDecodingError) {
         var members = Members()
         var isObject = true
@@ -93,6 +95,7 @@ extension TagEvent {
                     return
                 }
                 try reader.object { key, reader throws(JSONParseError) in
+                    if key.is(Field.ndef) { return members.ndef = try reader.lazyValue() }
                     guard key.is(Field.tag), reader.atObject() else { return members.take(key, try reader.value()) }
                     var tag = TagInfo.Members()
                     try reader.object { key, reader throws(JSONParseError) in tag.take(key, try reader.value()) }
@@ -114,8 +117,9 @@ extension TagEvent {
             case value(JSONValue)
         }
 
-        var event, id, time, reader, node, tagID, ndef, ndefError, uri, text, dwellMs, message, removalAssumed: JSONValue?
+        var event, id, time, reader, node, tagID, ndefError, uri, text, dwellMs, message, removalAssumed: JSONValue?
         var tag: Tag?
+        var ndef: LazyJSONValue?
 
         /// Spelled out name by name: a table of names and setters made reading an
         /// event line ~9k instructions slower (each entry retained while searched).
@@ -127,7 +131,7 @@ extension TagEvent {
             else if key.is(Field.node) { node = value }
             else if key.is(Field.tag) { tag = .value(value) }
             else if key.is(Field.tagID) { tagID = value }
-            else if key.is(Field.ndef) { ndef = value }
+            else if key.is(Field.ndef) { ndef = .value(value) }
             else if key.is(Field.ndefError) { ndefError = value }
             else if key.is(Field.uri) { uri = value }
             else if key.is(Field.text) { text = value }
@@ -159,9 +163,10 @@ extension TagEvent {
         }
         self.init(
             kind: kind, id: members.id?.stringValue ?? UUID().uuidString.lowercased(), time: time,
-            reader: members.reader?.stringValue ?? "reader", tag: tag, ndef: members.ndef?.unlessNull,
+            reader: members.reader?.stringValue ?? "reader", tag: tag,
             ndefError: members.ndefError?.stringValue, uri: members.uri?.stringValue, text: members.text?.stringValue,
             dwellMs: members.dwellMs?.integer, message: members.message?.stringValue, node: members.node?.stringValue)
+        storedNDEF = members.ndef.flatMap { $0.isNull ? nil : $0 }
         // A tag id that this event alone would not give (a removal's HA id) is kept.
         if let tagID = members.tagID?.stringValue, tagID != self.tagID { presenceTagID = tagID }
         removalAssumed = members.removalAssumed == .bool(true)

@@ -38,7 +38,13 @@ public struct TagEvent: Sendable, Equatable {
     /// The tag, for `tag.*` events.
     public var tag: TagInfo?
     /// The decoded NDEF message as `{"records": […]}`; nil when the tag holds none.
-    public var ndef: JSONValue?
+    public var ndef: JSONValue? {
+        get { storedNDEF?.value }
+        set { storedNDEF = newValue.map(LazyJSONValue.value) }
+    }
+    /// `ndef` as it was given or read: an event line's member stays the text it came
+    /// as until something looks inside it, and is written back as that text.
+    var storedNDEF: LazyJSONValue?
     /// Why the NDEF message could not be read or decoded, when it could not.
     public var ndefError: String?
     /// The first URI of the message (URI record, Smart Poster or absolute URI).
@@ -73,7 +79,7 @@ public struct TagEvent: Sendable, Equatable {
         self.reader = reader
         self.node = node
         self.tag = tag
-        self.ndef = ndef
+        self.storedNDEF = ndef.map(LazyJSONValue.value)
         self.ndefError = ndefError
         self.uri = uri
         self.text = text

@@ -10,11 +10,19 @@ public struct TagUID: Sendable, Hashable, CustomStringConvertible {
     /// Parses any common spelling: hex digits with optional `:`, `-`, space or
     /// `0x` prefix, in either case. Nil when anything else is in it, or an odd
     /// number of digits.
-    /// Read byte by byte: every character it accepts is ASCII (events read back
-    /// from JSON parse two UIDs each, so this is on the events file's hot path).
+    /// Read byte by byte from the text's own storage: every character it accepts is
+    /// ASCII (events read back from JSON parse a UID, its ATQA and SAK each, so this
+    /// is on the events file's hot path).
     public init?(_ text: some StringProtocol) {
-        var utf8 = Substring(text).utf8[...]
-        if utf8.count >= 2, utf8.first == UInt8(ascii: "0"), utf8.dropFirst().first == UInt8(ascii: "x") || utf8.dropFirst().first == UInt8(ascii: "X") {
+        let parsed = text.utf8.withContiguousStorageIfAvailable(Self.bytes) ?? Array(text.utf8).withUnsafeBufferPointer(Self.bytes)
+        guard let parsed else { return nil }
+        bytes = parsed
+    }
+
+    /// The bytes `utf8` spells, or nil (see `init?(_:)`).
+    private static func bytes(_ utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var utf8 = utf8[...]
+        if utf8.count >= 2, utf8[utf8.startIndex] == UInt8(ascii: "0"), utf8[utf8.startIndex + 1] | 0x20 == UInt8(ascii: "x") {
             utf8 = utf8.dropFirst(2)
         }
         var bytes: [UInt8] = []
@@ -22,7 +30,7 @@ public struct TagUID: Sendable, Hashable, CustomStringConvertible {
         var high: UInt8?
         for byte in utf8 {
             if byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: " ") { continue }
-            guard let value = Self.nibble(byte) else { return nil }
+            guard let value = nibble(byte) else { return nil }
             if let first = high {
                 bytes.append(first << 4 | value)
                 high = nil
@@ -31,7 +39,7 @@ public struct TagUID: Sendable, Hashable, CustomStringConvertible {
             }
         }
         guard !bytes.isEmpty, high == nil else { return nil }
-        self.bytes = bytes
+        return bytes
     }
 
     /// Why `text` is not a UID, for an error message: an odd number of digits

@@ -51,6 +51,14 @@ public final class EventBuffer: Sendable {
         await queue.send(Entry(event: event, canWait: true, acceptance: acceptance))
     }
 
+    /// `send` for a source that reads on a thread of its own (an events file), for
+    /// the events it has at hand, in order: blocks the thread until there is room
+    /// for them all (the router is woken once for those that fit at once). False
+    /// when the buffer is finished.
+    public func sendBlocking(_ events: [TagEvent]) -> Bool {
+        queue.sendBlocking(contentsOf: events.map { Entry(event: $0, canWait: true, acceptance: nil) })
+    }
+
     /// The next event for the router; nil once finished and empty, when the
     /// caller is cancelled, or once `until` is open (a reload hands over: from
     /// the moment it opens, every event waits for the next router).

@@ -115,6 +115,32 @@ import Testing
         #expect(answers.withLock { $0 } == [true, true, true, true, true])
     }
 
+    /// Several elements at once: what fits goes in together (a waiting consumer gets the
+    /// first), the rest waits for room; all arrive in order, and a finished queue refuses.
+    @Test func aThreadSendsSeveralAtOnceInOrderWithBackpressure() async {
+        let queue = BoundedQueue<Int>(capacity: 3)
+        let sent = Latch()
+        let answers = Mutex<[Bool]>([])
+        DedicatedThread.start(name: "test sender") {
+            for start in stride(from: 0, to: 20, by: 5) {
+                let added = queue.sendBlocking(contentsOf: Array(start..<start + 5))
+                answers.withLock { $0.append(added) }
+            }
+            sent.open()
+        }
+        var taken: [Int] = []
+        while taken.count < 20, let value = await queue.next() {
+            #expect(queue.state.withLock { $0.waiting.count } <= 3, "the sender waits for room")
+            taken.append(value)
+        }
+        #expect(taken == Array(0..<20))
+        await sent.wait()
+        #expect(answers.withLock { $0 } == [true, true, true, true])
+        queue.finish()
+        #expect(!queue.sendBlocking(contentsOf: [20, 21]))
+        #expect(queue.drain().isEmpty)
+    }
+
     @Test func aBlockedThreadSenderIsRefusedWhenTheQueueFinishes() async {
         let queue = BoundedQueue<Int>(capacity: 1)
         #expect(queue.sendBlocking(1))

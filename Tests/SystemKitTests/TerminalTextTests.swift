@@ -31,6 +31,26 @@ import Testing
         #expect(TerminalText.escaped(bytes: Array(text.utf8)) == Array(TerminalText.escaped(text).utf8))
     }
 
+    /// The line scan takes eight bytes at a time: a hostile character is found at
+    /// every offset from a word's start, and the line is the escaped text and a newline.
+    @Test(arguments: ["\u{1B}", "\u{00}", "\u{1F}", "\u{7F}", "\u{80}", "\u{9B}", "\u{061C}", "\u{200E}", "\u{202E}", "\u{2069}"])
+    func aLineIsEscapedWhereverItsHostileCharacterIs(hostile: String) {
+        for offset in 0..<20 {
+            let text = String(repeating: "a", count: offset) + hostile + "tail ~ é 東 \u{A0}"
+            let line = Array(text.utf8).withUnsafeBufferPointer(TerminalText.escapedLine)
+            #expect(line == Array((TerminalText.escaped(text) + "\n").utf8), "hostile at byte \(offset)")
+            #expect(line.filter { $0 < 0x20 } == [UInt8(ascii: "\n")])
+        }
+    }
+
+    /// Text with nothing hostile (bytes near the hostile ones included) is the line as it was, with a newline.
+    @Test func aPlainLineIsCopiedAsItIs() {
+        for text in ["", "short", "https://example.com/tap/123456789", " !~\u{A0}¡Â é ØÙ ã ⁂ 東京 🚪 — twelve bytes more"] {
+            let line = Array(text.utf8).withUnsafeBufferPointer(TerminalText.escapedLine)
+            #expect(line == Array((text + "\n").utf8))
+        }
+    }
+
     @Test func aMessageOfSeveralLinesKeepsItsLineBreaks() {
         #expect(TerminalText.escaped("a\n\u{1B}[2Jb\r\n", keepingLineBreaks: true) == "a\n\\u001b[2Jb\\u000d\n")
     }

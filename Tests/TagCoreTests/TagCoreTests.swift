@@ -10,6 +10,14 @@ func uidSpellingsAreEquivalent(spelling: String) throws {
     #expect(uid.dashed == "04-A2-24-B2")
 }
 
+/// A UID is read from the text it is part of (a member of a line, a config value), not only from a whole String.
+@Test func aUIDIsReadFromPartOfAText() throws {
+    let line = "uid=04:A2:24:B2;"
+    let uid = try #require(TagUID(line.dropFirst(4).dropLast()))
+    #expect(uid.hex == "04a224b2")
+    #expect(TagUID(line.dropFirst(4)) == nil)
+}
+
 @Test(arguments: ["", "04:A", "zz", "04;a2", "0x", "x04", "0g", "04a\u{301}2", "０４"])
 func invalidUIDsAreRejected(spelling: String) {
     #expect(TagUID(spelling) == nil)

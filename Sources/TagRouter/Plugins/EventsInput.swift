@@ -47,60 +47,89 @@ public struct EventsInput: SourcePlugin {
     public func run(into buffer: EventBuffer) async throws {
         let stream: UnsafeMutablePointer<FILE>? = path == "-" ? fdopen(dup(STDIN_FILENO), "r") : fopen(path, "r")
         guard let stream else { throw Unreadable(description: "cannot read events from '\(path)': \(String(cString: strerror(errno)))") }
-        await EventsFile(stream).forEach { await buffer.send($0) }
+        await EventsFile(stream).send(into: buffer)
         if !Task.isCancelled { Log.info("end of events", JSONObject(["path": .string(path)])) }
     }
 }
 
 /// An events file read and parsed by a thread of its own (blocking reads stay
-/// off the task pool), at most `readAhead` events ahead of their consumer.
+/// off the task pool), which sends the events straight into the event buffer:
+/// the lines one read brought are sent together (up to `batch` at a time), so the
+/// router is woken once for them, and nothing read waits for the next read.
 private final class EventsFile: @unchecked Sendable {
     private let file: UnsafeMutablePointer<FILE>
-    private let readAhead = 256
+    /// The most events sent at once: the router starts on a long read's first lines.
+    private let batch = 64
 
     init(_ file: UnsafeMutablePointer<FILE>) { self.file = file }
 
-    /// Hands `body` the events in file order until it returns false or the input
-    /// ends. The thread ends, closing the file, at the end of the input or after
-    /// `body` stopped (once its current read returns).
-    func forEach(_ body: (TagEvent) async -> Bool) async {
-        let events = BoundedQueue<TagEvent>(capacity: readAhead)
+    /// Sends the events into `buffer` in file order, waiting for room there, and
+    /// returns at the end of the input, once the buffer is finished, or when the
+    /// caller is cancelled. The thread ends, closing the file, at the end of the
+    /// input or of the buffer, or after a cancellation at its next line.
+    func send(into buffer: EventBuffer) async {
+        let (ended, stop) = (Latch(), Latch())
         DedicatedThread.start(name: "tagrouter events-from") { [self] in
-            defer { fclose(file) }
+            defer {
+                fclose(file)
+                ended.open()
+            }
             var lineNumber = 0
-            let ended = forEachLine { line in
+            var events: [TagEvent] = []
+            events.reserveCapacity(batch)
+            /// False once the buffer is finished (the router has gone): the thread ends.
+            func sendEvents() -> Bool {
+                defer { events.removeAll(keepingCapacity: true) }
+                return events.isEmpty || buffer.sendBlocking(events)
+            }
+            forEachLine(beforeReading: sendEvents) { line in
                 lineNumber += 1
+                if stop.isOpen { return false }
                 if line.allSatisfy(Self.isWhitespace) { return true }
                 do {
-                    // False once the consumer has stopped: the thread ends.
-                    return events.sendBlocking(try TagEvent(jsonUTF8: line))
+                    events.append(try TagEvent(jsonUTF8: line))
                 } catch {
                     Log.error("event line skipped", JSONObject(["line": .int(Int64(lineNumber)), "reason": .string("\(error)")]))
                 }
-                return true
+                return events.count < batch || sendEvents()
             }
-            if ended { events.finish() }
         }
-        defer { events.finish() }
-        for await event in events {
-            guard await body(event) else { return }
-        }
+        await ended.wait()  // the input or the buffer ended, or the caller is cancelled
+        stop.open()
     }
 
     /// Hands `body` each line's bytes without its newline, parsed in place (no
-    /// String per line), until `body` returns false (then false) or the input ends.
-    private func forEachLine(_ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
-        var buffer: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(buffer) }
-        while case let length = getline(&buffer, &capacity, file), length >= 0, let buffer {
-            let keep = buffer.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-                let end = length > 0 && bytes[length - 1] == UInt8(ascii: "\n") ? length - 1 : length
-                return body(UnsafeBufferPointer(start: bytes, count: end))
+    /// String per line), until `body` or `beforeReading` returns false or the input
+    /// ends. `beforeReading` is called before each read, which may wait for input,
+    /// and at the end: what the lines so far gave is handed on then.
+    private func forEachLine(beforeReading: () -> Bool, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
+        var storage = [UInt8](repeating: 0, count: 64 * 1024)
+        var (start, filled) = (0, 0)  // the bytes read and not yet handed on: storage[start..<filled]
+        while true {
+            let keep = storage.withUnsafeBufferPointer { bytes in
+                while let found = memchr(bytes.baseAddress! + start, Int32(UInt8(ascii: "\n")), filled - start) {
+                    let newline = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                    defer { start = newline + 1 }
+                    if !body(UnsafeBufferPointer(rebasing: bytes[start..<newline])) { return false }
+                }
+                return true
             }
-            if !keep { return false }
+            guard keep, beforeReading() else { return }
+            // The start of a line not read whole moves to the front; a line longer than the storage grows it.
+            storage.withUnsafeMutableBufferPointer { bytes in
+                if start > 0 { bytes.baseAddress!.update(from: bytes.baseAddress! + start, count: filled - start) }
+            }
+            (start, filled) = (0, filled - start)
+            if filled == storage.count { storage += repeatElement(0, count: storage.count) }
+            let count = storage.withUnsafeMutableBytes { read(fileno(file), $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                // The end of the input (or an error, as getline took it): a last line without its newline counts.
+                if filled == 0 || storage.withUnsafeBufferPointer({ body(UnsafeBufferPointer(rebasing: $0[0..<filled])) }) { _ = beforeReading() }
+                return
+            }
+            filled += count
         }
-        return true
     }
 
     /// ASCII white space: space, tab, line feed, vertical tab, form feed, carriage return.

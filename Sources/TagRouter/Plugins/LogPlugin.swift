@@ -28,7 +28,7 @@ struct LogAction: Action {
 
     /// The line as UTF-8 bytes with its newline: the default line is written
     /// straight from the event's fields into bytes (no JSON tree, no String built
-    /// and copied per event).
+    /// and copied per event), then copied once into the line with its newline.
     func line(_ delivery: Delivery) -> [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         if let template {
@@ -39,9 +39,7 @@ struct LogAction: Action {
                 line.member("event") { delivery.event.writeMembers(into: &$0) }
             }
         }
-        var bytes = TerminalText.escaped(bytes: writer.bytes)
-        bytes.append(UInt8(ascii: "\n"))
-        return bytes
+        return writer.withUnsafeBytes(TerminalText.escapedLine)
     }
 
     func perform(_ delivery: Delivery) async throws(ActionError) {

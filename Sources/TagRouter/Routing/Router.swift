@@ -144,9 +144,9 @@ public final class Router: Sendable {
         let matched = matching.map { routes[$0].name }
         // Told before the actions are queued, so a watcher (and the log) sees the event before its outcomes.
         observer?.routed(event, routes: matched) { explain(resolved: event) }
-        let (json, text) = (Lazy { event.json }, Lazy { event.jsonText })
+        let routed = RoutedEvent(event)
         for index in matching {
-            let delivery = Delivery(event: event, route: routes[index].name, eventJSON: json, eventText: text)
+            let delivery = Delivery(routed, route: routes[index].name)
             for worker in workers[index] { await worker.enqueue(delivery, waitForRoom: waitForRoom, acceptance: acceptance) }
         }
         return matched

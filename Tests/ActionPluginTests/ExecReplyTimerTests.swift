@@ -34,13 +34,16 @@ import Testing
 
     @Test func aPluginThatStopsAnsweringIsTerminatedAtTheTimeoutAndRestarted() async throws {
         try await Self.running("timeout: 1s\nrestart_backoff: 10ms") { action, sandbox in
-            #expect(await Self.send("first", to: action) == nil)
+            // python3 may take longer than the timeout to start on a loaded machine: a
+            // first answer that came late restarted it, which the hellos below count.
+            #expect(await eventually { await Self.send("first", to: action) == nil })
+            let hellos = try sandbox.read("hello.log").split(separator: "\n").count
             let started = ContinuousClock.now
             let error = try #require(await Self.send("hang", to: action))
             #expect(error.isRetryable && error.description.contains("gave no answer within 1.0 seconds; restarting it"), "\(error)")
             #expect(ContinuousClock.now - started >= .seconds(1), "terminated before its timeout")
             #expect(await eventually { await Self.send("after", to: action) == nil }, "the restarted plugin answers")
-            #expect(try sandbox.read("hello.log").split(separator: "\n").count == 2, "started twice")
+            #expect(try sandbox.read("hello.log").split(separator: "\n").count == hellos + 1, "started again")
         }
     }
 

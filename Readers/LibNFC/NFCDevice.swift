@@ -67,12 +67,18 @@ final class NFCDevice {
     }
 
     /// The tags of one modulation in the field, up to `max` (each selected, then
-    /// halted, but the last one when the list is full).
+    /// halted, but the last one when the list is full): the selections
+    /// `nfc_initiator_list_passive_targets` makes, without the RFConfiguration frame it
+    /// sends before them every time to turn `NP_INFINITE_SELECT` off, which the reader
+    /// did once when it prepared the chip. FeliCa and Jewel have no halt state: one at most.
     func listPassiveTargets(_ modulation: NFCTarget.Modulation, max: Int) throws(NFCError) -> [NFCTarget] {
-        var targets = [nfc_target](repeating: nfc_target(), count: max)
-        let found = nfc_initiator_list_passive_targets(pointer, modulation.libnfc, &targets, max)
-        try check("nfc_initiator_list_passive_targets", found)
-        return targets.prefix(Int(found)).compactMap(NFCTarget.init)
+        var targets: [NFCTarget] = []
+        while targets.count < max, let target = try selectAny(modulation), !targets.contains(where: { $0.uid == target.uid }) {
+            targets.append(target)
+            guard targets.count < max, modulation == .iso14443A else { break }
+            try deselect()
+        }
+        return targets
     }
 
     /// Selects `target` again (type A: anticollision aimed at its UID). Nil when it did not answer.
@@ -83,8 +89,8 @@ final class NFCDevice {
     }
 
     /// Selects the first tag of `modulation` that answers, and leaves it selected: one
-    /// InListPassiveTarget with the retries `NP_INFINITE_SELECT` off sets (three attempts),
-    /// without the property frame `listPassiveTargets` sends first. Nil when none answered.
+    /// InListPassiveTarget with the retries `NP_INFINITE_SELECT` off sets (three attempts).
+    /// Nil when none answered.
     func selectAny(_ modulation: NFCTarget.Modulation) throws(NFCError) -> NFCTarget? {
         try select(modulation, modulation.initiatorData)
     }

@@ -245,7 +245,7 @@ restore() {
     rm -rf "$root/etc/tagrouter" "$root/etc/systemd/system/tagrouter.service.d"
     cp -a "$work/snapshot/config" "$root/etc/tagrouter"
     [ ! -d "$work/snapshot/drop-ins" ] || cp -a "$work/snapshot/drop-ins" "$root/etc/systemd/system/tagrouter.service.d"
-    [ ! -e "$work/polkit.rules" ] || mv "$work/polkit.rules" "$root/usr/share/polkit-1/rules.d/60-tagrouter-pcscd.rules"
+    [ ! -e "$root/var/tmp/polkit.rules" ] || mv "$root/var/tmp/polkit.rules" "$root/usr/share/polkit-1/rules.d/60-tagrouter-pcscd.rules"
     if [ -e "$root/etc/systemd/system/tagrouter-vpcd.service" ]; then
         box systemctl stop tagrouter-vpcd.service || true
         rm -f "$root/etc/systemd/system/tagrouter-vpcd.service"
@@ -643,7 +643,9 @@ remove_pcsc_reader() {
 check_pcsc_refused() {
     local rule=/usr/share/polkit-1/rules.d/60-tagrouter-pcscd.rules cursor
     start_vpcd
-    mv "$root$rule" "$work/polkit.rules"
+    # Moved within the container's tree both ways: a rename, so polkitd sees the whole file appear again (a copy
+    # from outside the overlay showed it an empty file first, and once it stayed refused for over a minute).
+    mv "$root$rule" "$root/var/tmp/polkit.rules"
     fixture "$rule moved away for this check (put back at its end)"
     # polkitd reloads its rules when the folder changes: `devices` as tagrouter is refused once it has.
     until_true 60 devices_say_refused || { echo "tagrouter devices (as tagrouter):"; cat "$work/devices.txt"; return 1; }
@@ -653,7 +655,7 @@ check_pcsc_refused() {
     until_true 60 daemon_says_refused "$cursor" || { echo "the daemon's log since the reload:"; grep -E 'MESSAGE=|DETAIL=' "$work/refused.txt" | tail -n 20; return 1; }
     grep -m 1 'DETAIL=.*pcscd refused' "$work/refused.txt"
     box journalctl -q -u pcscd --after-cursor="$cursor" --no-pager | grep -m 1 'Rejected unauthorized PC/SC client'
-    mv "$work/polkit.rules" "$root$rule"
+    mv "$root/var/tmp/polkit.rules" "$root$rule"
     until_true 60 status_says "^2 readers connected" || { echo "StatusText: $(property StatusText)"; return 1; }
     echo "with the rule back: $(property StatusText)"
     remove_pcsc_reader

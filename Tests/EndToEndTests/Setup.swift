@@ -31,18 +31,6 @@ struct Setup {
             environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false"], directory: directory)
     }
 
-    /// `tagrouter run --events-from -` (events from its stdin) with `routes` (YAML, under `routes:`)
-    /// and the extra `arguments`, once its control socket is ready.
-    func daemonReadingEvents(routes: String, _ arguments: [String] = []) async throws -> RunningTool {
-        let config = directory + "/tagrouter.yaml"
-        try "state_dir: \(directory)/state\nroutes:\n\(routes)".write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try RunningTool(
-            BuiltProducts.tagrouter.path, ["run", "--config", config, "--events-from", "-", "--control", directory + "/control.sock"] + arguments,
-            directory: directory, input: true)
-        try await daemon.waitForStderr(containing: "control socket ready")
-        return daemon
-    }
-
     /// `tagrouter events` on the daemon's control socket in the scratch directory, once the daemon is ready and it follows.
     func events(of daemon: RunningTool) async throws -> RunningTool {
         try await daemon.waitForStderr(containing: "control socket ready")

@@ -28,11 +28,18 @@ struct TerminalEscapeTests {
         let setup = try Setup()
         defer { setup.remove() }
         let control = setup.directory + "/control.sock"
-        let daemon = try await setup.daemonReadingEvents(routes: """
+        let config = setup.directory + "/tagrouter.yaml"
+        try """
+            state_dir: \(setup.directory)/state
+            routes:
               - name: all
                 match: { event: tag.arrived }
                 actions: [{ log: "tapped {{uri}} {{tag.type}} {{text}}" }]
-            """, ["--log-format", logFormat])
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try RunningTool(
+            BuiltProducts.tagrouter.path, ["run", "--config", config, "--events-from", "-", "--control", control, "--log-format", logFormat],
+            directory: setup.directory, input: true)
+        try await daemon.waitForStderr(containing: "control socket ready")
         let events = try RunningTool(BuiltProducts.tagrouter.path, ["events", "--control", control], directory: setup.directory)
         let json = try RunningTool(BuiltProducts.tagrouter.path, ["events", "--json", "--control", control], directory: setup.directory)
         try await events.waitForStderr(containing: "following the events")

@@ -65,12 +65,8 @@ public protocol Action: Sendable {
     /// What `perform` would do, in one line, for `--dry-run` and
     /// `check-config --explain` (e.g. `publish to home/nfc/door qos 1`).
     func describe(_ delivery: Delivery) -> String
-    /// Finishes what `perform` kept for the deliveries waiting behind its last one
-    /// (`Delivery.moreWaiting`): called when the worker stops before reaching them.
-    func flush()
 }
 
 extension Action {
     public func describe(_ delivery: Delivery) -> String { "run" }
-    public func flush() {}
 }

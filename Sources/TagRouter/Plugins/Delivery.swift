@@ -13,9 +13,6 @@ public struct Delivery: Sendable {
     public var attempt: Int
     /// Released when a spooled action has written the delivery ahead (see `Acceptance`).
     var acceptance: Acceptance?
-    /// Whether more deliveries for the same action wait behind this one as it is performed
-    /// (then an action may keep its output to write it with theirs; see `Action.flush`).
-    public internal(set) var moreWaiting = false
 
     public var event: TagEvent { routed.event }
 

@@ -43,12 +43,10 @@ struct LogAction: Action {
     }
 
     func perform(_ delivery: Delivery) async throws(ActionError) {
-        if let failure = output.write(line: line(delivery), more: delivery.moreWaiting) {
+        if let failure = output.write(line: line(delivery)) {
             throw .permanent("cannot write to \(output.name): \(failure)")
         }
     }
-
-    func flush() { _ = output.flush() }
 
     func describe(_ delivery: Delivery) -> String {
         "print \(template?.display(delivery.variables) ?? String(decoding: line(delivery).dropLast(), as: UTF8.self))"

@@ -105,13 +105,10 @@ final class ActionWorker: Sendable {
     }
 
     private func deliverFromMemory() async {
-        while var delivery = await queue.next() {
-            // The action may keep its output for those behind (the `log` action's lines: one write for them all).
-            delivery.moreWaiting = queue.count > 0
+        while let delivery = await queue.next() {
             guard case .gaveUp(_, let reason, let quiet) = await deliver(delivery) else { continue }
             count(.failed, delivery.event, reason: "\(reason) (retries used up; no spool)", quiet: quiet)
         }
-        configured.action.flush()
         let left = queue.drain()
         for delivery in left { count(.failed, delivery.event, reason: "stopped before delivery; no spool (\(left.count) events lost)") }
     }

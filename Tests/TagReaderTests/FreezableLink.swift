@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TagReader
 
 @testable import PN532Sim
 
@@ -73,7 +74,7 @@ final class FreezableLink: Sendable {
 
     func garbleNextAnswer() { switches.garble.store(true, ordering: .relaxed) }
     /// Holds what the chip sends next (its ACK and answer) back for `delay`, then delivers it.
-    func delayNextAnswer(by delay: Duration) { switches.lateBy.store(Int(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000), ordering: .relaxed) }
+    func delayNextAnswer(by delay: Duration) { switches.lateBy.store(Int(delay.milliseconds), ordering: .relaxed) }
     func freeze() { switches.frozen.store(true, ordering: .relaxed) }
     /// Relays the host's next command to the simulator, then freezes: its ACK and answer are lost.
     func freezeAfterNextCommand() { switches.freezeAfterCommand.store(true, ordering: .relaxed) }
